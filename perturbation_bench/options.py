@@ -1,0 +1,115 @@
+"""Task options read from lm-eval's ``--metadata`` JSON, and the model-family presets.
+
+lm-eval merges ``--model_args`` into the metadata before it reaches a task, so the dict this
+module receives mixes the options below with model arguments (``pretrained``, ``dtype``, ...)
+and lm-eval's own keys (``version``). It cannot tell a model argument from a typo in general;
+it rejects a key that is not one of :data:`OPTION_KEYS` but close to one of them (``presets``,
+``data-dir``, ``dna_prefx``), and passes every other key through untouched.
+
+Formatting contract, per sequence ``s`` of a pair (both members get the same treatment)::
+
+    context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
+    continuation = s[: len(s) - len(s) % kmer_size]  # right-trim to whole k-mers
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from perturbation_bench.errors import OptionsError
+
+
+@dataclass(frozen=True)
+class Formatting:
+    """How one model family reads DNA.
+
+    Attributes:
+        dna_prefix: literal text placed before the sequence as the loglikelihood context;
+            empty for models that start from their BOS token.
+        kmer_size: sequences are trimmed on the right to a multiple of this many bases
+            (1 = no trimming), for tokenizers that read non-overlapping k-mers.
+    """
+
+    dna_prefix: str = ""
+    kmer_size: int = 1
+
+    def trim(self, sequence: str) -> str:
+        """Return ``sequence`` cut on the right to a whole number of k-mers."""
+        return sequence[: len(sequence) - len(sequence) % self.kmer_size]
+
+
+PRESETS: dict[str, Formatting] = {
+    "default": Formatting(dna_prefix="", kmer_size=1),
+    "carbon": Formatting(dna_prefix="<dna>", kmer_size=6),
+    "generator": Formatting(dna_prefix="<s>", kmer_size=6),
+}
+
+OPTION_KEYS = ("data_dir", "dataset_revision", "preset", "dna_prefix", "kmer_size")
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """The options of one perturbation-bench task run, validated.
+
+    Attributes:
+        preset: name of the preset the formatting started from.
+        formatting: the preset with ``dna_prefix`` / ``kmer_size`` overrides applied.
+        data_dir: local folder in the hub layout (``DIR/<config>/*.parquet``), or None for the hub.
+        dataset_revision: hub revision (branch, tag or commit) when reading from the hub.
+    """
+
+    preset: str
+    formatting: Formatting
+    data_dir: str | None = None
+    dataset_revision: str | None = None
+
+    def describe(self) -> str:
+        """One line for the log: preset, prefix and k-mer size in use."""
+        f = self.formatting
+        return f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size}"
+
+
+def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
+    """Validate the task options in ``metadata`` (see the module docstring for what is checked).
+
+    Raises:
+        OptionsError: unknown preset, a key that looks like a misspelt option, or a value of
+            the wrong type.
+    """
+    _reject_misspelt_keys(metadata)
+    preset = metadata.get("preset") or "default"
+    if preset not in PRESETS:
+        raise OptionsError(
+            f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}"
+        )
+    base = PRESETS[preset]
+    dna_prefix = metadata.get("dna_prefix", base.dna_prefix)
+    if not isinstance(dna_prefix, str):
+        raise OptionsError(f"dna_prefix must be a string, got {dna_prefix!r}")
+    kmer_size = metadata.get("kmer_size", base.kmer_size)
+    if isinstance(kmer_size, bool) or not isinstance(kmer_size, int) or kmer_size < 1:
+        raise OptionsError(f"kmer_size must be a positive integer, got {kmer_size!r}")
+    data_dir = metadata.get("data_dir")
+    if data_dir is not None and not isinstance(data_dir, str):
+        raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
+    return TaskOptions(
+        preset=preset,
+        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size),
+        data_dir=data_dir,
+        dataset_revision=metadata.get("dataset_revision"),
+    )
+
+
+def _reject_misspelt_keys(metadata: Mapping[str, Any]) -> None:
+    for key in metadata:
+        if key in OPTION_KEYS:
+            continue
+        near = difflib.get_close_matches(key, OPTION_KEYS, n=1, cutoff=0.75)
+        if near:
+            raise OptionsError(
+                f"unknown option {key!r} (did you mean {near[0]!r}?); "
+                f"perturbation-bench options: {', '.join(OPTION_KEYS)}; "
+                f"presets: {', '.join(PRESETS)}"
+            )

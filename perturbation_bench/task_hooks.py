@@ -1,0 +1,60 @@
+"""The functions the task YAMLs in ``lm_eval_tasks/`` name with ``!function``.
+
+:func:`load_pairs` is the tasks' ``custom_dataset``: lm-eval calls it with the run's metadata
+(``--metadata`` merged with ``--model_args``) and the task's ``dataset_kwargs``. It validates
+the options, reads and checks the parquet files, and adds two columns that carry the
+formatting to :func:`doc_to_context` and :func:`doc_to_sequences`, so that the documents keep
+the sequences exactly as published (logged samples and reports match pairs by content).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import datasets
+import pyarrow as pa
+
+from perturbation_bench.data import hub_parquet_files, local_parquet_files, read_pairs
+from perturbation_bench.errors import install_excepthook
+from perturbation_bench.length_guard import install_length_guard
+from perturbation_bench.options import Formatting, parse_options
+
+log = logging.getLogger(__name__)
+
+PREFIX_COLUMN = "scoring_prefix"
+KMER_COLUMN = "scoring_kmer_size"
+
+
+def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
+    """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring)."""
+    install_excepthook()
+    install_length_guard()
+    options = parse_options(metadata)
+    if options.data_dir:
+        files = local_parquet_files(options.data_dir, config_name)
+    else:
+        files = hub_parquet_files(config_name, options.dataset_revision)
+    table = read_pairs(files)
+    log.info(
+        "perturbation-bench %s: %d pairs from %s; %s",
+        config_name,
+        table.num_rows,
+        files[0].parent,
+        options.describe(),
+    )
+    rows = table.num_rows
+    table = table.append_column(
+        PREFIX_COLUMN, pa.array([options.formatting.dna_prefix] * rows, pa.string())
+    ).append_column(KMER_COLUMN, pa.array([options.formatting.kmer_size] * rows, pa.int64()))
+    return datasets.DatasetDict({"test": datasets.Dataset(table)})
+
+
+def doc_to_context(doc) -> str:
+    """The loglikelihood context: the family's DNA prefix ("" = model's BOS/prefix token)."""
+    return doc[PREFIX_COLUMN]
+
+
+def doc_to_sequences(doc) -> list[str]:
+    """The two continuations, ``[original, perturbed]``, trimmed to whole k-mers."""
+    formatting = Formatting(kmer_size=doc[KMER_COLUMN])
+    return [formatting.trim(doc["original_sequence"]), formatting.trim(doc["sequence"])]

@@ -1,0 +1,40 @@
+"""Shared, offline test set-up: no test may reach the network.
+
+The HF variables are set before anything imports huggingface_hub or datasets, and the hub cache
+points into a temporary folder so that a real cache on the machine cannot hide a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+_CACHE = tempfile.mkdtemp(prefix="pb-hf-cache-")
+os.environ.update(
+    HF_HUB_OFFLINE="1",
+    HF_DATASETS_OFFLINE="1",
+    HF_HUB_CACHE=os.path.join(_CACHE, "hub"),
+    HF_DATASETS_CACHE=os.path.join(_CACHE, "datasets"),
+    TOKENIZERS_PARALLELISM="false",
+)
+
+import pytest  # noqa: E402
+
+from dna_fixtures import TOKENIZER_KINDS, build_model, make_pairs, write_parquet  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict:
+    """One random tiny Llama per tokenizer kind, saved once per session: kind -> folder."""
+    root = tmp_path_factory.mktemp("models")
+    return {kind: str(build_model(kind, root / kind)) for kind in TOKENIZER_KINDS}
+
+
+@pytest.fixture(scope="session")
+def pair_data(tmp_path_factory):
+    """A data_dir with syn_human (8 pairs of 124 bp), syn_mouse and motif_human (6 pairs each)."""
+    root = tmp_path_factory.mktemp("data")
+    write_parquet(make_pairs(8, 124, seed=1), root, "syn_human")
+    write_parquet(make_pairs(6, 96, seed=2), root, "syn_mouse")
+    write_parquet(make_pairs(6, 102, seed=3), root, "motif_human")
+    return root
