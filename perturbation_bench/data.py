@@ -6,8 +6,8 @@ Layout (the hub's, and the one ``data_dir`` must follow)::
 
 Contract checked on every file before any scoring, with the file, the 0-based row within that
 file and the reason in the error: the file is readable and has rows; it has the string columns
-``original_sequence`` (the real window) and ``sequence`` (the perturbed one); no value is null or
-empty; both members of a pair have the same length; letters are A, C, G, T or N in either case.
+``original_sequence`` (the real window) and ``sequence`` (the perturbed one); no value is null,
+empty or shorter than the k-mer size in use; both members of a pair have the same length; letters are A, C, G, T or N in either case.
 Nothing is dropped: rows in equal rows out.
 """
 
@@ -74,15 +74,18 @@ def hub_parquet_files(config: str, revision: str | None = None) -> list[Path]:
     return files
 
 
-def read_pairs(files: list[Path]) -> pa.Table:
-    """Read and validate parquet files into one table (all rows, file order kept)."""
+def read_pairs(files: list[Path], min_length: int = 1) -> pa.Table:
+    """Read and validate parquet files into one table (all rows, file order kept).
+
+    ``min_length``: shortest sequence accepted (the k-mer size, so trimming never empties one).
+    """
     tables = []
     for path in files:
         try:
             table = pq.read_table(path)
         except (pa.ArrowException, OSError) as err:
             raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
-        check_pairs(table, path)
+        check_pairs(table, path, min_length)
         tables.append(table)
     try:
         return pa.concat_tables(tables, promote_options="permissive")
@@ -92,7 +95,7 @@ def read_pairs(files: list[Path]) -> pa.Table:
         ) from None
 
 
-def check_pairs(table: pa.Table, source: Path | str) -> None:
+def check_pairs(table: pa.Table, source: Path | str, min_length: int = 1) -> None:
     """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason."""
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
@@ -112,6 +115,12 @@ def check_pairs(table: pa.Table, source: Path | str) -> None:
         _fail_where(column.is_null(), source, f"{name!r} is null")
         lengths[name] = pc.utf8_length(column)
         _fail_where(pc.equal(lengths[name], 0), source, f"{name!r} is empty")
+        _fail_where(
+            pc.less(lengths[name], min_length),
+            source,
+            f"{name!r} is shorter than one {min_length}-mer",
+            detail=lambda row, n=lengths[name]: f" ({n[row]} bp)",
+        )
         valid = pc.match_substring_regex(column, DNA_PATTERN)
         _fail_where(
             pc.invert(valid),

@@ -34,7 +34,7 @@ def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
         files = local_parquet_files(options.data_dir, config_name)
     else:
         files = hub_parquet_files(config_name, options.dataset_revision)
-    table = read_pairs(files)
+    table = read_pairs(files, min_length=options.formatting.kmer_size)
     log.info(
         "perturbation-bench %s: %d pairs from %s; %s",
         config_name,

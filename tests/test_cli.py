@@ -1,0 +1,102 @@
+"""The real command lines, end to end (each lm_eval start costs ~20-40 s: keep these few)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from perturbation_bench.cli import main
+from perturbation_bench.paths import tasks_dir
+
+TASKS = ("perturbation_syn_human", "perturbation_syn_mouse", "perturbation_motif_human")
+
+
+def lm_eval(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    run = subprocess.run(
+        [sys.executable, "-m", "lm_eval", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
+def run_tasks(model: str, data: Path, out: Path, tasks: str, *extra: str) -> dict:
+    lm_eval(
+        "--model", "hf",
+        "--model_args", f"pretrained={model},dtype=float32",
+        "--tasks", tasks,
+        "--metadata", json.dumps({"data_dir": str(data)}),
+        "--device", "cpu",
+        "--batch_size", "4",
+        "--output_path", str(out),
+        *extra,
+    )
+    (results,) = out.glob("**/results_*.json")
+    return json.loads(results.read_text())
+
+
+def test_path_command_prints_the_task_folder(capsys):
+    assert main(["path"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert folder == tasks_dir()
+    assert {p.stem for p in folder.glob("*.yaml")} == {*TASKS, "perturbation_bench"}
+
+
+def test_include_path_run_reports_the_group_as_the_unweighted_mean(tiny_models, pair_data, tmp_path):
+    data = run_tasks(
+        tiny_models["char"], pair_data, tmp_path, "perturbation_bench",
+        "--include_path", str(tasks_dir()),
+    )
+    results = data["results"]
+    accuracies = [results[t]["pairwise_acc,pairs"] for t in TASKS]
+    assert [results[t]["sample_len"] for t in TASKS] == [8, 6, 6]
+    assert results["perturbation_bench"]["pairwise_acc,pairs"] == pytest.approx(sum(accuracies) / 3)
+    assert data["configs"]["perturbation_syn_human"]["metadata"]["preset"] == "default"
+
+
+def autoload_installed() -> bool:
+    return (Path(sysconfig.get_paths()["purelib"]) / "perturbation_bench_autoload.pth").is_file()
+
+
+requires_autoload = pytest.mark.skipif(
+    not autoload_installed() and not os.environ.get("CI"),
+    reason="the autoload .pth comes with a regular install (pip install .), not an editable one",
+)
+
+
+@requires_autoload
+def test_plain_lm_eval_finds_the_tasks_through_the_import_hook(tiny_models, pair_data, tmp_path):
+    data = run_tasks(tiny_models["bpe"], pair_data, tmp_path, "perturbation_motif_human")
+    assert data["results"]["perturbation_motif_human"]["sample_len"] == 6
+
+
+@requires_autoload
+def test_lm_eval_ls_lists_the_tasks_and_the_group():
+    listing = lm_eval("ls", "tasks").stdout
+    for name in (*TASKS, "perturbation_bench"):
+        assert f"|{name} " in listing
+
+
+def python_startup(env: dict) -> dict:
+    code = (
+        "import json, sys; print(json.dumps({"
+        "'finder': any(type(f).__name__ == 'PostImportFinder' for f in sys.meta_path), "
+        "'heavy': sorted(m for m in ('lm_eval', 'torch', 'datasets', 'pyarrow') if m in sys.modules)}))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env})
+    return json.loads(run.stdout)
+
+
+@requires_autoload
+def test_import_hook_costs_nothing_until_lm_eval_is_imported_and_can_be_turned_off():
+    assert python_startup({}) == {"finder": True, "heavy": []}
+    assert python_startup({"PERTURBATION_BENCH_NO_AUTOLOAD": "1"}) == {"finder": False, "heavy": []}

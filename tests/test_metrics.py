@@ -1,0 +1,91 @@
+"""pairwise_acc, tie_rate and margin: definitions, known answers and the pairing filter."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+
+from dna_fixtures import evaluate, make_pairs, pair_lls, write_parquet
+from perturbation_bench.errors import PairingError
+from perturbation_bench.metrics import pair_metrics, tie_rate
+from perturbation_bench.pairing import LLPair, PairFilter, process_results
+
+
+def test_pair_metrics_is_strict():
+    assert pair_metrics(-10.0, -11.0) == {"pairwise_acc": 1.0, "tie_rate": 0.0, "margin": 1.0}
+    assert pair_metrics(-11.0, -10.0) == {"pairwise_acc": 0.0, "tie_rate": 0.0, "margin": -1.0}
+    assert pair_metrics(-10.0, -10.0) == {"pairwise_acc": 0.0, "tie_rate": 1.0, "margin": 0.0}
+
+
+def test_tie_rate_warns_only_above_threshold(caplog):
+    with caplog.at_level(logging.WARNING, logger="perturbation_bench.metrics"):
+        assert tie_rate([0.0] * 200 + [1.0]) == pytest.approx(1 / 201)
+        assert not caplog.records
+        assert tie_rate([1.0, 0.0]) == 0.5
+    assert "softmax_dtype=float32" in caplog.text
+
+
+def test_filter_pairs_consecutive_responses_of_one_document():
+    docs = [{"benchmark_id": "a"}, {"benchmark_id": "b"}]
+    resps = [[(-1.0, False)], [(-2.0, False)], [(-5.0, True)], [(-4.0, False)]]
+    paired = PairFilter().apply(resps, [docs[0], docs[0], docs[1], docs[1]])
+    assert paired == [LLPair(-1.0, -2.0)] * 2 + [LLPair(-5.0, -4.0)] * 2
+    assert process_results(docs[1], paired[2:]) == pair_metrics(-5.0, -4.0)
+
+
+@pytest.mark.parametrize(
+    "resps, docs, message",
+    [
+        ([[(-1.0, False)]] * 3, [{"benchmark_id": "a"}] * 3, "two loglikelihood responses"),
+        ([[(-1.0, False)]] * 2, [{"benchmark_id": "a"}, {"benchmark_id": "b"}], "different documents"),
+        ([[(math.nan, False)], [(-1.0, False)]], [{"benchmark_id": "a"}] * 2, "NaN"),
+    ],
+)
+def test_filter_rejects_what_cannot_be_paired(resps, docs, message):
+    with pytest.raises(PairingError, match=message):
+        PairFilter().apply(resps, docs)
+
+
+@pytest.fixture(scope="module")
+def identical_and_swapped(tmp_path_factory, tiny_models):
+    """Three tasks' worth of data from the same pairs: as made, swapped, and original == perturbed."""
+    rows = make_pairs(10, 90, seed=11)
+    swapped = [dict(r, original_sequence=r["sequence"], sequence=r["original_sequence"]) for r in rows]
+    identical = [dict(r, sequence=r["original_sequence"]) for r in rows]
+    root = tmp_path_factory.mktemp("known")
+    write_parquet(rows, root / "as_made", "syn_human")
+    write_parquet(swapped, root / "swapped", "syn_human")
+    write_parquet(identical, root / "identical", "syn_human")
+    return {
+        name: evaluate(tiny_models["char"], ["perturbation_syn_human"], {"data_dir": str(root / name)})
+        for name in ("as_made", "swapped", "identical")
+    }
+
+
+def scores(result):
+    return result["results"]["perturbation_syn_human"]
+
+
+def test_identical_pairs_all_tie_and_all_count_as_wrong(identical_and_swapped):
+    s = scores(identical_and_swapped["identical"])
+    assert (s["pairwise_acc,pairs"], s["tie_rate,pairs"], s["margin,pairs"]) == (0.0, 1.0, 0.0)
+
+
+def test_swapping_the_pair_mirrors_the_scores(identical_and_swapped):
+    made, swapped = scores(identical_and_swapped["as_made"]), scores(identical_and_swapped["swapped"])
+    assert made["tie_rate,pairs"] == swapped["tie_rate,pairs"] == 0.0
+    assert 0.0 < made["pairwise_acc,pairs"] < 1.0
+    assert made["pairwise_acc,pairs"] + swapped["pairwise_acc,pairs"] == 1.0
+    assert swapped["margin,pairs"] == pytest.approx(-made["margin,pairs"], abs=1e-4)
+    lls = pair_lls(identical_and_swapped["as_made"], "perturbation_syn_human")
+    assert pair_lls(identical_and_swapped["swapped"], "perturbation_syn_human") == [
+        pytest.approx((b, a), abs=1e-4) for a, b in lls
+    ]
+
+
+def test_stderr_of_pairwise_acc_is_the_binomial_standard_error(identical_and_swapped):
+    s = scores(identical_and_swapped["as_made"])
+    p, n = s["pairwise_acc,pairs"], s["sample_len"]
+    assert s["pairwise_acc_stderr,pairs"] == pytest.approx(math.sqrt(p * (1 - p) / (n - 1)))
