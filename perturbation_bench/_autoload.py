@@ -1,4 +1,4 @@
-"""Let ``lm_eval`` find this package's tasks without ``--include_path``.
+"""Let ``lm_eval`` find this package's tasks and its ``dna-hf`` model without ``--include_path``.
 
 lm-eval 0.4.x has no plugin entry points, so the package installs a one-line
 ``perturbation_bench_autoload.pth`` into site-packages that imports this module at Python
@@ -7,7 +7,9 @@ and a program that never imports lm-eval pays one dict look-up per import. When 
 imports ``lm_eval.tasks.manager``, the finder lets the real module load, then wraps
 ``TaskManager.__init__`` so that, whenever the built-in tasks are indexed
 (``include_defaults=True``), this package's task folder is indexed too, before any
-``include_path`` of the user's (which can therefore override it).
+``include_path`` of the user's (which can therefore override it). When a program imports
+``lm_eval.models``, it registers ``dna-hf`` in lm-eval's model registry as a lazy entry
+(``perturbation_bench.model:DnaHFLM``), imported only if a run asks for that model.
 
 ``PERTURBATION_BENCH_NO_AUTOLOAD=1`` turns all of this off.
 """
@@ -89,13 +91,24 @@ def add_tasks_to_defaults(manager_module) -> None:
     manager_module.TaskManager.__init__ = __init__
 
 
+def register_dna_hf(models_module) -> None:
+    """Add ``dna-hf`` to lm-eval's model registry as a lazy placeholder."""
+    from lm_eval.api.registry import model_registry
+
+    if "dna-hf" not in model_registry:
+        model_registry.register("dna-hf", target="perturbation_bench.model:DnaHFLM")
+
+
+HOOKS = {"lm_eval.tasks.manager": add_tasks_to_defaults, "lm_eval.models": register_dna_hf}
+
+
 def install() -> None:
     """Put the finder first in ``sys.meta_path`` unless disabled or already there."""
     if os.environ.get("PERTURBATION_BENCH_NO_AUTOLOAD", "") not in ("", "0"):
         return
     if any(isinstance(finder, PostImportFinder) for finder in sys.meta_path):
         return
-    sys.meta_path.insert(0, PostImportFinder({"lm_eval.tasks.manager": add_tasks_to_defaults}))
+    sys.meta_path.insert(0, PostImportFinder(HOOKS))
 
 
 install()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-log = logging.getLogger(__name__)
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 TIE_WARNING_THRESHOLD = 0.01
 """Share of tied pairs above which :func:`tie_rate` warns."""

@@ -10,6 +10,7 @@ Formatting contract, per sequence ``s`` of a pair (both members get the same tre
 
     context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
     continuation = s[: len(s) - len(s) % kmer_size]  # right-trim to whole k-mers
+    with rc_average: LL(s) = (LL(continuation) + LL(reverse_complement(continuation))) / 2
 """
 
 from __future__ import annotations
@@ -30,14 +31,29 @@ class Formatting:
             empty for models that start from their BOS token.
         kmer_size: sequences are trimmed on the right to a multiple of this many bases
             (1 = no trimming), for tokenizers that read non-overlapping k-mers.
+        rc_average: score each sequence and its reverse complement and use the mean.
     """
 
     dna_prefix: str = ""
     kmer_size: int = 1
+    rc_average: bool = False
 
     def trim(self, sequence: str) -> str:
         """Return ``sequence`` cut on the right to a whole number of k-mers."""
         return sequence[: len(sequence) - len(sequence) % self.kmer_size]
+
+    def continuations(self, original: str, perturbed: str) -> list[str]:
+        """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""
+        pair = [self.trim(original), self.trim(perturbed)]
+        return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
+
+
+_COMPLEMENT = str.maketrans("ACGTNacgtn", "TGCANtgcan")
+
+
+def reverse_complement(sequence: str) -> str:
+    """The reverse complement, case kept (``N`` stays ``N``)."""
+    return sequence.translate(_COMPLEMENT)[::-1]
 
 
 PRESETS: dict[str, Formatting] = {
@@ -46,7 +62,7 @@ PRESETS: dict[str, Formatting] = {
     "generator": Formatting(dna_prefix="<s>", kmer_size=6),
 }
 
-OPTION_KEYS = ("data_dir", "dataset_revision", "preset", "dna_prefix", "kmer_size")
+OPTION_KEYS = ("data_dir", "dataset_revision", "preset", "dna_prefix", "kmer_size", "rc_average")
 
 
 @dataclass(frozen=True)
@@ -68,7 +84,10 @@ class TaskOptions:
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
         f = self.formatting
-        return f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size}"
+        return (
+            f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size} "
+            f"rc_average={f.rc_average}"
+        )
 
 
 def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
@@ -91,12 +110,15 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     kmer_size = metadata.get("kmer_size", base.kmer_size)
     if isinstance(kmer_size, bool) or not isinstance(kmer_size, int) or kmer_size < 1:
         raise OptionsError(f"kmer_size must be a positive integer, got {kmer_size!r}")
+    rc_average = metadata.get("rc_average", False)
+    if not isinstance(rc_average, bool):
+        raise OptionsError(f"rc_average must be true or false, got {rc_average!r}")
     data_dir = metadata.get("data_dir")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
     return TaskOptions(
         preset=preset,
-        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size),
+        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size, rc_average=rc_average),
         data_dir=data_dir,
         dataset_revision=metadata.get("dataset_revision"),
     )

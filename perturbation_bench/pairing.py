@@ -1,11 +1,16 @@
 """Pair each document's two loglikelihood responses into (LL_original, LL_perturbed).
 
 The task YAMLs use lm-eval's ``multiple_choice`` output type with the choices
-``[original, perturbed]``: lm-eval makes two loglikelihood requests per document, index 0 for
-the original and index 1 for the perturbed sequence, and keeps them next to each other in the
-task's instance list. :class:`PairFilter` walks that list two at a time, checks that both
-responses belong to the same document and are real numbers, and gives each of the two
-instances the same :class:`LLPair`. :func:`process_results` turns it into the per-pair metrics.
+``[original, perturbed]`` (``[original, perturbed, rc(original), rc(perturbed)]`` with
+``rc_average``): lm-eval makes one loglikelihood request per choice, in that order, and keeps a
+document's requests next to each other in the task's instance list. :class:`PairFilter` walks
+that list one document at a time, checks that the responses belong to the same document and
+are numbers, and gives each of the document's instances the same :class:`LLPair`::
+
+    LLPair = (ll[0], ll[1])                                  plain
+    LLPair = ((ll[0] + ll[2]) / 2, (ll[1] + ll[3]) / 2)      rc_average
+
+:func:`process_results` turns it into the per-pair metrics.
 
 Under data parallelism lm-eval shards whole documents across ranks, so both members of a pair
 are always on the same rank; the per-pair values are gathered to rank 0 before aggregation.
@@ -20,6 +25,7 @@ from lm_eval.api.filter import Filter
 
 from perturbation_bench.errors import PairingError
 from perturbation_bench.metrics import pair_metrics
+from perturbation_bench.task_hooks import choices_per_pair
 
 
 class LLPair(NamedTuple):
@@ -33,34 +39,36 @@ class PairFilter(Filter):
     """lm-eval filter: per-instance ``[(ll, is_greedy)]`` -> the document's :class:`LLPair`."""
 
     def apply(self, resps, docs):
-        """Return one :class:`LLPair` per instance, the same for both instances of a document."""
-        if len(resps) % 2:
-            raise PairingError(
-                f"expected two loglikelihood responses per document, got {len(resps)} in all"
-            )
+        """Return one :class:`LLPair` per instance, the same for all instances of a document."""
         paired = []
-        for first in range(0, len(resps), 2):
+        first = 0
+        while first < len(resps):
             doc = docs[first]
-            if docs[first + 1] is not doc and docs[first + 1] != doc:
+            size = choices_per_pair(doc)
+            group = range(first, first + size)
+            if group.stop > len(resps) or any(docs[i] is not doc and docs[i] != doc for i in group):
                 raise PairingError(
-                    f"responses {first} and {first + 1} belong to different documents "
-                    f"({_describe(doc)} / {_describe(docs[first + 1])})"
+                    f"expected {size} consecutive loglikelihood responses for {_describe(doc)}, "
+                    f"found responses {first}..{min(group.stop, len(resps)) - 1} of "
+                    f"{len(resps)} belonging to other documents or missing"
                 )
-            pair = LLPair(float(resps[first][0][0]), float(resps[first + 1][0][0]))
-            if math.isnan(pair.original) or math.isnan(pair.perturbed):
+            lls = [float(resps[i][0][0]) for i in group]
+            if any(math.isnan(ll) for ll in lls):
                 raise PairingError(
-                    f"the model returned a NaN log-likelihood for {_describe(doc)} "
-                    f"({pair.original} / {pair.perturbed}); the weights or the dtype overflowed "
-                    "(try dtype=float32 or bfloat16 instead of float16)"
+                    f"the model returned a NaN log-likelihood for {_describe(doc)} ({lls}); "
+                    "the weights or the dtype overflowed (try dtype=float32 or bfloat16 "
+                    "instead of float16)"
                 )
-            paired += [pair, pair]
+            pair = LLPair(sum(lls[0::2]) / (size // 2), sum(lls[1::2]) / (size // 2))
+            paired += [pair] * size
+            first = group.stop
         return paired
 
 
 def process_results(doc, results) -> dict[str, float]:
-    """lm-eval hook: ``results`` is ``[pair, pair]`` from :class:`PairFilter`."""
-    if len(results) != 2 or results[0] != results[1]:
-        raise PairingError(f"{_describe(doc)}: expected one pair twice, got {results!r}")
+    """lm-eval hook: ``results`` is the same pair once per request, from :class:`PairFilter`."""
+    if len(results) != choices_per_pair(doc) or any(r != results[0] for r in results):
+        raise PairingError(f"{_describe(doc)}: expected one pair per request, got {results!r}")
     pair = results[0]
     return pair_metrics(pair.original, pair.perturbed)
 

@@ -19,10 +19,11 @@ from perturbation_bench.errors import install_excepthook
 from perturbation_bench.length_guard import install_length_guard
 from perturbation_bench.options import Formatting, parse_options
 
-log = logging.getLogger(__name__)
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 PREFIX_COLUMN = "scoring_prefix"
 KMER_COLUMN = "scoring_kmer_size"
+RC_COLUMN = "scoring_rc_average"
 
 
 def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
@@ -42,10 +43,12 @@ def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
         files[0].parent,
         options.describe(),
     )
-    rows = table.num_rows
-    table = table.append_column(
-        PREFIX_COLUMN, pa.array([options.formatting.dna_prefix] * rows, pa.string())
-    ).append_column(KMER_COLUMN, pa.array([options.formatting.kmer_size] * rows, pa.int64()))
+    formatting, rows = options.formatting, table.num_rows
+    table = (
+        table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
+        .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
+        .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
+    )
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
 
 
@@ -55,6 +58,12 @@ def doc_to_context(doc) -> str:
 
 
 def doc_to_sequences(doc) -> list[str]:
-    """The two continuations, ``[original, perturbed]``, trimmed to whole k-mers."""
-    formatting = Formatting(kmer_size=doc[KMER_COLUMN])
-    return [formatting.trim(doc["original_sequence"]), formatting.trim(doc["sequence"])]
+    """The continuations, ``[original, perturbed]`` trimmed to whole k-mers, then with rc_average
+    their reverse complements: see :meth:`Formatting.continuations`."""
+    formatting = Formatting(kmer_size=doc[KMER_COLUMN], rc_average=doc[RC_COLUMN])
+    return formatting.continuations(doc["original_sequence"], doc["sequence"])
+
+
+def choices_per_pair(doc) -> int:
+    """How many loglikelihood requests lm-eval makes for this document (2, or 4 with rc_average)."""
+    return 4 if doc.get(RC_COLUMN) else 2

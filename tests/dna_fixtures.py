@@ -6,14 +6,24 @@ Nothing here touches the network. Every builder is seeded, so a test run is repr
 from __future__ import annotations
 
 import itertools
+import os
 import random
+import sysconfig
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 import torch
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+requires_autoload = pytest.mark.skipif(
+    not (Path(sysconfig.get_paths()["purelib"]) / "perturbation_bench_autoload.pth").is_file()
+    and not os.environ.get("CI"),
+    reason="the autoload .pth comes with a regular install (pip install .), not an editable one; "
+    "CI always runs these",
+)
 
 SPECIAL_TOKENS = ["<pad>", "<s>", "</s>", "<oov>", "<dna>"]
 TOKENIZER_KINDS = ("char", "kmer6", "bpe")

@@ -6,11 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
+from dna_fixtures import requires_autoload
 from perturbation_bench.cli import main
 from perturbation_bench.paths import tasks_dir
 
@@ -61,16 +61,6 @@ def test_include_path_run_reports_the_group_as_the_unweighted_mean(tiny_models, 
     assert [results[t]["sample_len"] for t in TASKS] == [8, 6, 6]
     assert results["perturbation_bench"]["pairwise_acc,pairs"] == pytest.approx(sum(accuracies) / 3)
     assert data["configs"]["perturbation_syn_human"]["metadata"]["preset"] == "default"
-
-
-def autoload_installed() -> bool:
-    return (Path(sysconfig.get_paths()["purelib"]) / "perturbation_bench_autoload.pth").is_file()
-
-
-requires_autoload = pytest.mark.skipif(
-    not autoload_installed() and not os.environ.get("CI"),
-    reason="the autoload .pth comes with a regular install (pip install .), not an editable one",
-)
 
 
 @requires_autoload

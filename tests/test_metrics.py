@@ -20,7 +20,7 @@ def test_pair_metrics_is_strict():
 
 
 def test_tie_rate_warns_only_above_threshold(caplog):
-    with caplog.at_level(logging.WARNING, logger="perturbation_bench.metrics"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.perturbation_bench.metrics"):
         assert tie_rate([0.0] * 200 + [1.0]) == pytest.approx(1 / 201)
         assert not caplog.records
         assert tie_rate([1.0, 0.0]) == 0.5
@@ -35,11 +35,20 @@ def test_filter_pairs_consecutive_responses_of_one_document():
     assert process_results(docs[1], paired[2:]) == pair_metrics(-5.0, -4.0)
 
 
+def test_filter_averages_strands_with_rc_average():
+    doc = {"benchmark_id": "a", "scoring_rc_average": True}
+    resps = [[(-1.0, False)], [(-2.0, False)], [(-3.0, False)], [(-8.0, False)]]
+    paired = PairFilter().apply(resps, [doc] * 4)
+    assert paired == [LLPair(-2.0, -5.0)] * 4
+    assert process_results(doc, paired) == pair_metrics(-2.0, -5.0)
+
+
 @pytest.mark.parametrize(
     "resps, docs, message",
     [
-        ([[(-1.0, False)]] * 3, [{"benchmark_id": "a"}] * 3, "two loglikelihood responses"),
-        ([[(-1.0, False)]] * 2, [{"benchmark_id": "a"}, {"benchmark_id": "b"}], "different documents"),
+        ([[(-1.0, False)]] * 3, [{"benchmark_id": "a"}] * 3, "expected 2 consecutive .* 2..2 of 3"),
+        ([[(-1.0, False)]] * 2, [{"benchmark_id": "a"}, {"benchmark_id": "b"}], "expected 2 consecutive"),
+        ([[(-1.0, False)]] * 2, [{"scoring_rc_average": True}] * 2, "expected 4 consecutive"),
         ([[(math.nan, False)], [(-1.0, False)]], [{"benchmark_id": "a"}] * 2, "NaN"),
     ],
 )

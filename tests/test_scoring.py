@@ -12,6 +12,10 @@ from dna_fixtures import evaluate, pair_lls
 TOLERANCE = 1e-3  # nats, on sums of ~120 fp32 log-probs
 
 
+def reverse_complement(sequence: str) -> str:
+    return "".join({"A": "T", "C": "G", "G": "C", "T": "A", "N": "N"}[b] for b in reversed(sequence))
+
+
 def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
     """sum_t log p(x_t | x_<t) over the sequence's tokens, fp32, conditioned on the prefix tokens
     (the BOS token when the prefix is empty)."""
@@ -40,7 +44,15 @@ def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
     ],
 )
 def test_pair_lls_match_independent_fp32_reference(tiny_models, pair_data, kind, metadata, prefix, kmer):
-    path = tiny_models[kind]
+    check_against_reference(tiny_models[kind], pair_data, metadata, prefix, kmer)
+
+
+@pytest.mark.parametrize("kind, metadata, prefix, kmer", [("char", {}, "", 1), ("kmer6", {"preset": "carbon"}, "<dna>", 6)])
+def test_rc_average_is_the_mean_over_both_strands(tiny_models, pair_data, kind, metadata, prefix, kmer):
+    check_against_reference(tiny_models[kind], pair_data, {**metadata, "rc_average": True}, prefix, kmer)
+
+
+def check_against_reference(path, pair_data, metadata, prefix, kmer):
     result = evaluate(path, ["perturbation_syn_human"], {"data_dir": str(pair_data), **metadata})
     got = pair_lls(result, "perturbation_syn_human")
 
@@ -48,14 +60,15 @@ def test_pair_lls_match_independent_fp32_reference(tiny_models, pair_data, kind,
     tokenizer = AutoTokenizer.from_pretrained(path)
     rows = pq.read_table(pair_data / "syn_human").to_pylist()
     assert len(got) == len(rows)
+    strands = [str, reverse_complement] if metadata.get("rc_average") else [str]
+
+    def expected(sequence):
+        scored = sequence[: len(sequence) - len(sequence) % kmer]
+        return sum(reference_ll(model, tokenizer, prefix, f(scored)) for f in strands) / len(strands)
+
     for (ll_original, ll_perturbed), row in zip(got, rows):
-        keep = len(row["sequence"]) - len(row["sequence"]) % kmer
-        assert ll_original == pytest.approx(
-            reference_ll(model, tokenizer, prefix, row["original_sequence"][:keep]), abs=TOLERANCE
-        )
-        assert ll_perturbed == pytest.approx(
-            reference_ll(model, tokenizer, prefix, row["sequence"][:keep]), abs=TOLERANCE
-        )
+        assert ll_original == pytest.approx(expected(row["original_sequence"]), abs=TOLERANCE)
+        assert ll_perturbed == pytest.approx(expected(row["sequence"]), abs=TOLERANCE)
 
     scores = result["results"]["perturbation_syn_human"]
     assert scores["pairwise_acc,pairs"] == sum(a > b for a, b in got) / len(got)

@@ -1,0 +1,148 @@
+"""``dna-hf``: lm-eval's HFLM, made exact, data-parallel everywhere, and able to score long windows.
+
+Registered with lm-eval as ``--model dna-hf``. It changes four things and reuses the rest of
+HFLM (tokenization, batching, sorting, the model call):
+
+1. Exact sums: ``softmax_dtype`` is always float32, so the log-softmax and the per-sequence sum
+   run in float32 whatever the weight dtype (bf16 weights are fine). A sum of ~8,000 log-probs
+   near -10,000 keeps a resolution of ~1e-3 nats instead of bf16's 64.
+2. Data parallel on any device: under ``accelerate launch`` or ``torchrun`` each process scores
+   its share of the documents and rank 0 reports. On CPU the processes talk over gloo. The rank
+   is the *global* process index, so multi-node launches shard correctly (HFLM uses the local
+   index, which repeats on every node).
+3. Long windows: a request whose tokens do not fit in ``max_length`` is cut into overlapping
+   windows. Window ``w`` scores the continuation tokens ``[t_w, e_w)`` from the inputs
+   ``tokens[max(0, e_w - 1 - max_length) : e_w - 1]``; consecutive windows advance by
+   ``window_stride`` scored tokens (default ``max_length // 2``), so every continuation token is
+   scored exactly once and sees at least ``max_length + 1 - window_stride`` tokens of context
+   (all of it inside the first window). ``LL = sum over windows``. A request that fits is one
+   window equal to the request itself, so its score is identical to plain scoring.
+4. Documented, logged choices: the windowing and the rank layout are logged once per run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import torch
+from lm_eval.api.registry import register_model
+from lm_eval.models.huggingface import HFLM
+
+from perturbation_bench.errors import OptionsError
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
+
+Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_enc)
+
+
+def token_windows(n_tokens: int, first_target: int, max_length: int, stride: int) -> list[tuple[int, int, int]]:
+    """Cut the scoring of ``tokens[first_target:n_tokens]`` into windows that fit the model.
+
+    Returns:
+        ``(start, target_start, target_end)`` triples: the model reads
+        ``tokens[start:target_end - 1]`` (at most ``max_length`` tokens) and the window scores
+        ``tokens[target_start:target_end]``. The target ranges tile
+        ``[first_target, n_tokens)`` without overlap. A sequence that fits gives the single
+        window ``(0, first_target, n_tokens)``.
+    """
+    if not 1 <= stride <= max_length:
+        raise OptionsError(f"window_stride must be between 1 and max_length={max_length}, got {stride}")
+    if not 0 < first_target < n_tokens:
+        raise ValueError(f"need 0 < first_target < n_tokens, got {first_target}, {n_tokens}")
+    windows = []
+    target_start = first_target
+    target_end = min(n_tokens, max(max_length + 1, first_target + 1))
+    while True:
+        windows.append((max(0, target_end - 1 - max_length), target_start, target_end))
+        if target_end == n_tokens:
+            return windows
+        target_start, target_end = target_end, min(n_tokens, target_end + stride)
+
+
+@register_model("dna-hf")
+class DnaHFLM(HFLM):
+    """HFLM for DNA causal LMs; see the module docstring for what differs.
+
+    Args (model_args, on top of HFLM's):
+        window_stride: scored tokens per sliding window after the first (default
+            ``max_length // 2``).
+    """
+
+    def __init__(self, *args, window_stride: int | None = None, **kwargs) -> None:
+        softmax_dtype = kwargs.pop("softmax_dtype", None)
+        if softmax_dtype not in (None, "float32", torch.float32):
+            raise OptionsError(
+                f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax_dtype!r} "
+                "is not supported (leave it out)"
+            )
+        if _distributed_cpu_launch(kwargs.get("device")):
+            from accelerate import PartialState
+
+            PartialState(cpu=True)  # HFLM's Accelerator() then joins this gloo process group
+        super().__init__(*args, softmax_dtype="float32", **kwargs)
+        self._use_global_rank(kwargs)
+        self.window_stride = window_stride or max(1, self.max_length // 2)
+        token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
+        self._windowing_logged = False
+
+    def _use_global_rank(self, kwargs: dict) -> None:
+        accelerator = getattr(self, "accelerator", None)
+        if accelerator is None or accelerator.num_processes <= 1:
+            return
+        if kwargs.get("parallelize") or kwargs.get("tp_plan") is not None:
+            return
+        self._rank = accelerator.process_index
+        self._world_size = accelerator.num_processes
+        log.info("dna-hf: data parallel, process %d of %d on %s", self._rank, self._world_size, self.device)
+
+    def _loglikelihood_tokens(self, requests: list[Request], disable_tqdm: bool = False, override_bs=None):
+        """Score ``requests``, splitting those that do not fit into windows (module docstring)."""
+        pieces: list[Request] = []
+        owners: list[int] = []
+        n_windowed = 0
+        for index, ((context, continuation), context_enc, continuation_enc) in enumerate(requests):
+            tokens = context_enc + continuation_enc
+            windows = token_windows(len(tokens), len(context_enc), self.max_length, self.window_stride)
+            if len(windows) == 1:
+                pieces.append(requests[index])
+            else:
+                n_windowed += 1
+                pieces += [
+                    ((context, continuation), tokens[start:target], tokens[target:end])
+                    for start, target, end in windows
+                ]
+            owners += [index] * len(windows)
+        log.info(
+            "dna-hf process %d of %d: %d loglikelihood requests", self.rank, self.world_size, len(requests)
+        )
+        if n_windowed:
+            self._log_windowing(n_windowed, len(requests))
+        scores = super()._loglikelihood_tokens(pieces, disable_tqdm=disable_tqdm, override_bs=override_bs)
+        totals = [0.0] * len(requests)
+        greedy = [True] * len(requests)
+        for owner, (ll, is_greedy) in zip(owners, scores, strict=True):
+            totals[owner] += ll
+            greedy[owner] = greedy[owner] and is_greedy
+        return list(zip(totals, greedy))
+
+    def _log_windowing(self, n_windowed: int, n_requests: int) -> None:
+        if self._windowing_logged:
+            return
+        self._windowing_logged = True
+        log.warning(
+            "dna-hf: %d of %d sequences need more than max_length=%d tokens; scoring them with "
+            "sliding windows (stride %d: every token scored once, with at least %d tokens of context)",
+            n_windowed,
+            n_requests,
+            self.max_length,
+            self.window_stride,
+            self.max_length + 1 - self.window_stride,
+        )
+
+
+def _distributed_cpu_launch(device) -> bool:
+    """True under torchrun / accelerate launch with several processes and no GPU to use."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return False
+    return str(device or "").startswith("cpu") or not torch.cuda.is_available()

@@ -1,0 +1,31 @@
+"""Run one perturbation-bench task through lm-eval's Python API, for multi-process launches.
+
+    torchrun --nproc_per_node 2 tests/dp_driver.py MODEL DATA_DIR OUT.json
+
+Rank 0 writes the results JSON (results and per-pair LLs); every process evaluates its share.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from dna_fixtures import evaluate, pair_lls  # noqa: E402
+from lm_eval.utils import setup_logging  # noqa: E402
+
+import perturbation_bench.model  # noqa: E402,F401  (registers dna-hf without the autoload hook)
+
+setup_logging("INFO")
+model_path, data_dir, out = sys.argv[1:4]
+result = evaluate(model_path, ["perturbation_syn_human"], {"data_dir": data_dir}, model="dna-hf")
+if result is not None:
+    Path(out).write_text(
+        json.dumps(
+            {
+                "results": result["results"]["perturbation_syn_human"],
+                "lls": pair_lls(result, "perturbation_syn_human"),
+            },
+            default=str,
+        )
+    )

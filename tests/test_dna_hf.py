@@ -1,0 +1,165 @@
+"""The dna-hf model: float32 sums, sliding windows, data parallel on CPU."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM
+
+from dna_fixtures import build_tokenizer, evaluate, make_pairs, pair_lls, requires_autoload, write_parquet
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.model import DnaHFLM, token_windows
+
+TASK = "perturbation_syn_human"
+
+
+@pytest.mark.parametrize("n_tokens, first, max_length, stride", [
+    (10, 1, 20, 10), (21, 1, 20, 10), (22, 1, 20, 10), (125, 1, 40, 16), (125, 1, 40, 1),
+    (125, 3, 40, 40), (300, 5, 64, 7), (50, 45, 16, 8),
+])
+def test_windows_tile_the_continuation_and_fit_the_model(n_tokens, first, max_length, stride):
+    windows = token_windows(n_tokens, first, max_length, stride)
+    scored = [t for _, start, end in windows for t in range(start, end)]
+    assert scored == list(range(first, n_tokens))
+    for start, target_start, target_end in windows:
+        assert start < target_start < target_end
+        assert target_end - 1 - start <= max_length
+    for start, target_start, _ in windows[1:]:
+        assert target_start - start >= max_length + 1 - stride
+    if n_tokens <= max_length + 1:
+        assert windows == [(0, first, n_tokens)]
+
+
+def test_stride_must_fit_the_model():
+    with pytest.raises(OptionsError, match="window_stride must be between 1 and max_length=8"):
+        token_windows(20, 1, 8, 9)
+
+
+def windowed_reference(model, tokens: list[int], first: int, max_length: int, stride: int) -> float:
+    """Token by token, in fp32: token i > max_length sits in window k = ceil((i - max_length) / stride),
+    which ends at e = min(n, max_length + 1 + k * stride) and reads tokens[e - 1 - max_length : i]."""
+    total = 0.0
+    for i in range(first, len(tokens)):
+        if i <= max_length:
+            start = 0
+        else:
+            k = -(-(i - max_length) // stride)
+            start = min(len(tokens), max_length + 1 + k * stride) - 1 - max_length
+        with torch.no_grad():
+            logits = model(torch.tensor([tokens[start:i]])).logits[0, -1].float()
+        total += torch.log_softmax(logits, -1)[tokens[i]].item()
+    return total
+
+
+@pytest.mark.parametrize("stride", [1, 16])
+def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, stride, caplog):
+    path = tiny_models["char"]
+    with caplog.at_level(logging.WARNING):
+        result = evaluate(path, [TASK], {"data_dir": str(pair_data)}, model="dna-hf",
+                          max_length=40, window_stride=stride)
+    assert "sliding windows (stride %d" % stride in caplog.text
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = build_tokenizer("char")
+    rows = pair_data / "syn_human"
+    import pyarrow.parquet as pq
+
+    for (ll_original, _), row in zip(pair_lls(result, TASK), pq.read_table(rows).to_pylist()):
+        tokens = [tokenizer.bos_token_id] + tokenizer(row["original_sequence"], add_special_tokens=False)["input_ids"]
+        assert ll_original == pytest.approx(windowed_reference(model, tokens, 1, 40, stride), abs=1e-3)
+
+
+def test_sequences_that_fit_score_exactly_as_plain_hf(tiny_models, pair_data):
+    plain = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)})
+    dna = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
+    assert pair_lls(dna, TASK) == pair_lls(plain, TASK)
+
+
+def test_other_softmax_dtypes_are_refused(tiny_models):
+    with pytest.raises(OptionsError, match="always takes the log-softmax in float32"):
+        DnaHFLM(pretrained=tiny_models["char"], device="cpu", softmax_dtype="bfloat16")
+
+
+BF16_TOLERANCE = 0.05  # nats: bf16 logits of a batch vs of one sequence, summed over 481 tokens
+
+
+@pytest.fixture(scope="module")
+def close_pairs(tmp_path_factory):
+    """Pairs of 480 bp that differ in 3 bp: margins of a few nats, under bf16's spacing of 2-4 near -600."""
+    root = tmp_path_factory.mktemp("close")
+    write_parquet(make_pairs(16, 480, seed=5, patch=3), root, "syn_human")
+    return root
+
+
+def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs):
+    path, meta = tiny_models["char"], {"data_dir": str(close_pairs)}
+    hf = evaluate(path, [TASK], meta, dtype="bfloat16")
+    dna = evaluate(path, [TASK], meta, model="dna-hf", dtype="bfloat16")
+    assert hf["results"][TASK]["tie_rate,pairs"] >= 0.25
+    assert dna["results"][TASK]["tie_rate,pairs"] == 0.0
+
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16).eval()
+    tokenizer = build_tokenizer("char")
+    import pyarrow.parquet as pq
+
+    for pair, row in zip(pair_lls(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()):
+        for ll, sequence in zip(pair, (row["original_sequence"], row["sequence"])):
+            ids = torch.tensor([[tokenizer.bos_token_id] + tokenizer(sequence, add_special_tokens=False)["input_ids"]])
+            with torch.no_grad():
+                log_probs = torch.log_softmax(model(ids).logits[0, :-1].float(), -1)
+            reference = log_probs.gather(1, ids[0, 1:, None]).double().sum().item()
+            assert ll == pytest.approx(reference, abs=BF16_TOLERANCE)
+
+
+def launch(command: list[str]) -> subprocess.CompletedProcess:
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
+def requests_per_process(log: str) -> dict[str, int]:
+    return {
+        line.split("dna-hf process ")[1].split(":")[0]: int(line.rsplit(": ", 1)[1].split()[0])
+        for line in log.splitlines()
+        if "dna-hf process " in line
+    }
+
+
+def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_data, tmp_path):
+    single = evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
+    out = tmp_path / "dp.json"
+    run = launch([
+        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+        str(Path(__file__).with_name("dp_driver.py")), tiny_models["char"], str(pair_data), str(out),
+    ])
+    parallel = json.loads(out.read_text())
+    assert parallel["results"] == json.loads(json.dumps(single["results"][TASK], default=str))
+    assert parallel["lls"] == [list(p) for p in pair_lls(single, TASK)]
+    assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}  # 4 of the 8 pairs each
+
+
+@requires_autoload
+def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, pair_data, tmp_path):
+    single = evaluate(tiny_models["kmer6"], [TASK], {"data_dir": str(pair_data), "preset": "carbon"}, model="dna-hf")
+    from perturbation_bench.paths import tasks_dir
+
+    run = launch([
+        sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+        "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+        "-m", "lm_eval", "--model", "dna-hf",
+        "--model_args", f"pretrained={tiny_models['kmer6']},dtype=float32",
+        "--device", "cpu", "--tasks", TASK, "--include_path", str(tasks_dir()),
+        "--metadata", json.dumps({"data_dir": str(pair_data), "preset": "carbon"}),
+        "--batch_size", "4", "--output_path", str(tmp_path),
+    ])
+    (results,) = tmp_path.glob("**/results_*.json")
+    parallel = json.loads(results.read_text())["results"][TASK]
+    assert parallel == json.loads(json.dumps(single["results"][TASK], default=str))
+    assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}
