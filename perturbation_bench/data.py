@@ -7,7 +7,8 @@ Layout (the hub's, and the one ``data_dir`` must follow)::
 Contract checked on every file before any scoring, with the file, the 0-based row within that
 file and the reason in the error: the file is readable and has rows; it has the string columns
 ``original_sequence`` (the real window) and ``sequence`` (the perturbed one); no value is null,
-empty or shorter than the k-mer size in use; both members of a pair have the same length; letters are A, C, G, T or N in either case.
+empty or shorter than the k-mer size in use; both members of a pair have the same length;
+letters are A, C, G, T or N in either case.
 Nothing is dropped: rows in equal rows out.
 """
 
@@ -62,7 +63,7 @@ def hub_parquet_files(config: str, revision: str | None = None) -> list[Path]:
             f"cannot load {HUB_DATASET_ID} config {config!r} from the Hugging Face hub "
             f"({type(err).__name__}: {str(err).splitlines()[0]}). To run offline, download "
             f"the parquet files elsewhere and pass their folder: "
-            f"--metadata '{{\"data_dir\": \"/path/to/perturbation-bench\"}}' "
+            f'--metadata \'{{"data_dir": "/path/to/perturbation-bench"}}\' '
             f"(layout: /path/to/perturbation-bench/{config}/*.parquet)"
         ) from None
     files = sorted((Path(snapshot) / config).glob("*.parquet"))
@@ -133,7 +134,9 @@ def check_pairs(table: pa.Table, source: Path | str, min_length: int = 1) -> Non
         unequal,
         source,
         "original_sequence and sequence differ in length",
-        detail=lambda row: f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)",
+        detail=lambda row: (
+            f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)"
+        ),
     )
 
 
@@ -144,9 +147,7 @@ def _fail_where(mask, source, reason, detail=None) -> None:
         return
     row = bad[0].as_py()
     more = f"; {len(bad) - 1} more row(s) like it" if len(bad) > 1 else ""
-    raise DataValidationError(
-        f"{source}: row {row}: {reason}{detail(row) if detail else ''}{more}"
-    )
+    raise DataValidationError(f"{source}: row {row}: {reason}{detail(row) if detail else ''}{more}")
 
 
 def _first_non_dna(sequence: str) -> str:

@@ -30,7 +30,7 @@ def check_lengths(max_length: int, requests) -> None:
         f"the model's max_length of {max_length} tokens. Fix: use --model dna-hf, which "
         f"scores long sequences with sliding windows; or raise max_length=... in --model_args "
         f"if the model was trained on longer contexts; or use the preset that matches the "
-        f"model's tokenizer (a 6-mer model needs --metadata '{{\"preset\": \"carbon\"}}' or "
+        f'model\'s tokenizer (a 6-mer model needs --metadata \'{{"preset": "carbon"}}\' or '
         f"'generator')."
     )
 

@@ -36,7 +36,9 @@ log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbos
 Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_enc)
 
 
-def token_windows(n_tokens: int, first_target: int, max_length: int, stride: int) -> list[tuple[int, int, int]]:
+def token_windows(
+    n_tokens: int, first_target: int, max_length: int, stride: int
+) -> list[tuple[int, int, int]]:
     """Cut the scoring of ``tokens[first_target:n_tokens]`` into windows that fit the model.
 
     Returns:
@@ -47,7 +49,9 @@ def token_windows(n_tokens: int, first_target: int, max_length: int, stride: int
         window ``(0, first_target, n_tokens)``.
     """
     if not 1 <= stride <= max_length:
-        raise OptionsError(f"window_stride must be between 1 and max_length={max_length}, got {stride}")
+        raise OptionsError(
+            f"window_stride must be between 1 and max_length={max_length}, got {stride}"
+        )
     if not 0 < first_target < n_tokens:
         raise ValueError(f"need 0 < first_target < n_tokens, got {first_target}, {n_tokens}")
     windows = []
@@ -94,16 +98,25 @@ class DnaHFLM(HFLM):
             return
         self._rank = accelerator.process_index
         self._world_size = accelerator.num_processes
-        log.info("dna-hf: data parallel, process %d of %d on %s", self._rank, self._world_size, self.device)
+        log.info(
+            "dna-hf: data parallel, process %d of %d on %s",
+            self._rank,
+            self._world_size,
+            self.device,
+        )
 
-    def _loglikelihood_tokens(self, requests: list[Request], disable_tqdm: bool = False, override_bs=None):
+    def _loglikelihood_tokens(
+        self, requests: list[Request], disable_tqdm: bool = False, override_bs=None
+    ):
         """Score ``requests``, splitting those that do not fit into windows (module docstring)."""
         pieces: list[Request] = []
         owners: list[int] = []
         n_windowed = 0
         for index, ((context, continuation), context_enc, continuation_enc) in enumerate(requests):
             tokens = context_enc + continuation_enc
-            windows = token_windows(len(tokens), len(context_enc), self.max_length, self.window_stride)
+            windows = token_windows(
+                len(tokens), len(context_enc), self.max_length, self.window_stride
+            )
             if len(windows) == 1:
                 pieces.append(requests[index])
             else:
@@ -114,11 +127,16 @@ class DnaHFLM(HFLM):
                 ]
             owners += [index] * len(windows)
         log.info(
-            "dna-hf process %d of %d: %d loglikelihood requests", self.rank, self.world_size, len(requests)
+            "dna-hf process %d of %d: %d loglikelihood requests",
+            self.rank,
+            self.world_size,
+            len(requests),
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        scores = super()._loglikelihood_tokens(pieces, disable_tqdm=disable_tqdm, override_bs=override_bs)
+        scores = super()._loglikelihood_tokens(
+            pieces, disable_tqdm=disable_tqdm, override_bs=override_bs
+        )
         totals = [0.0] * len(requests)
         greedy = [True] * len(requests)
         for owner, (ll, is_greedy) in zip(owners, scores, strict=True):

@@ -100,9 +100,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     _reject_misspelt_keys(metadata)
     preset = metadata.get("preset") or "default"
     if preset not in PRESETS:
-        raise OptionsError(
-            f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}"
-        )
+        raise OptionsError(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
     base = PRESETS[preset]
     dna_prefix = metadata.get("dna_prefix", base.dna_prefix)
     if not isinstance(dna_prefix, str):

@@ -20,7 +20,8 @@ os.environ.update(
 
 import pytest  # noqa: E402
 
-from dna_fixtures import TOKENIZER_KINDS, build_model, make_pairs, write_parquet  # noqa: E402
+from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
+from perturbation_bench.toy import random_pairs, write_parquet  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +35,7 @@ def tiny_models(tmp_path_factory) -> dict:
 def pair_data(tmp_path_factory):
     """A data_dir with syn_human (8 pairs of 124 bp), syn_mouse and motif_human (6 pairs each)."""
     root = tmp_path_factory.mktemp("data")
-    write_parquet(make_pairs(8, 124, seed=1), root, "syn_human")
-    write_parquet(make_pairs(6, 96, seed=2), root, "syn_mouse")
-    write_parquet(make_pairs(6, 102, seed=3), root, "motif_human")
+    write_parquet(random_pairs(8, 124, seed=1), root, "syn_human")
+    write_parquet(random_pairs(6, 96, seed=2), root, "syn_mouse")
+    write_parquet(random_pairs(6, 102, seed=3), root, "motif_human")
     return root

@@ -11,10 +11,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from dna_fixtures import evaluate, pair_lls  # noqa: E402
 from lm_eval.utils import setup_logging  # noqa: E402
 
 import perturbation_bench.model  # noqa: E402,F401  (registers dna-hf without the autoload hook)
+from dna_fixtures import evaluate, pair_lls  # noqa: E402
 
 setup_logging("INFO")
 model_path, data_dir, out = sys.argv[1:4]

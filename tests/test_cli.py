@@ -31,13 +31,20 @@ def lm_eval(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def run_tasks(model: str, data: Path, out: Path, tasks: str, *extra: str) -> dict:
     lm_eval(
-        "--model", "hf",
-        "--model_args", f"pretrained={model},dtype=float32",
-        "--tasks", tasks,
-        "--metadata", json.dumps({"data_dir": str(data)}),
-        "--device", "cpu",
-        "--batch_size", "4",
-        "--output_path", str(out),
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model},dtype=float32",
+        "--tasks",
+        tasks,
+        "--metadata",
+        json.dumps({"data_dir": str(data)}),
+        "--device",
+        "cpu",
+        "--batch_size",
+        "4",
+        "--output_path",
+        str(out),
         *extra,
     )
     (results,) = out.glob("**/results_*.json")
@@ -51,10 +58,16 @@ def test_path_command_prints_the_task_folder(capsys):
     assert {p.stem for p in folder.glob("*.yaml")} == {*TASKS, "perturbation_bench"}
 
 
-def test_include_path_run_reports_the_group_as_the_unweighted_mean(tiny_models, pair_data, tmp_path):
+def test_include_path_run_reports_the_group_as_the_unweighted_mean(
+    tiny_models, pair_data, tmp_path
+):
     data = run_tasks(
-        tiny_models["char"], pair_data, tmp_path, "perturbation_bench",
-        "--include_path", str(tasks_dir()),
+        tiny_models["char"],
+        pair_data,
+        tmp_path,
+        "perturbation_bench",
+        "--include_path",
+        str(tasks_dir()),
     )
     results = data["results"]
     accuracies = [results[t]["pairwise_acc,pairs"] for t in TASKS]
@@ -82,7 +95,9 @@ def python_startup(env: dict) -> dict:
         "'finder': any(type(f).__name__ == 'PostImportFinder' for f in sys.meta_path), "
         "'heavy': sorted(m for m in ('lm_eval', 'torch', 'datasets', 'pyarrow') if m in sys.modules)}))"
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env})
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}
+    )
     return json.loads(run.stdout)
 
 

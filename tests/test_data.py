@@ -5,20 +5,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dna_fixtures import make_pairs, write_parquet
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 from perturbation_bench.options import PRESETS, parse_options
 from perturbation_bench.task_hooks import doc_to_context, doc_to_sequences, load_pairs
+from perturbation_bench.toy import random_pairs, write_parquet
 
 
 def rows_with(index: int, **changes) -> list[dict]:
-    rows = make_pairs(5, 30, seed=4)
+    rows = random_pairs(5, 30, seed=4)
     rows[index] = {**rows[index], **changes}
     return rows
 
@@ -26,12 +25,24 @@ def rows_with(index: int, **changes) -> list[dict]:
 @pytest.mark.parametrize(
     "rows, message",
     [
-        (rows_with(3, sequence="ACGT"), r"row 3: original_sequence and sequence differ in length \(30 vs 4 bp\)"),
+        (
+            rows_with(3, sequence="ACGT"),
+            r"row 3: original_sequence and sequence differ in length \(30 vs 4 bp\)",
+        ),
         (rows_with(2, original_sequence=""), r"row 2: 'original_sequence' is empty"),
-        (rows_with(1, sequence="ACGTACGTACGTACGTACGTACGTACGTAX"), r"row 1: 'sequence' has letters outside ACGTN \(first: 'X' at position 29\)"),
+        (
+            rows_with(1, sequence="ACGTACGTACGTACGTACGTACGTACGTAX"),
+            r"row 1: 'sequence' has letters outside ACGTN \(first: 'X' at position 29\)",
+        ),
         (rows_with(4, original_sequence=None), r"row 4: 'original_sequence' is null"),
-        ([{**r, "sequence": 7} for r in make_pairs(2, 30)], r"row 0: column 'sequence' holds int64 values, expected strings"),
-        ([{k: v for k, v in r.items() if k != "sequence"} for r in make_pairs(2, 30)], r"missing column\(s\) sequence; found: "),
+        (
+            [{**r, "sequence": 7} for r in random_pairs(2, 30)],
+            r"row 0: column 'sequence' holds int64 values, expected strings",
+        ),
+        (
+            [{k: v for k, v in r.items() if k != "sequence"} for r in random_pairs(2, 30)],
+            r"missing column\(s\) sequence; found: ",
+        ),
     ],
 )
 def test_bad_rows_are_reported_with_file_and_row(tmp_path, rows, message):
@@ -42,7 +53,7 @@ def test_bad_rows_are_reported_with_file_and_row(tmp_path, rows, message):
 
 
 def test_every_bad_row_is_counted(tmp_path):
-    rows = make_pairs(6, 30)
+    rows = random_pairs(6, 30)
     for row in rows[2:]:
         row["sequence"] = row["sequence"][:-1]
     write_parquet(rows, tmp_path, "syn_human")
@@ -62,7 +73,7 @@ def test_empty_and_unreadable_files(tmp_path):
 
 
 def test_lowercase_and_n_are_accepted_and_nothing_is_dropped(tmp_path):
-    rows = make_pairs(7, 30)
+    rows = random_pairs(7, 30)
     rows[0]["original_sequence"] = rows[0]["original_sequence"].lower()
     rows[1]["sequence"] = "N" * 30
     write_parquet(rows[:4], tmp_path, "syn_human", "test-0.parquet")
@@ -73,7 +84,7 @@ def test_lowercase_and_n_are_accepted_and_nothing_is_dropped(tmp_path):
 
 
 def test_missing_config_folder_names_the_expected_layout(tmp_path):
-    write_parquet(make_pairs(2, 30), tmp_path, "syn_human")
+    write_parquet(random_pairs(2, 30), tmp_path, "syn_human")
     with pytest.raises(DataSourceError, match=r"has no folder 'syn_mouse'.*syn_mouse/\*\.parquet"):
         load_pairs("syn_mouse", data_dir=str(tmp_path))
 
@@ -86,7 +97,9 @@ def test_unreachable_hub_says_how_to_use_local_files():
 
 def test_unreachable_hub_on_the_command_line_is_one_message_without_traceback():
     code = "from perturbation_bench.task_hooks import load_pairs; load_pairs('syn_mouse')"
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ
+    )
     assert run.returncode == 1
     assert "perturbation-bench error: cannot load HuggingFaceBio/perturbation-bench" in run.stderr
     assert "Traceback" not in run.stderr
@@ -99,7 +112,7 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
     commit = "0" * 40
     (repo / "refs").mkdir(parents=True)
     (repo / "refs" / "main").write_text(commit)
-    rows = make_pairs(3, 36, seed=9)
+    rows = random_pairs(3, 36, seed=9)
     write_parquet(rows, repo / "snapshots" / commit, "motif_human")
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     import huggingface_hub.constants
@@ -111,7 +124,7 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_presets_format_context_and_trim(tmp_path, preset):
-    write_parquet(make_pairs(2, 32), tmp_path, "syn_human")
+    write_parquet(random_pairs(2, 32), tmp_path, "syn_human")
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     formatting = PRESETS[preset]
     assert doc_to_context(doc) == formatting.dna_prefix
@@ -129,7 +142,10 @@ def test_single_options_override_the_preset():
     "metadata, message",
     [
         ({"preset": "evo"}, "unknown preset 'evo'; valid presets: default, carbon, generator"),
-        ({"presets": "carbon"}, "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, preset, dna_prefix, kmer_size"),
+        (
+            {"presets": "carbon"},
+            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, preset, dna_prefix, kmer_size",
+        ),
         ({"data-dir": "x"}, "did you mean 'data_dir'"),
         ({"kmer_size": 0}, "kmer_size must be a positive integer"),
         ({"dna_prefix": 5}, "dna_prefix must be a string"),
@@ -142,16 +158,28 @@ def test_bad_options_list_the_valid_ones(metadata, message):
 
 def test_model_arguments_in_the_metadata_pass_through():
     model_args = {
-        "pretrained": "x", "dtype": "bfloat16", "softmax_dtype": "float32", "max_length": 8192,
-        "batch_size": 8, "trust_remote_code": True, "add_bos_token": False, "prefix_token_id": 1,
-        "revision": "main", "attn_implementation": "sdpa", "parallelize": True, "version": 1.0,
-        "config_source": "x.yaml", "device_map": "auto", "tokenizer": "y", "backend": "causal",
+        "pretrained": "x",
+        "dtype": "bfloat16",
+        "softmax_dtype": "float32",
+        "max_length": 8192,
+        "batch_size": 8,
+        "trust_remote_code": True,
+        "add_bos_token": False,
+        "prefix_token_id": 1,
+        "revision": "main",
+        "attn_implementation": "sdpa",
+        "parallelize": True,
+        "version": 1.0,
+        "config_source": "x.yaml",
+        "device_map": "auto",
+        "tokenizer": "y",
+        "backend": "causal",
     }
     assert parse_options(model_args).preset == "default"
 
 
 def test_sequences_shorter_than_one_kmer_are_rejected(tmp_path):
-    rows = make_pairs(3, 30)
+    rows = random_pairs(3, 30)
     rows[1].update(original_sequence="ACG", sequence="ACT")
     path = write_parquet(rows, tmp_path, "syn_human")
     with pytest.raises(DataValidationError, match=f"{path}: row 1: .*shorter than one 6-mer"):

@@ -13,17 +13,27 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from dna_fixtures import build_tokenizer, evaluate, make_pairs, pair_lls, requires_autoload, write_parquet
+from dna_fixtures import build_tokenizer, evaluate, pair_lls, requires_autoload
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.model import DnaHFLM, token_windows
+from perturbation_bench.toy import random_pairs, write_parquet
 
 TASK = "perturbation_syn_human"
 
 
-@pytest.mark.parametrize("n_tokens, first, max_length, stride", [
-    (10, 1, 20, 10), (21, 1, 20, 10), (22, 1, 20, 10), (125, 1, 40, 16), (125, 1, 40, 1),
-    (125, 3, 40, 40), (300, 5, 64, 7), (50, 45, 16, 8),
-])
+@pytest.mark.parametrize(
+    "n_tokens, first, max_length, stride",
+    [
+        (10, 1, 20, 10),
+        (21, 1, 20, 10),
+        (22, 1, 20, 10),
+        (125, 1, 40, 16),
+        (125, 1, 40, 1),
+        (125, 3, 40, 40),
+        (300, 5, 64, 7),
+        (50, 45, 16, 8),
+    ],
+)
 def test_windows_tile_the_continuation_and_fit_the_model(n_tokens, first, max_length, stride):
     windows = token_windows(n_tokens, first, max_length, stride)
     scored = [t for _, start, end in windows for t in range(start, end)]
@@ -62,8 +72,14 @@ def windowed_reference(model, tokens: list[int], first: int, max_length: int, st
 def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, stride, caplog):
     path = tiny_models["char"]
     with caplog.at_level(logging.WARNING):
-        result = evaluate(path, [TASK], {"data_dir": str(pair_data)}, model="dna-hf",
-                          max_length=40, window_stride=stride)
+        result = evaluate(
+            path,
+            [TASK],
+            {"data_dir": str(pair_data)},
+            model="dna-hf",
+            max_length=40,
+            window_stride=stride,
+        )
     assert "sliding windows (stride %d" % stride in caplog.text
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = build_tokenizer("char")
@@ -71,8 +87,12 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
     import pyarrow.parquet as pq
 
     for (ll_original, _), row in zip(pair_lls(result, TASK), pq.read_table(rows).to_pylist()):
-        tokens = [tokenizer.bos_token_id] + tokenizer(row["original_sequence"], add_special_tokens=False)["input_ids"]
-        assert ll_original == pytest.approx(windowed_reference(model, tokens, 1, 40, stride), abs=1e-3)
+        tokens = [tokenizer.bos_token_id] + tokenizer(
+            row["original_sequence"], add_special_tokens=False
+        )["input_ids"]
+        assert ll_original == pytest.approx(
+            windowed_reference(model, tokens, 1, 40, stride), abs=1e-3
+        )
 
 
 def test_sequences_that_fit_score_exactly_as_plain_hf(tiny_models, pair_data):
@@ -93,7 +113,7 @@ BF16_TOLERANCE = 0.05  # nats: bf16 logits of a batch vs of one sequence, summed
 def close_pairs(tmp_path_factory):
     """Pairs of 480 bp that differ in 3 bp: margins of a few nats, under bf16's spacing of 2-4 near -600."""
     root = tmp_path_factory.mktemp("close")
-    write_parquet(make_pairs(16, 480, seed=5, patch=3), root, "syn_human")
+    write_parquet(random_pairs(16, 480, seed=5, patch=3), root, "syn_human")
     return root
 
 
@@ -110,7 +130,12 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
 
     for pair, row in zip(pair_lls(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()):
         for ll, sequence in zip(pair, (row["original_sequence"], row["sequence"])):
-            ids = torch.tensor([[tokenizer.bos_token_id] + tokenizer(sequence, add_special_tokens=False)["input_ids"]])
+            ids = torch.tensor(
+                [
+                    [tokenizer.bos_token_id]
+                    + tokenizer(sequence, add_special_tokens=False)["input_ids"]
+                ]
+            )
             with torch.no_grad():
                 log_probs = torch.log_softmax(model(ids).logits[0, :-1].float(), -1)
             reference = log_probs.gather(1, ids[0, 1:, None]).double().sum().item()
@@ -118,8 +143,13 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
 
 
 def launch(command: list[str]) -> subprocess.CompletedProcess:
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    run = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return run
 
@@ -135,10 +165,19 @@ def requests_per_process(log: str) -> dict[str, int]:
 def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_data, tmp_path):
     single = evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
     out = tmp_path / "dp.json"
-    run = launch([
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-        str(Path(__file__).with_name("dp_driver.py")), tiny_models["char"], str(pair_data), str(out),
-    ])
+    run = launch(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            str(Path(__file__).with_name("dp_driver.py")),
+            tiny_models["char"],
+            str(pair_data),
+            str(out),
+        ]
+    )
     parallel = json.loads(out.read_text())
     assert parallel["results"] == json.loads(json.dumps(single["results"][TASK], default=str))
     assert parallel["lls"] == [list(p) for p in pair_lls(single, TASK)]
@@ -147,18 +186,41 @@ def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_da
 
 @requires_autoload
 def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, pair_data, tmp_path):
-    single = evaluate(tiny_models["kmer6"], [TASK], {"data_dir": str(pair_data), "preset": "carbon"}, model="dna-hf")
+    single = evaluate(
+        tiny_models["kmer6"],
+        [TASK],
+        {"data_dir": str(pair_data), "preset": "carbon"},
+        model="dna-hf",
+    )
     from perturbation_bench.paths import tasks_dir
 
-    run = launch([
-        sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-        "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-        "-m", "lm_eval", "--model", "dna-hf",
-        "--model_args", f"pretrained={tiny_models['kmer6']},dtype=float32",
-        "--device", "cpu", "--tasks", TASK, "--include_path", str(tasks_dir()),
-        "--metadata", json.dumps({"data_dir": str(pair_data), "preset": "carbon"}),
-        "--batch_size", "4", "--output_path", str(tmp_path),
-    ])
+    run = launch(
+        [
+            sys.executable,
+            "-m",
+            "accelerate.commands.launch",
+            "--config_file",
+            str(Path(__file__).parents[1] / "yaml" / "accelerate" / "cpu_2_processes.yaml"),
+            "-m",
+            "lm_eval",
+            "--model",
+            "dna-hf",
+            "--model_args",
+            f"pretrained={tiny_models['kmer6']},dtype=float32",
+            "--device",
+            "cpu",
+            "--tasks",
+            TASK,
+            "--include_path",
+            str(tasks_dir()),
+            "--metadata",
+            json.dumps({"data_dir": str(pair_data), "preset": "carbon"}),
+            "--batch_size",
+            "4",
+            "--output_path",
+            str(tmp_path),
+        ]
+    )
     (results,) = tmp_path.glob("**/results_*.json")
     parallel = json.loads(results.read_text())["results"][TASK]
     assert parallel == json.loads(json.dumps(single["results"][TASK], default=str))

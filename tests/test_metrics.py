@@ -7,10 +7,11 @@ import math
 
 import pytest
 
-from dna_fixtures import evaluate, make_pairs, pair_lls, write_parquet
+from dna_fixtures import evaluate, pair_lls
 from perturbation_bench.errors import PairingError
 from perturbation_bench.metrics import pair_metrics, tie_rate
 from perturbation_bench.pairing import LLPair, PairFilter, process_results
+from perturbation_bench.toy import random_pairs, write_parquet
 
 
 def test_pair_metrics_is_strict():
@@ -47,7 +48,11 @@ def test_filter_averages_strands_with_rc_average():
     "resps, docs, message",
     [
         ([[(-1.0, False)]] * 3, [{"benchmark_id": "a"}] * 3, "expected 2 consecutive .* 2..2 of 3"),
-        ([[(-1.0, False)]] * 2, [{"benchmark_id": "a"}, {"benchmark_id": "b"}], "expected 2 consecutive"),
+        (
+            [[(-1.0, False)]] * 2,
+            [{"benchmark_id": "a"}, {"benchmark_id": "b"}],
+            "expected 2 consecutive",
+        ),
         ([[(-1.0, False)]] * 2, [{"scoring_rc_average": True}] * 2, "expected 4 consecutive"),
         ([[(math.nan, False)], [(-1.0, False)]], [{"benchmark_id": "a"}] * 2, "NaN"),
     ],
@@ -60,15 +65,19 @@ def test_filter_rejects_what_cannot_be_paired(resps, docs, message):
 @pytest.fixture(scope="module")
 def identical_and_swapped(tmp_path_factory, tiny_models):
     """Three tasks' worth of data from the same pairs: as made, swapped, and original == perturbed."""
-    rows = make_pairs(10, 90, seed=11)
-    swapped = [dict(r, original_sequence=r["sequence"], sequence=r["original_sequence"]) for r in rows]
+    rows = random_pairs(10, 90, seed=11)
+    swapped = [
+        dict(r, original_sequence=r["sequence"], sequence=r["original_sequence"]) for r in rows
+    ]
     identical = [dict(r, sequence=r["original_sequence"]) for r in rows]
     root = tmp_path_factory.mktemp("known")
     write_parquet(rows, root / "as_made", "syn_human")
     write_parquet(swapped, root / "swapped", "syn_human")
     write_parquet(identical, root / "identical", "syn_human")
     return {
-        name: evaluate(tiny_models["char"], ["perturbation_syn_human"], {"data_dir": str(root / name)})
+        name: evaluate(
+            tiny_models["char"], ["perturbation_syn_human"], {"data_dir": str(root / name)}
+        )
         for name in ("as_made", "swapped", "identical")
     }
 
@@ -83,7 +92,10 @@ def test_identical_pairs_all_tie_and_all_count_as_wrong(identical_and_swapped):
 
 
 def test_swapping_the_pair_mirrors_the_scores(identical_and_swapped):
-    made, swapped = scores(identical_and_swapped["as_made"]), scores(identical_and_swapped["swapped"])
+    made, swapped = (
+        scores(identical_and_swapped["as_made"]),
+        scores(identical_and_swapped["swapped"]),
+    )
     assert made["tie_rate,pairs"] == swapped["tie_rate,pairs"] == 0.0
     assert 0.0 < made["pairwise_acc,pairs"] < 1.0
     assert made["pairwise_acc,pairs"] + swapped["pairwise_acc,pairs"] == 1.0

@@ -1,4 +1,4 @@
-"""The ready-made run configs in yaml/ are valid lm-eval configs that score in float32."""
+"""The ready-made run configs in yaml/ are valid lm-eval and accelerate configs."""
 
 from __future__ import annotations
 
@@ -25,5 +25,16 @@ def test_run_config_is_valid_and_scores_in_float32(path):
     known = TaskManager(include_path=str(tasks_dir()), include_defaults=False).all_tasks
     assert set(config.tasks.split(",")) <= set(known)
     parse_options(config.metadata)
-    args = config.model_args
-    assert args.get("softmax_dtype") == "float32" or args.get("dtype") == "float32"
+    assert config.model == "dna-hf"  # float32 log-softmax and sums whatever the weight dtype
+
+
+ACCELERATE_CONFIGS = sorted((Path(__file__).parents[1] / "yaml" / "accelerate").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", ACCELERATE_CONFIGS, ids=lambda p: p.name)
+def test_accelerate_configs_load_and_launch_several_processes(path):
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    config = load_config_from_file(str(path))
+    assert config.distributed_type == "MULTI_GPU" and config.num_processes >= 2
+    assert config.num_processes % config.num_machines == 0

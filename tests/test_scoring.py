@@ -13,7 +13,9 @@ TOLERANCE = 1e-3  # nats, on sums of ~120 fp32 log-probs
 
 
 def reverse_complement(sequence: str) -> str:
-    return "".join({"A": "T", "C": "G", "G": "C", "T": "A", "N": "N"}[b] for b in reversed(sequence))
+    return "".join(
+        {"A": "T", "C": "G", "G": "C", "T": "A", "N": "N"}[b] for b in reversed(sequence)
+    )
 
 
 def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
@@ -43,13 +45,22 @@ def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
         ("bpe", {"dna_prefix": "<dna>"}, "<dna>", 1),
     ],
 )
-def test_pair_lls_match_independent_fp32_reference(tiny_models, pair_data, kind, metadata, prefix, kmer):
+def test_pair_lls_match_independent_fp32_reference(
+    tiny_models, pair_data, kind, metadata, prefix, kmer
+):
     check_against_reference(tiny_models[kind], pair_data, metadata, prefix, kmer)
 
 
-@pytest.mark.parametrize("kind, metadata, prefix, kmer", [("char", {}, "", 1), ("kmer6", {"preset": "carbon"}, "<dna>", 6)])
-def test_rc_average_is_the_mean_over_both_strands(tiny_models, pair_data, kind, metadata, prefix, kmer):
-    check_against_reference(tiny_models[kind], pair_data, {**metadata, "rc_average": True}, prefix, kmer)
+@pytest.mark.parametrize(
+    "kind, metadata, prefix, kmer",
+    [("char", {}, "", 1), ("kmer6", {"preset": "carbon"}, "<dna>", 6)],
+)
+def test_rc_average_is_the_mean_over_both_strands(
+    tiny_models, pair_data, kind, metadata, prefix, kmer
+):
+    check_against_reference(
+        tiny_models[kind], pair_data, {**metadata, "rc_average": True}, prefix, kmer
+    )
 
 
 def check_against_reference(path, pair_data, metadata, prefix, kmer):
@@ -64,7 +75,9 @@ def check_against_reference(path, pair_data, metadata, prefix, kmer):
 
     def expected(sequence):
         scored = sequence[: len(sequence) - len(sequence) % kmer]
-        return sum(reference_ll(model, tokenizer, prefix, f(scored)) for f in strands) / len(strands)
+        return sum(reference_ll(model, tokenizer, prefix, f(scored)) for f in strands) / len(
+            strands
+        )
 
     for (ll_original, ll_perturbed), row in zip(got, rows):
         assert ll_original == pytest.approx(expected(row["original_sequence"]), abs=TOLERANCE)
