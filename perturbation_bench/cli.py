@@ -2,6 +2,7 @@
 
 Subcommands:
     path    print the folder to pass to ``lm_eval --include_path``
+    bench   time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("path", help="print the task folder for lm_eval --include_path")
+    from perturbation_bench import bench
+
+    bench.add_arguments(
+        commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
+    )
     args = parser.parse_args(argv)
 
     if args.command == "path":
         from perturbation_bench.paths import tasks_dir
 
         print(tasks_dir())
-    return 0
+        return 0
+    return bench.run(args)
 
 
 if __name__ == "__main__":

@@ -17,15 +17,11 @@ from perturbation_bench.paths import tasks_dir
 TASKS = ("perturbation_syn_human", "perturbation_syn_mouse", "perturbation_motif_human")
 
 
-def lm_eval(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def lm_eval(*args: str, expect: int = 0) -> subprocess.CompletedProcess:
     run = subprocess.run(
-        [sys.executable, "-m", "lm_eval", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=600,
+        [sys.executable, "-m", "lm_eval", *args], capture_output=True, text=True, timeout=600
     )
-    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.returncode == expect, run.stderr[-3000:]
     return run
 
 
@@ -74,6 +70,25 @@ def test_include_path_run_reports_the_group_as_the_unweighted_mean(
     assert [results[t]["sample_len"] for t in TASKS] == [8, 6, 6]
     assert results["perturbation_bench"]["pairwise_acc,pairs"] == pytest.approx(sum(accuracies) / 3)
     assert data["configs"]["perturbation_syn_human"]["metadata"]["preset"] == "default"
+
+
+def test_unreachable_hub_stops_the_cli_with_one_message(tiny_models):
+    run = lm_eval(
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={tiny_models['char']}",
+        "--tasks",
+        "perturbation_syn_human",
+        "--include_path",
+        str(tasks_dir()),
+        "--device",
+        "cpu",
+        expect=1,
+    )
+    assert "perturbation-bench error: cannot load HuggingFaceBio/perturbation-bench" in run.stderr
+    assert '--metadata \'{"data_dir": ' in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 @requires_autoload

@@ -1,0 +1,227 @@
+"""Throughput benchmark: one model, one set of pairs, three ways of scoring them.
+
+    perturbation-bench bench [--model PATH] [--pairs 24] [--length 8192] [--device cpu] ...
+
+Methods, each run in a fresh process so that its peak memory is its own:
+
+- ``naive``: a standalone scorer's loop, one sequence at a time with transformers:
+  ``LL = sum_t log_softmax(logits.float())[t]`` over the sequence's tokens;
+- ``hf``: lm-eval's HFLM with ``softmax_dtype=float32`` (batched, length-sorted);
+- ``dna-hf``: this package's model.
+
+Each method scores both sequences of every pair of the ``perturbation_syn_human`` task
+(prepared as parquet in a temporary ``data_dir``); the clock runs from reading the pairs to the
+last score, model loading excluded. The table reports pairs/s, tokens/s (scored tokens,
+prefix excluded), peak memory (GPU: ``torch.cuda.max_memory_allocated``; CPU: the process's
+peak resident set, imports included), the speed relative to ``naive``, accuracy, and the largest
+difference of any LL from ``naive``'s. Exit status 1 if the accuracies differ.
+
+Without ``--model`` it builds a random single-nucleotide Llama (4 layers, hidden 256) and random
+pairs: the numbers then say how fast, never how good.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import resource
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+METHODS = ("naive", "hf", "dna-hf")
+TASK = "perturbation_syn_human"
+
+
+@dataclass
+class Measurement:
+    """What one method produced: LL pairs in document order, scoring seconds, peak bytes."""
+
+    method: str
+    lls: list[tuple[float, float]]
+    seconds: float
+    peak_bytes: int
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``bench`` subcommand's options."""
+    parser.add_argument("--model", help="model folder or hub id (default: a random 4-layer Llama)")
+    parser.add_argument("--pairs", type=int, default=24, help="number of pairs (default 24)")
+    parser.add_argument("--length", type=int, default=8192, help="bp per sequence (default 8192)")
+    parser.add_argument("--data-dir", help="score these pairs (hub layout) instead of random ones")
+    parser.add_argument("--preset", default="default", help="formatting preset (default: default)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default cpu)")
+    parser.add_argument("--dtype", default="float32", help="weight dtype (default float32)")
+    parser.add_argument("--batch-size", default="4", help="lm-eval batch size (default 4)")
+    parser.add_argument("--layers", type=int, default=4, help="random model: layers (default 4)")
+    parser.add_argument("--hidden", type=int, default=256, help="random model: width (default 256)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prepare model and data, measure the three methods, print the table; 1 if accuracies differ."""
+    with tempfile.TemporaryDirectory(prefix="pb-bench-") as scratch:
+        model = args.model or str(_random_model(Path(scratch) / "model", args))
+        data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
+        metadata = {"data_dir": data_dir, "preset": args.preset}
+        context = multiprocessing.get_context("spawn")
+        measurements = []
+        for method in METHODS:
+            print(f"measuring {method} ...", flush=True)
+            with context.Pool(1) as pool:
+                measurements.append(
+                    pool.apply(
+                        measure, (method, model, metadata, args.device, args.dtype, args.batch_size)
+                    )
+                )
+        tokens = _scored_tokens(model, metadata)
+    print(format_table(measurements, tokens, args.device))
+    accuracies = {m.method: accuracy(m.lls) for m in measurements}
+    if len(set(accuracies.values())) > 1:
+        print(f"MISMATCH: the methods disagree on accuracy: {accuracies}")
+        return 1
+    print(f"all three methods give accuracy {accuracies['naive']:.4f}")
+    return 0
+
+
+def measure(
+    method: str, model: str, metadata: dict, device: str, dtype: str, batch_size: str
+) -> Measurement:
+    """Run one method in this process (called in a fresh child process by :func:`run`)."""
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.reset_peak_memory_stats()
+    if method == "naive":
+        lls, seconds = _score_naive(model, metadata, device, dtype)
+    else:
+        lls, seconds = _score_lm_eval(method, model, metadata, device, dtype, batch_size)
+    if device.startswith("cuda"):
+        peak = torch.cuda.max_memory_allocated()
+    else:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return Measurement(method, lls, seconds, peak)
+
+
+def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
+    import torch
+    from tqdm import tqdm
+    from transformers import AutoModelForCausalLM
+
+    from perturbation_bench.task_hooks import load_pairs
+
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=getattr(torch, dtype)).to(device)
+    model.eval()
+    encode = _encoder(model_path)
+    start = time.perf_counter()
+    docs = load_pairs(TASK.removeprefix("perturbation_"), **metadata)["test"]
+    lls = []
+    for doc in tqdm(docs, desc="naive: scoring pairs"):
+        pair = []
+        for context, continuation in encode(doc):
+            ids = torch.tensor([context + continuation], device=device)
+            with torch.no_grad():
+                log_probs = torch.log_softmax(model(ids).logits[0, :-1].float(), dim=-1)
+            per_token = log_probs.gather(1, ids[0, 1:, None])[len(context) - 1 :, 0]
+            pair.append(per_token.sum().item())
+        lls.append(tuple(pair))
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return lls, time.perf_counter() - start
+
+
+def _score_lm_eval(
+    method: str, model_path: str, metadata: dict, device: str, dtype: str, batch_size: str
+):
+    from lm_eval import simple_evaluate
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    from perturbation_bench.model import DnaHFLM
+    from perturbation_bench.paths import tasks_dir
+
+    model_class, extra = (HFLM, {"softmax_dtype": "float32"}) if method == "hf" else (DnaHFLM, {})
+    lm = model_class(
+        pretrained=model_path, device=device, dtype=dtype, batch_size=batch_size, **extra
+    )
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    start = time.perf_counter()
+    result = simple_evaluate(model=lm, tasks=[TASK], task_manager=manager, log_samples=True)
+    seconds = time.perf_counter() - start
+    samples = sorted(result["samples"][TASK], key=lambda s: s["doc_id"])
+    return [tuple(s["filtered_resps"][0]) for s in samples], seconds
+
+
+def _encoder(model_path: str):
+    """doc -> [(context_ids, continuation_ids)] for both sequences, as the standalone scorer builds them."""
+    from transformers import AutoTokenizer
+
+    from perturbation_bench.task_hooks import doc_to_context, doc_to_sequences
+
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+
+    def encode(doc):
+        prefix = doc_to_context(doc)
+        context = (
+            tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            if prefix
+            else [tokenizer.bos_token_id]
+        )
+        return [
+            (context, tokenizer(s, add_special_tokens=False)["input_ids"])
+            for s in doc_to_sequences(doc)
+        ]
+
+    return encode
+
+
+def _scored_tokens(model_path: str, metadata: dict) -> int:
+    from perturbation_bench.task_hooks import load_pairs
+
+    encode = _encoder(model_path)
+    docs = load_pairs(TASK.removeprefix("perturbation_"), **metadata)["test"]
+    return sum(len(continuation) for doc in docs for _, continuation in encode(doc))
+
+
+def _random_model(folder: Path, args: argparse.Namespace) -> Path:
+    from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
+
+    return save_random_llama(
+        folder,
+        single_nucleotide_tokenizer(),
+        layers=args.layers,
+        hidden=args.hidden,
+        max_positions=args.length + 1,
+    )
+
+
+def _random_data(folder: Path, args: argparse.Namespace) -> Path:
+    from perturbation_bench.toy import random_pairs, write_parquet
+
+    write_parquet(
+        random_pairs(args.pairs, args.length, seed=0), folder, TASK.removeprefix("perturbation_")
+    )
+    return folder
+
+
+def accuracy(lls: list[tuple[float, float]]) -> float:
+    """Pairwise accuracy, strict: mean of 1[LL(original) > LL(perturbed)]."""
+    return sum(a > b for a, b in lls) / len(lls)
+
+
+def format_table(measurements: list[Measurement], tokens: int, device: str) -> str:
+    """A markdown table of the measurements (see the module docstring for the columns)."""
+    naive = measurements[0]
+    memory = "peak GPU memory" if device.startswith("cuda") else "peak RSS"
+    lines = [
+        f"| method | pairs/s | tokens/s | {memory} | speed vs naive | accuracy | max abs LL diff vs naive |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for m in measurements:
+        diff = max(abs(x - y) for a, b in zip(m.lls, naive.lls) for x, y in zip(a, b))
+        lines.append(
+            f"| {m.method} | {len(m.lls) / m.seconds:.2f} | {tokens / m.seconds:,.0f} "
+            f"| {m.peak_bytes / 2**20:,.0f} MiB | {naive.seconds / m.seconds:.2f}x "
+            f"| {accuracy(m.lls):.4f} | {diff:.2e} |"
+        )
+    return "\n".join(lines)

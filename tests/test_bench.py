@@ -1,0 +1,34 @@
+"""The throughput benchmark: the table is computed right and the three methods agree."""
+
+from __future__ import annotations
+
+import argparse
+
+from perturbation_bench import bench
+from perturbation_bench.bench import Measurement, accuracy, format_table
+
+
+def test_table_reports_rates_ratios_and_differences():
+    naive = Measurement("naive", [(-1.0, -2.0), (-3.0, -2.0)], seconds=4.0, peak_bytes=2**30)
+    fast = Measurement("dna-hf", [(-1.0, -2.5), (-3.0, -2.0)], seconds=1.0, peak_bytes=2**29)
+    rows = format_table([naive, fast], tokens=400, device="cpu").splitlines()
+    assert rows[0].startswith("| method | pairs/s | tokens/s | peak RSS |")
+    assert rows[2] == "| naive | 0.50 | 100 | 1,024 MiB | 1.00x | 0.5000 | 0.00e+00 |"
+    assert rows[3] == "| dna-hf | 2.00 | 400 | 512 MiB | 4.00x | 0.5000 | 5.00e-01 |"
+
+
+def test_accuracy_is_strict():
+    assert accuracy([(-1.0, -1.0), (-1.0, -2.0), (-2.0, -1.0), (-5.0, -9.0)]) == 0.5
+
+
+def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--pairs", "3", "--length", "60", "--layers", "1", "--hidden", "32"])
+    assert bench.run(args) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "method" not in line]
+    assert [row.split(" | ")[0].strip("| ") for row in rows] == ["naive", "hf", "dna-hf"]
+    for row in rows:
+        assert float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3  # max abs LL diff vs naive
+    assert "all three methods give accuracy" in out
