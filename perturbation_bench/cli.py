@@ -1,20 +1,26 @@
 """The ``perturbation-bench`` command.
 
 Subcommands:
-    path    print the folder to pass to ``lm_eval --include_path``
-    bench   time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
+    path        print the folder to pass to ``lm_eval --include_path``
+    build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF
+    validate    check a dataset's invariants, optionally against the genome
+    bench       time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from perturbation_bench import __version__
+from perturbation_bench.errors import PerturbationBenchError
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; return the exit status."""
+    from perturbation_bench import bench
+
     parser = argparse.ArgumentParser(
         prog="perturbation-bench",
         description="perturbation-bench for lm-evaluation-harness (DNA language models).",
@@ -22,19 +28,128 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("path", help="print the task folder for lm_eval --include_path")
-    from perturbation_bench import bench
-
+    build = commands.add_parser("build", help="build a dataset from a genome and an annotation")
+    kinds = build.add_subparsers(dest="kind", required=True, metavar="KIND")
+    _add_build_arguments(
+        kinds.add_parser("syn", help="synonymous recoding to the most frequent codons")
+    )
+    _add_build_arguments(kinds.add_parser("motif", help="an in-frame repeat (default CAG x 10)"))
+    check = commands.add_parser("validate", help="check a dataset's invariants")
+    check.add_argument("path", help="a parquet file or a folder of them")
+    check.add_argument("--fasta", help="also check original_sequence against this genome")
     bench.add_arguments(
         commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
     )
     args = parser.parse_args(argv)
 
-    if args.command == "path":
-        from perturbation_bench.paths import tasks_dir
+    try:
+        if args.command == "path":
+            from perturbation_bench.paths import tasks_dir
 
-        print(tasks_dir())
-        return 0
-    return bench.run(args)
+            print(tasks_dir())
+            return 0
+        if args.command == "build":
+            return _build(args)
+        if args.command == "validate":
+            return _validate(args)
+        return bench.run(args)
+    except PerturbationBenchError as err:
+        print(f"perturbation-bench error: {err}", file=sys.stderr)
+        return 2
+
+
+def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    parser.add_argument("--gtf", required=True, help="annotation GTF (plain or .gz)")
+    parser.add_argument(
+        "--species", required=True, help="human, mouse, yeast, ... (names the config)"
+    )
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--config", help="config name (default: <kind>_<species>)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument(
+        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default 1024)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--max-pairs", type=int, help="keep a seeded random sample of this many")
+    parser.add_argument("--assembly", help="genome_assembly column (default: FASTA file name)")
+    parser.add_argument(
+        "--annotation-source", help="annotation_source column (default: GTF file name)"
+    )
+    if parser.prog.endswith("syn"):
+        parser.add_argument("--optimization-rate", type=float, default=1.0,
+                            help="share of eligible codons to recode (default 1)")  # fmt: skip
+        parser.add_argument(
+            "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
+        )
+    else:
+        parser.add_argument("--motif", default="CAG", help="repeat unit (default CAG)")
+        parser.add_argument(
+            "--repeats", type=int, default=10, help="copies of the unit (default 10)"
+        )
+        parser.add_argument("--offset", type=int, default=60,
+                            help="bp after the first complete codon (default 60)")  # fmt: skip
+
+
+def _build(args: argparse.Namespace) -> int:
+    from perturbation_bench.annotation import read_cds_exons
+    from perturbation_bench.build import BuildSettings, build_rows, write_dataset
+    from perturbation_bench.codons import load_codon_table
+    from perturbation_bench.genome import Genome
+
+    extra = (
+        {"optimization_rate": args.optimization_rate}
+        if args.kind == "syn"
+        else {"motif": args.motif.upper(), "repeats": args.repeats, "offset": args.offset}
+    )
+    settings = BuildSettings(
+        kind=args.kind,
+        species=args.species,
+        config=args.config or f"{args.kind}_{args.species}",
+        annotation_source=args.annotation_source or Path(args.gtf).name,
+        genome_assembly=args.assembly or Path(args.fasta).name,
+        window=args.window,
+        flank=args.flank,
+        seed=args.seed,
+        max_pairs=args.max_pairs,
+        **extra,
+    )
+    _check_settings(settings)
+    table = load_codon_table(args.species, args.codon_table) if args.kind == "syn" else None
+    genome = Genome(args.fasta)
+    rows, excluded = build_rows(genome, read_cds_exons(args.gtf), settings, table)
+    path = write_dataset(rows, excluded, settings, Path(args.out))
+    print(f"wrote {len(rows)} pairs to {path}")
+    for reason, count in sorted(excluded.items()):
+        print(f"excluded {count} ({reason})")
+    return 0
+
+
+def _check_settings(settings) -> None:
+    from perturbation_bench.errors import OptionsError
+
+    if not 0 < settings.optimization_rate <= 1:
+        raise OptionsError(
+            f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"
+        )
+    if settings.window < 1 or not 0 <= settings.flank < settings.window:
+        raise OptionsError(
+            f"need window > 0 and 0 <= flank < window, got {settings.window}, {settings.flank}"
+        )
+    patch = len(settings.motif) * settings.repeats
+    if set(settings.motif) - set("ACGT") or patch < 1 or patch % 3 or settings.offset % 3:
+        raise OptionsError(
+            "--motif must be A/C/G/T letters, len(motif) x --repeats and --offset multiples of 3 "
+            "(the patch stays codon-aligned)"
+        )
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from perturbation_bench.validate import report, validate
+
+    checks, n_rows = validate(args.path, args.fasta)
+    print(report(checks, n_rows))
+    return 1 if any(check.broken for check in checks) else 0
 
 
 if __name__ == "__main__":

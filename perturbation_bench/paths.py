@@ -14,3 +14,8 @@ def tasks_dir() -> Path:
     package = Path(__file__).resolve().parent
     installed = package / "lm_eval_tasks"
     return installed if installed.is_dir() else package.parent / "lm_eval_tasks"
+
+
+def demo_data_dir() -> Path:
+    """The small synthetic demo dataset shipped with the package (``data_dir: demo``)."""
+    return Path(__file__).resolve().parent / "demo_data"

@@ -18,6 +18,7 @@ from perturbation_bench.data import hub_parquet_files, local_parquet_files, read
 from perturbation_bench.errors import install_excepthook
 from perturbation_bench.length_guard import install_length_guard
 from perturbation_bench.options import Formatting, parse_options
+from perturbation_bench.paths import demo_data_dir
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -31,7 +32,9 @@ def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
     install_excepthook()
     install_length_guard()
     options = parse_options(metadata)
-    if options.data_dir:
+    if options.data_dir == "demo":
+        files = local_parquet_files(demo_data_dir(), config_name)
+    elif options.data_dir:
         files = local_parquet_files(options.data_dir, config_name)
     else:
         files = hub_parquet_files(config_name, options.dataset_revision)

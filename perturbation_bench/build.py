@@ -1,0 +1,252 @@
+"""Build a perturbation-bench dataset from a genome FASTA and a GTF annotation.
+
+One candidate pair per CDS exon of the chosen transcript of each gene (see ``annotation.py``).
+All coordinates are 0-based, half-open; ``*_in_seq`` positions index the oriented sequence.
+
+Window. ``window`` bp (default 8,192) oriented 5'->3' on the transcript's strand (reverse
+complement on the minus strand), starting ``flank`` bp (default 1,024) upstream of the CDS
+exon's 5' end. At a chromosome end the window is shifted inwards to stay whole and the row gets
+``is_clamped = 1``; ``upstream_actual`` is the real number of bases before the CDS part. The CDS
+part of the window is ``[cds_start_in_seq, cds_end_in_seq)``, cut at the window's end for long
+exons. The GTF phase gives the first complete codon at ``cds_start_in_seq + phase``; ``frame``
+is that position modulo 3. Sequences are upper-cased.
+
+syn. Every complete codon of the CDS part that codes for neither M, W nor stop is eligible and
+is replaced by its amino acid's most frequent codon (``codons.py``); with
+``optimization_rate < 1`` only ``round(rate * n_eligible)`` eligible codons, drawn with a
+per-row seeded generator, are. The protein is unchanged by construction. The patch is the span
+of complete codons; ``fraction_codons_changed = n_codons_changed / n_codons_total``.
+
+motif. ``repeats`` copies of ``motif`` (default CAG x 10 = 30 bp) replace the bases starting
+``offset`` bp (default 60) after the first complete codon, so the patch is codon-aligned.
+
+Excluded, counted per reason and written to ``_build_report.json`` beside the parquet:
+``chromosome_not_in_fasta``, ``chromosome_shorter_than_window``, ``phase_inconsistent`` (the
+GTF phase does not continue the previous exons' frame), ``n_in_patch`` (a base other than ACGT
+in the bases to be changed), ``cds_too_short`` (no complete codon, or the motif does not fit
+inside the CDS part), ``no_change`` (the perturbed sequence equals the original), and
+``over_max_pairs``: ``max_pairs`` keeps a seeded random sample (in genome order) of the rest.
+Same inputs and seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perturbation_bench import __version__
+from perturbation_bench.annotation import CdsExon
+from perturbation_bench.codons import CodonTable
+from perturbation_bench.genome import Genome
+from perturbation_bench.schema import SCHEMAS
+
+PARQUET_NAME = "test-00000-of-00001.parquet"
+REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
+DNA = frozenset("ACGT")
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """Everything that decides a build's output besides the input files."""
+
+    kind: str  # "syn" or "motif"
+    species: str
+    config: str
+    annotation_source: str
+    genome_assembly: str
+    window: int = 8192
+    flank: int = 1024
+    seed: int = 0
+    max_pairs: int | None = None
+    optimization_rate: float = 1.0
+    motif: str = "CAG"
+    repeats: int = 10
+    offset: int = 60
+
+    @property
+    def script_version(self) -> str:
+        return (
+            f"perturbation-bench {__version__}; window={self.window}; upstream_flank={self.flank}; "
+            "transcript=Ensembl_canonical|longest_cds; coordinates=0-based,half-open"
+        )
+
+
+@dataclass(frozen=True)
+class Window:
+    """Where an exon's window lies on the genome and where its CDS part lies in the sequence."""
+
+    start: int
+    end: int
+    upstream: int
+    clamped: bool
+    cds_start: int
+    cds_end: int
+
+
+def place_window(exon: CdsExon, chrom_length: int, window: int, flank: int) -> Window:
+    """The window for ``exon`` (module docstring); the chromosome must be at least ``window`` long."""
+    if exon.strand == "-":
+        ideal_end = exon.end + flank
+        end = max(min(chrom_length, ideal_end), window)
+        start, clamped, upstream = end - window, end != ideal_end, end - exon.end
+    else:
+        ideal_start = exon.start - flank
+        start = min(max(0, ideal_start), chrom_length - window)
+        end, clamped, upstream = start + window, start != ideal_start, exon.start - start
+    return Window(start, end, upstream, clamped, upstream, min(window, upstream + exon.length))
+
+
+def recode_synonymous(
+    sequence: str, first: int, cds_end: int, table: CodonTable, rate: float, rng: random.Random
+) -> tuple[str, int, int, int] | str:
+    """Recode the complete codons in ``[first, cds_end)``.
+
+    Returns:
+        ``(perturbed, n_total, n_eligible, n_changed)``, or an exclusion reason.
+    """
+    starts = range(first, cds_end - 2, 3)
+    codons = [sequence[i : i + 3] for i in starts]
+    if not codons:
+        return "cds_too_short"
+    if any(not DNA.issuperset(codon) for codon in codons):
+        return "n_in_patch"
+    eligible = [k for k, codon in enumerate(codons) if table.is_eligible(codon)]
+    if rate < 1:
+        eligible = sorted(rng.sample(eligible, round(rate * len(eligible))))
+    recoded = list(codons)
+    for k in eligible:
+        recoded[k] = table.most_frequent_synonym(codons[k])
+    changed = sum(a != b for a, b in zip(codons, recoded))
+    if not changed:
+        return "no_change"
+    perturbed = sequence[:first] + "".join(recoded) + sequence[first + 3 * len(codons) :]
+    return perturbed, len(codons), len(eligible), changed
+
+
+def build_rows(
+    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None
+) -> tuple[list[dict], Counter]:
+    """One row per exon that passes, in exon order, plus the exclusion counts."""
+    from tqdm import tqdm
+
+    rows, excluded = [], Counter()
+    for exon in tqdm(exons, desc=f"building {settings.config}", unit="exon"):
+        row = _row(genome, exon, settings, table)
+        if isinstance(row, str):
+            excluded[row] += 1
+        else:
+            rows.append(row)
+    if settings.max_pairs is not None and len(rows) > settings.max_pairs:
+        keep = sorted(random.Random(settings.seed).sample(range(len(rows)), settings.max_pairs))
+        excluded["over_max_pairs"] = len(rows) - settings.max_pairs
+        rows = [rows[i] for i in keep]
+    return rows, excluded
+
+
+def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTable | None):
+    if exon.chrom not in genome:
+        return "chromosome_not_in_fasta"
+    chrom_length = genome.length(exon.chrom)
+    if chrom_length < settings.window:
+        return "chromosome_shorter_than_window"
+    if exon.phase != exon.expected_phase:
+        return "phase_inconsistent"
+    window = place_window(exon, chrom_length, settings.window, settings.flank)
+    original = genome.fetch(exon.chrom, window.start, window.end, exon.strand)
+    first = window.cds_start + exon.phase
+    common = {
+        "benchmark_id": f"{settings.config}:{exon.transcript_id}:exon{exon.exon_rank}",
+        "script_version": settings.script_version,
+        "annotation_source": settings.annotation_source,
+        "genome_assembly": settings.genome_assembly,
+        "species": settings.species,
+        "chr": exon.chrom,
+        "strand": exon.strand,
+        "transcript_id": exon.transcript_id,
+        "gene_id": exon.gene_id,
+        "gene_name": exon.gene_name,
+        "original_sequence": original,
+        "random_seed": settings.seed,
+        "chrom_length": chrom_length,
+        "cds_genome_start": exon.start,
+        "cds_genome_end": exon.end,
+        "window_genome_start": window.start,
+        "window_genome_end": window.end,
+        "upstream_actual": window.upstream,
+        "is_clamped": int(window.clamped),
+        "exon_rank": exon.exon_rank,
+        "is_first_exon": int(exon.exon_rank == 1),
+        "frame": first % 3,
+        "phase_gtf": exon.phase,
+        "cds_start_in_seq": window.cds_start,
+        "cds_end_in_seq": window.cds_end,
+        "cds_length": exon.length,
+    }
+    if settings.kind == "syn":
+        rng = random.Random(f"{settings.seed}:{exon.transcript_id}:{exon.exon_rank}")
+        result = recode_synonymous(
+            original, first, window.cds_end, table, settings.optimization_rate, rng
+        )
+        if isinstance(result, str):
+            return result
+        perturbed, total, eligible, changed = result
+        return {
+            **common,
+            "sequence": perturbed,
+            "codon_usage_source": table.source,
+            "recoding_mode": "most_frequent_synonym",
+            "optimization_rate": settings.optimization_rate,
+            "fraction_codons_changed": changed / total,
+            "window_size_bp": settings.window,
+            "downstream_actual": settings.window - window.cds_end,
+            "patch_start_in_seq": first,
+            "patch_end_in_seq": first + 3 * total,
+            "patch_length": 3 * total,
+            "n_codons_total": total,
+            "n_codons_eligible": eligible,
+            "n_codons_changed": changed,
+        }
+    repeat = settings.motif * settings.repeats
+    patch_start = first + settings.offset
+    patch_end = patch_start + len(repeat)
+    if patch_end > window.cds_end:
+        return "cds_too_short"
+    if not DNA.issuperset(original[patch_start:patch_end]):
+        return "n_in_patch"
+    if original[patch_start:patch_end] == repeat:
+        return "no_change"
+    return {
+        **common,
+        "sequence": original[:patch_start] + repeat + original[patch_end:],
+        "motif": settings.motif,
+        "actual_motif": repeat,
+        "upstream_flank_bp": settings.flank,
+        "patch_len_bp": len(repeat),
+        "start_after_bp": settings.offset,
+        "patch_start_in_cds": patch_start - window.cds_start,
+        "patch_end_in_cds": patch_end - window.cds_start,
+        "patch_start_in_seq": patch_start,
+        "patch_end_in_seq": patch_end,
+    }
+
+
+def write_dataset(rows: list[dict], excluded: Counter, settings: BuildSettings, out: Path) -> Path:
+    """Write ``out/<config>/test-00000-of-00001.parquet`` and the build report; return the parquet."""
+    folder = Path(out) / settings.config
+    folder.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist(rows, schema=SCHEMAS[settings.kind])
+    path = folder / PARQUET_NAME
+    pq.write_table(table, path)
+    report = {
+        "written": len(rows),
+        "excluded": dict(sorted(excluded.items())),
+        "settings": asdict(settings),
+    }
+    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
+    return path

@@ -1,0 +1,40 @@
+"""Random access to a reference genome (FASTA, plain or bgzip) without loading it into memory.
+
+pyfaidx reads only the bytes of each requested window through the ``.fai`` index (built next to
+the FASTA on first use; a bgzip file also needs its ``.gzi``, built the same way). Coordinates
+are 0-based, half-open: ``fetch(chrom, start, end)`` is bases ``start .. end-1``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perturbation_bench.errors import DataSourceError
+from perturbation_bench.options import reverse_complement
+
+
+class Genome:
+    """An indexed FASTA; sequences come back in upper case."""
+
+    def __init__(self, path: str | Path) -> None:
+        import pyfaidx
+
+        self.path = Path(path)
+        try:
+            self._fasta = pyfaidx.Fasta(str(path), as_raw=True, sequence_always_upper=True)
+        except (OSError, ValueError, ImportError, pyfaidx.FastaIndexingError) as err:
+            raise DataSourceError(f"cannot open FASTA {path}: {err}") from None
+        except pyfaidx.UnsupportedCompressionFormat as err:
+            raise DataSourceError(f"{path}: {err}") from None
+
+    def __contains__(self, chrom: str) -> bool:
+        return chrom in self._fasta
+
+    def length(self, chrom: str) -> int:
+        """Length of ``chrom`` in bp."""
+        return len(self._fasta[chrom])
+
+    def fetch(self, chrom: str, start: int, end: int, strand: str = "+") -> str:
+        """Bases ``[start, end)`` of ``chrom``, reverse-complemented when ``strand`` is ``-``."""
+        sequence = self._fasta[chrom][start:end]
+        return reverse_complement(sequence) if strand == "-" else sequence

@@ -1,0 +1,164 @@
+"""Check that a dataset in the perturbation-bench schema has the properties the benchmark claims.
+
+Each invariant is checked on every row (files are streamed in record batches); one line per
+invariant says how many rows break it, with the first such row. An invariant whose columns a
+dataset lacks is reported as skipped, never as passed. Positions are 0-based, half-open.
+
+- ``equal_length``: ``len(original_sequence) == len(sequence)``.
+- ``window_size``: the length equals ``window_size_bp`` (syn) or
+  ``window_genome_end - window_genome_start``.
+- ``diff_in_patch``: every differing base lies in ``[patch_start_in_seq, patch_end_in_seq)``.
+- ``codon_aligned``: the patch starts a whole number of codons after the first complete codon
+  (``cds_start_in_seq + phase_gtf``) and is a whole number of codons long.
+- ``synonymous_only`` (syn): both sequences translate to the same protein over the patch.
+- ``patch_is_repeat`` (motif): ``sequence[patch]`` equals ``actual_motif``.
+- ``matches_genome`` (with a FASTA): ``original_sequence`` equals the genome at
+  ``[window_genome_start, window_genome_end)`` on ``chr``, reverse-complemented for strand ``-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from perturbation_bench.codons import load_codon_table
+from perturbation_bench.errors import DataSourceError
+from perturbation_bench.genome import Genome
+
+
+@dataclass
+class Invariant:
+    """One property, the columns it needs, and what was found."""
+
+    name: str
+    columns: tuple[str, ...]
+    holds: Callable[[dict], bool]
+    kinds: tuple[str, ...] = ("syn", "motif")
+    checked: int = 0
+    broken: int = 0
+    first: str | None = None
+    skipped_because: str = ""
+
+
+def _window_size(row: dict) -> bool:
+    expected = row.get("window_size_bp") or row["window_genome_end"] - row["window_genome_start"]
+    return len(row["original_sequence"]) == expected
+
+
+def _diff_in_patch(row: dict) -> bool:
+    start, end = row["patch_start_in_seq"], row["patch_end_in_seq"]
+    a, b = row["original_sequence"], row["sequence"]
+    return a[:start] == b[:start] and a[end:] == b[end:]
+
+
+def _codon_aligned(row: dict) -> bool:
+    offset = row["patch_start_in_seq"] - row["cds_start_in_seq"] - row["phase_gtf"]
+    return offset % 3 == 0 and (row["patch_end_in_seq"] - row["patch_start_in_seq"]) % 3 == 0
+
+
+def invariants(fasta: str | Path | None = None) -> list[Invariant]:
+    """The invariants of the module docstring (``matches_genome`` only with ``fasta``)."""
+    code = load_codon_table("human")  # the standard genetic code
+    patch = ("original_sequence", "sequence", "patch_start_in_seq", "patch_end_in_seq")
+
+    def translate(row, name):
+        return code.translate(row[name][row["patch_start_in_seq"] : row["patch_end_in_seq"]])
+
+    checks = [
+        Invariant("equal_length", ("original_sequence", "sequence"),
+                  lambda r: len(r["original_sequence"]) == len(r["sequence"])),
+        Invariant("window_size", ("original_sequence", "window_genome_start", "window_genome_end"),
+                  _window_size),
+        Invariant("diff_in_patch", patch, _diff_in_patch),
+        Invariant("codon_aligned", ("patch_start_in_seq", "patch_end_in_seq", "cds_start_in_seq",
+                                    "phase_gtf"), _codon_aligned),
+        Invariant("synonymous_only", patch,
+                  lambda r: translate(r, "original_sequence") == translate(r, "sequence"),
+                  kinds=("syn",)),
+        Invariant("patch_is_repeat", (*patch, "actual_motif"),
+                  lambda r: r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]]
+                  == r["actual_motif"], kinds=("motif",)),
+    ]  # fmt: skip
+    if fasta is not None:
+        genome = Genome(fasta)
+        checks.append(
+            Invariant(
+                "matches_genome",
+                ("original_sequence", "chr", "strand", "window_genome_start", "window_genome_end"),
+                lambda r: (
+                    r["chr"] in genome
+                    and r["original_sequence"].upper()
+                    == genome.fetch(
+                        r["chr"], r["window_genome_start"], r["window_genome_end"], r["strand"]
+                    )
+                ),
+            )
+        )
+    return checks
+
+
+def parquet_files(path: str | Path) -> list[Path]:
+    """``path`` itself, or every ``*.parquet`` below it."""
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(path.rglob("*.parquet"))
+    if not files:
+        raise DataSourceError(f"no parquet files at {path}")
+    return files
+
+
+def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
+    for path in files:
+        parquet = pq.ParquetFile(path)
+        columns = set(parquet.schema_arrow.names)
+        row = 0
+        for batch in parquet.iter_batches(batch_size=256):
+            for record in batch.to_pylist():
+                yield path, row, columns, record
+                row += 1
+
+
+def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[Invariant], int]:
+    """Check every row of the dataset at ``path``; return the invariants (with counts) and rows."""
+    from tqdm import tqdm
+
+    from perturbation_bench.schema import kind_of
+
+    checks, n_rows = invariants(fasta), 0
+    for path_, row, columns, record in tqdm(
+        _rows(parquet_files(path)), desc="validating", unit="row"
+    ):
+        n_rows += 1
+        kind = kind_of(columns)
+        for check in checks:
+            missing = [c for c in check.columns if c not in columns]
+            if missing:
+                check.skipped_because = f"missing columns: {', '.join(missing)}"
+                continue
+            if kind not in check.kinds:
+                check.skipped_because = f"applies to {'/'.join(check.kinds)} datasets only"
+                continue
+            check.checked += 1
+            if not check.holds(record):
+                check.broken += 1
+                check.first = check.first or f"{path_} row {row}"
+    return checks, n_rows
+
+
+def report(checks: list[Invariant], n_rows: int) -> str:
+    """One line per invariant."""
+    lines = []
+    for check in checks:
+        if check.checked == 0:
+            lines.append(f"SKIP {check.name}: not checked ({check.skipped_because})")
+        elif check.broken:
+            lines.append(
+                f"FAIL {check.name}: {check.broken} of {check.checked} rows break it "
+                f"(first: {check.first})"
+            )
+        else:
+            lines.append(f"PASS {check.name}: 0 of {check.checked} rows break it")
+    lines.append(f"{n_rows} rows checked")
+    return "\n".join(lines)

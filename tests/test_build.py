@@ -1,0 +1,251 @@
+"""Building datasets from a genome and a GTF, and validating them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from Bio import bgzf
+
+from dna_fixtures import evaluate
+from perturbation_bench.annotation import read_cds_exons
+from perturbation_bench.cli import main
+from perturbation_bench.codons import load_codon_table
+from perturbation_bench.genome import Genome
+from perturbation_bench.options import reverse_complement
+from perturbation_bench.schema import SCHEMAS
+from perturbation_bench.toy import synthetic_genome
+from perturbation_bench.validate import report, validate
+
+WINDOW, FLANK = 400, 100
+
+
+@pytest.fixture(scope="module")
+def genome_files(tmp_path_factory):
+    return synthetic_genome(
+        tmp_path_factory.mktemp("genome"), load_codon_table("human"), chrom_length=30_000
+    )
+
+
+def build(kind, fasta, gtf, out, *extra):
+    args = ["build", kind, "--fasta", str(fasta), "--gtf", str(gtf), "--species", "human",
+            "--out", str(out), "--window", str(WINDOW), "--flank", str(FLANK),
+            "--assembly", "toy", "--annotation-source", "toy", *extra]  # fmt: skip
+    assert main(args) == 0
+    return out / f"{kind}_human" / "test-00000-of-00001.parquet"
+
+
+@pytest.fixture(scope="module")
+def built(genome_files, tmp_path_factory):
+    out = tmp_path_factory.mktemp("built")
+    return {kind: build(kind, *genome_files, out) for kind in ("syn", "motif")}
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+def test_output_has_the_published_schema(built, kind):
+    assert pq.read_schema(built[kind]).remove_metadata() == SCHEMAS[kind]
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+def test_built_dataset_passes_validate_against_the_genome(built, genome_files, kind):
+    checks, n_rows = validate(built[kind], fasta=genome_files[0])
+    assert n_rows > 10
+    assert not [c.name for c in checks if c.broken], report(checks, n_rows)
+    skipped = {c.name for c in checks if not c.checked}
+    assert skipped == ({"patch_is_repeat"} if kind == "syn" else {"synonymous_only"})
+
+
+def test_every_exon_is_written_or_counted_with_a_reason(built, genome_files):
+    n_exons = len(read_cds_exons(genome_files[1]))
+    for kind, path in built.items():
+        summary = json.loads((path.parent / "_build_report.json").read_text())
+        assert summary["written"] == pq.read_metadata(path).num_rows
+        assert summary["written"] + sum(summary["excluded"].values()) == n_exons
+    assert json.loads((built["syn"].parent / "_build_report.json").read_text())["excluded"] == {
+        "n_in_patch": 1
+    }
+    motif_excluded = json.loads((built["motif"].parent / "_build_report.json").read_text())[
+        "excluded"
+    ]
+    assert motif_excluded["n_in_patch"] == 1 and motif_excluded["cds_too_short"] >= 1
+
+
+def test_strands_phases_clamping_and_transcript_choice(built, genome_files):
+    rows = pq.read_table(built["syn"]).to_pylist()
+    genome = Genome(genome_files[0])
+    assert {r["strand"] for r in rows} == {"+", "-"}
+    assert {r["phase_gtf"] for r in rows} == {0, 1, 2}
+    for r in rows:
+        window = genome.fetch(r["chr"], r["window_genome_start"], r["window_genome_end"])
+        assert r["original_sequence"] == (
+            reverse_complement(window) if r["strand"] == "-" else window
+        )
+        if r["exon_rank"] == 1:  # GTF phase honoured: the first complete codon is the start codon
+            assert r["original_sequence"][r["cds_start_in_seq"] + r["phase_gtf"] :][:3] == "ATG"
+    clamped = [r for r in rows if r["is_clamped"]]
+    assert any(r["window_genome_start"] == 0 and r["strand"] == "+" for r in clamped)
+    assert any(r["window_genome_end"] == r["chrom_length"] and r["strand"] == "-" for r in clamped)
+    assert all(r["upstream_actual"] == FLANK for r in rows if not r["is_clamped"])
+    assert "T1b" not in {r["transcript_id"] for r in rows} and "T1" in {
+        r["transcript_id"] for r in rows
+    }
+
+
+def test_syn_recodes_every_eligible_codon_to_the_most_frequent_synonym(built):
+    table = load_codon_table("human")
+    for r in pq.read_table(built["syn"]).to_pylist():
+        start, end = r["patch_start_in_seq"], r["patch_end_in_seq"]
+        before, after = r["original_sequence"][start:end], r["sequence"][start:end]
+        pairs = [(before[i : i + 3], after[i : i + 3]) for i in range(0, end - start, 3)]
+        assert len(pairs) == r["n_codons_total"]
+        for old, new in pairs:
+            aa = table.code[old]
+            assert new == (old if aa in "MW*" else max(table.usage[aa], key=table.usage[aa].get))
+        assert r["n_codons_changed"] == sum(a != b for a, b in pairs)
+        assert r["fraction_codons_changed"] == r["n_codons_changed"] / r["n_codons_total"]
+
+
+def test_partial_recoding_changes_a_seeded_share(genome_files, tmp_path):
+    full = pq.read_table(build("syn", *genome_files, tmp_path / "a")).to_pylist()
+    half = pq.read_table(
+        build("syn", *genome_files, tmp_path / "b", "--optimization-rate", "0.5")
+    ).to_pylist()
+    for f, h in zip(full, half):
+        assert h["n_codons_eligible"] == round(0.5 * f["n_codons_eligible"])
+        assert h["n_codons_changed"] <= f["n_codons_changed"]
+
+
+def test_motif_options_change_the_repeat(genome_files, tmp_path):
+    path = build(
+        "motif", *genome_files, tmp_path, "--motif", "gaa", "--repeats", "4", "--offset", "9"
+    )
+    for r in pq.read_table(path).to_pylist():
+        assert r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]] == "GAA" * 4
+        assert r["patch_start_in_seq"] == r["cds_start_in_seq"] + r["phase_gtf"] + 9
+
+
+def test_build_is_reproducible_byte_for_byte_and_seeded(genome_files, tmp_path):
+    runs = [build("syn", *genome_files, tmp_path / name, "--max-pairs", "5", "--seed", seed)
+            for name, seed in (("a", "1"), ("b", "1"), ("c", "2"))]  # fmt: skip
+    assert runs[0].read_bytes() == runs[1].read_bytes()
+    ids = [pq.read_table(p, columns=["benchmark_id"])["benchmark_id"].to_pylist() for p in runs]
+    assert len(ids[0]) == 5 and ids[0] != ids[2]
+
+
+def test_compressed_inputs_give_the_same_dataset(genome_files, built, tmp_path):
+    fasta, gtf = genome_files
+    with open(fasta, "rb") as src, bgzf.BgzfWriter(str(tmp_path / "genome.fa.gz"), "wb") as out:
+        shutil.copyfileobj(src, out)
+    with open(gtf, "rb") as src, gzip.open(tmp_path / "annotation.gtf.gz", "wb") as out:
+        shutil.copyfileobj(src, out)
+    path = build("syn", tmp_path / "genome.fa.gz", tmp_path / "annotation.gtf.gz", tmp_path / "out")
+    assert path.read_bytes() == built["syn"].read_bytes()
+
+
+def break_row(table_rows, invariant, row):
+    r = table_rows[row]
+    start, end = r["patch_start_in_seq"], r["patch_end_in_seq"]
+
+    def swap(seq, at, base):
+        return seq[:at] + base + seq[at + 1 :]
+
+    other = lambda b: "A" if b != "A" else "C"  # noqa: E731
+    if invariant == "equal_length":
+        r["sequence"] = r["sequence"][:-1]
+    elif invariant == "window_size":
+        r["window_size_bp"] += 1
+    elif invariant == "diff_in_patch":
+        r["sequence"] = swap(r["sequence"], end + 1, other(r["sequence"][end + 1]))
+    elif invariant == "codon_aligned":
+        r["patch_start_in_seq"] -= 1
+    elif invariant == "synonymous_only":  # the first codon becomes a stop codon
+        r["sequence"] = r["sequence"][:start] + "TAA" + r["sequence"][start + 3 :]
+    elif invariant == "patch_is_repeat":
+        r["sequence"] = swap(r["sequence"], start, "T")
+    elif invariant == "matches_genome":  # same change in both: still a valid pair, wrong genome
+        base = other(r["original_sequence"][0])
+        r["original_sequence"], r["sequence"] = (
+            swap(r["original_sequence"], 0, base),
+            swap(r["sequence"], 0, base),
+        )
+
+
+@pytest.mark.parametrize(
+    "kind, invariant",
+    [("syn", "equal_length"), ("syn", "window_size"), ("syn", "diff_in_patch"), ("syn", "codon_aligned"),
+     ("syn", "synonymous_only"), ("motif", "patch_is_repeat"), ("motif", "matches_genome")],
+)  # fmt: skip
+def test_validate_catches_one_broken_row_per_invariant(
+    built, genome_files, tmp_path, kind, invariant
+):
+    table = pq.read_table(built[kind])
+    rows = table.to_pylist()
+    break_row(rows, invariant, 3)
+    broken = tmp_path / "broken.parquet"
+    pq.write_table(table.from_pylist(rows, schema=table.schema), broken)
+    checks, _ = validate(broken, fasta=genome_files[0])
+    failing = {c.name: c for c in checks if c.broken}
+    assert failing[invariant].broken == 1 and failing[invariant].first.endswith("row 3")
+    assert main(["validate", str(broken), "--fasta", str(genome_files[0])]) == 1
+
+
+def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, tmp_path, capsys):
+    args = ["build", "syn", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
+            "--species", "zebrafish", "--out", str(tmp_path)]  # fmt: skip
+    assert main(args) == 2
+    assert "no codon table for species 'zebrafish'" in capsys.readouterr().err
+
+
+def test_a_user_codon_table_names_the_config(genome_files, tmp_path):
+    table = load_codon_table("mouse")
+    csv = tmp_path / "zebrafish.csv"
+    csv.write_text("codon,amino_acid,frequency\n" + "".join(
+        f"{codon},{aa},{freq}\n" for aa, codons in table.usage.items() for codon, freq in codons.items()
+    ))  # fmt: skip
+    args = ["build", "syn", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
+            "--species", "zebrafish", "--codon-table", str(csv), "--out", str(tmp_path), "--window", "400", "--flank", "100"]  # fmt: skip
+    assert main(args) == 0
+    row = pq.read_table(tmp_path / "syn_zebrafish").to_pylist()[0]
+    assert row["codon_usage_source"] == str(csv) and row["species"] == "zebrafish"
+
+
+def test_tasks_run_on_a_built_dataset(built, tiny_models):
+    data_dir = built["syn"].parents[1]
+    shutil.copytree(data_dir / "syn_human", data_dir / "syn_mouse", dirs_exist_ok=True)
+    result = evaluate(tiny_models["char"], ["perturbation_syn_human", "perturbation_motif_human"],
+                      {"data_dir": str(data_dir)})  # fmt: skip
+    for task, path in (
+        ("perturbation_syn_human", built["syn"]),
+        ("perturbation_motif_human", built["motif"]),
+    ):
+        assert result["results"][task]["sample_len"] == pq.read_metadata(path).num_rows
+
+
+def test_demo_dataset_is_what_the_script_builds(tmp_path):
+    import runpy
+
+    from perturbation_bench.paths import demo_data_dir
+
+    script = runpy.run_path(str(Path(__file__).parents[1] / "scripts" / "make_demo_data.py"))
+    script["make"](tmp_path)
+    for config in ("syn_human", "syn_mouse", "motif_human"):
+        shipped = demo_data_dir() / config / "test-00000-of-00001.parquet"
+        assert (tmp_path / config / shipped.name).read_bytes() == shipped.read_bytes()
+        checks, n_rows = validate(shipped)
+        assert n_rows == 24 and not any(c.broken for c in checks)
+
+
+def test_demo_runs_offline_through_the_tasks(tmp_path):
+    from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
+
+    model = save_random_llama(
+        tmp_path, single_nucleotide_tokenizer(), layers=1, hidden=16, max_positions=8200
+    )
+    result = evaluate(str(model), ["perturbation_bench"], {"data_dir": "demo"})
+    assert [
+        result["results"][t]["sample_len"] for t in result["results"] if t != "perturbation_bench"
+    ] == [24] * 3
