@@ -4,6 +4,7 @@ Subcommands:
     path        print the folder to pass to ``lm_eval --include_path``
     build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF
     validate    check a dataset's invariants, optionally against the genome
+    report      intervals, strata, paired comparisons and plots from lm-eval runs
     bench       time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
 """
 
@@ -37,6 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     check = commands.add_parser("validate", help="check a dataset's invariants")
     check.add_argument("path", help="a parquet file or a folder of them")
     check.add_argument("--fasta", help="also check original_sequence against this genome")
+    report = commands.add_parser("report", help="intervals, strata, comparisons, plots from runs")
+    report.add_argument(
+        "runs", nargs="+", metavar="RUN", help="lm_eval --output_path folder, one per model"
+    )
+    report.add_argument(
+        "--out", required=True, help="folder for report.md/json, pairs.parquet, PNGs"
+    )
+    report.add_argument(
+        "--by", action="append", default=[], metavar="COL", help="extra stratum column (repeatable)"
+    )
+    report.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    report.add_argument(
+        "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
+    )
     bench.add_arguments(
         commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
     )
@@ -52,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             return _build(args)
         if args.command == "validate":
             return _validate(args)
+        if args.command == "report":
+            return _report(args)
         return bench.run(args)
     except PerturbationBenchError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)
@@ -150,6 +167,22 @@ def _validate(args: argparse.Namespace) -> int:
     checks, n_rows = validate(args.path, args.fasta)
     print(report(checks, n_rows))
     return 1 if any(check.broken for check in checks) else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from perturbation_bench.report import make_report
+
+    report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap)
+    for row in report["summary"]:
+        low, high = row["bootstrap_95"]
+        print(
+            f"{row['model']} {row['task']}: pairwise_acc {row['pairwise_acc']:.4f} "
+            f"[{low:.4f}, {high:.4f}] (n={row['n']})"
+        )
+    for note in report["notes"]:
+        print(f"note: {note}")
+    print(f"report written to {Path(args.out) / 'report.md'}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Nothing here touches the network. Every builder is seeded, so a test run is repr
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import random
@@ -61,16 +62,25 @@ def build_model(kind: str, folder: Path) -> Path:
 
 
 def evaluate(
-    model_path: str, tasks: list[str], metadata: dict, model: str = "hf", **model_args
+    model_path: str,
+    tasks: list[str],
+    metadata: dict,
+    model: str = "hf",
+    output_path: Path | None = None,
+    **model_args,
 ) -> dict:
-    """Run tasks through lm-eval's Python API on the CPU with only this package's task folder indexed."""
+    """Run tasks through lm-eval's Python API on the CPU with only this package's task folder
+    indexed; with ``output_path``, save results and samples files as ``lm_eval --output_path
+    --log_samples`` does."""
     from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     from perturbation_bench.paths import tasks_dir
 
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
-    return simple_evaluate(
+    tracker = EvaluationTracker(output_path=str(output_path)) if output_path else None
+    result = simple_evaluate(
         model=model,
         model_args={"pretrained": model_path, "dtype": "float32", **model_args},
         tasks=tasks,
@@ -78,7 +88,15 @@ def evaluate(
         device="cpu",
         batch_size=4,
         log_samples=True,
+        evaluation_tracker=tracker,
     )
+    if tracker is not None:  # as lm-eval's CLI does; the tracker rewrites samples in place
+        samples = copy.deepcopy(result["samples"])
+        aggregated = {key: value for key, value in result.items() if key != "samples"}
+        tracker.save_results_aggregated(results=aggregated, samples=samples)
+        for name in result["configs"]:
+            tracker.save_results_samples(task_name=name, samples=samples[name])
+    return result
 
 
 def pair_lls(result: dict, task: str) -> list[tuple[float, float]]:

@@ -1,0 +1,229 @@
+"""``perturbation-bench report``: intervals, strata, paired comparisons and plots from lm-eval runs.
+
+Input: one lm-eval ``--output_path`` folder per model, made with ``--log_samples`` (``runs.py``).
+Output folder:
+
+- ``pairs.parquet``: one row per pair and model (pair id, task, both LLs, correct, margin, strata);
+- ``report.json`` and ``report.md``: per model and task, accuracy with a seeded bootstrap and a
+  Wilson 95% interval, tie rate, margin mean and median, n; the unweighted mean over the tasks
+  each model ran; accuracy by stratum (``fraction_codons_changed`` in fifths, ``exon_rank`` with
+  5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``, and ``--by`` columns),
+  strata under :data:`FEW_PAIRS` pairs flagged; for every two models that ran a task, the
+  accuracy difference with a paired-bootstrap interval and the exact McNemar p-value over the
+  pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and the
+  published numbers of the Carbon report, as separate reference rows;
+- ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from perturbation_bench.intervals import (
+    bootstrap_interval,
+    mcnemar_exact,
+    paired_bootstrap_difference,
+    wilson_interval,
+)
+from perturbation_bench.runs import STRATA, find_run, read_pairs
+
+FEW_PAIRS = 30
+"""Strata with fewer pairs than this are flagged: their intervals are wide."""
+
+PUBLISHED = [  # Carbon technical report (Allal et al., 2026), token-level scoring, accuracy %
+    {"model": "Carbon-3B", "motif": 85.20, "synonymous": 88.89},
+    {"model": "Carbon-8B", "motif": 89.05, "synonymous": 91.46},
+    {"model": "GENERator-v2 3B", "motif": 83.06, "synonymous": 87.03},
+    {"model": "Evo2-7B", "motif": 88.43, "synonymous": 91.59},
+]
+PUBLISHED_SOURCE = (
+    "Carbon technical report (Allal et al., 2026), token-level scoring; published, not measured "
+    "here; whether 'synonymous' pools human and mouse is not stated"
+)
+CODON_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def collect_pairs(
+    run_folders: list[str | Path], by: list[str] = ()
+) -> tuple[pd.DataFrame, list[str]]:
+    """All runs' pairs as one table, plus the notes on files left out."""
+    rows, notes = [], []
+    for folder in run_folders:
+        run = find_run(folder)
+        notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
+        for task, path in sorted(run.samples.items()):
+            rows.extend(read_pairs(path, task, run.model, by))
+    return pd.DataFrame(rows), notes
+
+
+def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Per model and task: accuracy with both intervals, tie rate, margin mean/median, n."""
+    out = []
+    for (model, task), group in pairs.groupby(["model", "task"], sort=True):
+        out.append({"model": model, "task": task, **_accuracy(group["correct"], seed, n_boot),
+                    "tie_rate": float(group["tie"].mean()),
+                    "margin_mean": float(group["margin"].mean()),
+                    "margin_median": float(group["margin"].median())})  # fmt: skip
+    return out
+
+
+def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
+    k, n = int(correct.sum()), len(correct)
+    return {
+        "n": n,
+        "pairwise_acc": k / n,
+        "bootstrap_95": list(bootstrap_interval(correct.to_numpy(), seed=seed, n_boot=n_boot)),
+        "wilson_95": list(wilson_interval(k, n)),
+    }
+
+
+def group_means(summary: list[dict]) -> list[dict]:
+    """Unweighted mean of ``pairwise_acc`` over the tasks each model ran."""
+    frame = pd.DataFrame(summary)
+    return [
+        {
+            "model": model,
+            "tasks": sorted(g["task"]),
+            "mean_pairwise_acc": float(g["pairwise_acc"].mean()),
+        }
+        for model, g in frame.groupby("model", sort=True)
+    ]
+
+
+def strata(
+    pairs: pd.DataFrame, by: list[str] = (), seed: int = 0, n_boot: int = 2000
+) -> list[dict]:
+    """Accuracy per stratum value, per model and task (module docstring for the binning)."""
+    frame = pairs.copy()
+    if frame["fraction_codons_changed"].notna().any():
+        frame["fraction_codons_changed"] = pd.cut(
+            frame["fraction_codons_changed"], CODON_BINS, include_lowest=True
+        ).astype(str)
+    frame["exon_rank"] = frame["exon_rank"].map(
+        lambda r: None if pd.isna(r) else ("5+" if r >= 5 else str(int(r)))
+    )
+    out = []
+    for column in (*STRATA, *by):
+        present = frame[frame[column].notna() & (frame[column].astype(str) != "nan")]
+        for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
+            acc = _accuracy(group["correct"], seed, n_boot)
+            out.append({"model": model, "task": task, "column": column, "value": str(value),
+                        **acc, "few_pairs": acc["n"] < FEW_PAIRS})  # fmt: skip
+    return out
+
+
+def comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Every two models on every task both ran: paired difference and exact McNemar."""
+    out = []
+    for task, group in pairs.groupby("task", sort=True):
+        tables = {
+            m: g.set_index("pair_id")["correct"] for m, g in group.groupby("model", sort=True)
+        }
+        for a, b in itertools.combinations(sorted(tables), 2):
+            common = tables[a].index.intersection(tables[b].index)
+            x, y = tables[a].loc[common].to_numpy(), tables[b].loc[common].to_numpy()
+            diff, low, high = paired_bootstrap_difference(x, y, seed=seed, n_boot=n_boot)
+            only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
+            out.append({
+                "task": task, "model_a": a, "model_b": b, "n_common": len(common),
+                "only_in_a": len(tables[a]) - len(common), "only_in_b": len(tables[b]) - len(common),
+                "acc_difference": diff, "paired_bootstrap_95": [low, high],
+                "a_right_b_wrong": only_a, "b_right_a_wrong": only_b,
+                "mcnemar_exact_p": mcnemar_exact(only_a, only_b),
+            })  # fmt: skip
+    return out
+
+
+def make_report(
+    run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000
+) -> dict:
+    """Write everything listed in the module docstring to ``out``; return the report dict."""
+    from perturbation_bench import plots
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pairs, notes = collect_pairs(run_folders, list(by))
+    for column in by:
+        if pairs[column].isna().all():
+            notes.append(f"--by {column}: no sample has this column")
+    pairs.to_parquet(out / "pairs.parquet", index=False)
+    summary = summarize(pairs, seed, n_boot)
+    report = {
+        "runs": [str(f) for f in run_folders],
+        "seed": seed,
+        "bootstrap_resamples": n_boot,
+        "summary": summary,
+        "group_mean": group_means(summary),
+        "strata": strata(pairs, list(by), seed, n_boot),
+        "comparisons": comparisons(pairs, seed, n_boot),
+        "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
+        "notes": notes,
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "report.md").write_text(to_markdown(report))
+    plots.accuracy(summary, out / "accuracy.png")
+    plots.accuracy_by_codons_changed(
+        [s for s in report["strata"] if s["column"] == "fraction_codons_changed"],
+        out / "accuracy_by_codons_changed.png",
+    )
+    plots.margins(pairs, out / "margins.png")
+    return report
+
+
+def to_markdown(report: dict) -> str:
+    """The report as Markdown tables."""
+
+    def pct(x):
+        return f"{100 * x:.2f}"
+
+    def interval(pair):
+        return f"[{pct(pair[0])}, {pct(pair[1])}]"
+
+    lines = ["# perturbation-bench report", "", "## Accuracy (measured)", "",
+             "| model | task | n | pairwise_acc % | bootstrap 95% | Wilson 95% | tie rate % | margin mean | margin median |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for s in report["summary"]:
+        lines.append(
+            f"| {s['model']} | {s['task']} | {s['n']} | {pct(s['pairwise_acc'])} | "
+            f"{interval(s['bootstrap_95'])} | {interval(s['wilson_95'])} | {pct(s['tie_rate'])} | "
+            f"{s['margin_mean']:.3f} | {s['margin_median']:.3f} |"
+        )
+    lines += ["", "Unweighted mean over the tasks each model ran:", ""]
+    lines += [f"- {g['model']}: {pct(g['mean_pairwise_acc'])}% ({', '.join(g['tasks'])})"
+              for g in report["group_mean"]]  # fmt: skip
+    lines += ["", "## Paired comparisons", ""]
+    if report["comparisons"]:
+        lines += ["| task | A | B | common pairs | only A / only B | A - B (pts) | paired bootstrap 95% | A right, B wrong | B right, A wrong | McNemar exact p |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for c in report["comparisons"]:
+            lines.append(
+                f"| {c['task']} | {c['model_a']} | {c['model_b']} | {c['n_common']} | "
+                f"{c['only_in_a']} / {c['only_in_b']} | {pct(c['acc_difference'])} | "
+                f"{interval(c['paired_bootstrap_95'])} | {c['a_right_b_wrong']} | "
+                f"{c['b_right_a_wrong']} | {c['mcnemar_exact_p']:.3g} |"
+            )
+    else:
+        lines.append("(one model per task: nothing to compare)")
+    lines += ["", "## Strata", "", f"Strata with fewer than {FEW_PAIRS} pairs are marked (few).", "",
+              "| model | task | column | value | n | pairwise_acc % | Wilson 95% |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for s in report["strata"]:
+        few = " (few)" if s["few_pairs"] else ""
+        lines.append(
+            f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']}{few} | "
+            f"{pct(s['pairwise_acc'])} | {interval(s['wilson_95'])} |"
+        )
+    published = report["published_reference"]
+    lines += ["", "## Published reference (not measured here)", "", published["source"], "",
+              "| model | motif % | synonymous % |", "|---|---|---|"]  # fmt: skip
+    lines += [
+        f"| {r['model']} | {r['motif']:.2f} | {r['synonymous']:.2f} |" for r in published["rows"]
+    ]
+    if report["notes"]:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
+    lines += ["", "![accuracy](accuracy.png)", "", "![accuracy by codons changed](accuracy_by_codons_changed.png)",
+              "", "![margins](margins.png)", ""]  # fmt: skip
+    return "\n".join(lines)

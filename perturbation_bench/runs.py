@@ -1,0 +1,130 @@
+"""Read lm-eval output folders of perturbation-bench runs as compact per-pair rows.
+
+A run folder is what ``lm_eval --output_path RUN --log_samples`` wrote for one model: a
+``results_<date>.json`` and one ``samples_<task>_<date>.jsonl`` per task (possibly one folder
+down, under the model's sanitised name). Samples files are streamed line by line (one 8 kb pair
+is ~30 KB of JSON); each line becomes one :func:`pair_row`. Pairs are identified by content:
+``pair_id`` is a hash of both sequences, so two runs' pairs match whatever their order.
+
+Only ``perturbation_*`` tasks are read; samples of other tasks in the same folder are listed as
+ignored, and of several samples files for one task the newest is read and the others listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perturbation_bench.errors import DataSourceError, DataValidationError
+
+STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped")
+TASK_PREFIX = "perturbation_"
+
+
+@dataclass
+class Run:
+    """One model's lm-eval output: its samples file per task, and what was left out."""
+
+    folder: Path
+    model: str
+    samples: dict[str, Path]
+    ignored: list[str] = field(default_factory=list)
+
+
+def find_run(folder: str | Path) -> Run:
+    """Locate the samples files of one run folder (module docstring).
+
+    Raises:
+        DataSourceError: no samples files, no perturbation-bench samples, or several models.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DataSourceError(f"{folder}: not a folder")
+    files = sorted(folder.rglob("samples_*.jsonl"))
+    if not files:
+        raise DataSourceError(
+            f"{folder}: no samples_*.jsonl files; run lm_eval with --log_samples --output_path {folder}"
+        )
+    parents = {f.parent for f in files}
+    if len(parents) > 1:
+        raise DataSourceError(
+            f"{folder}: samples from several models ({', '.join(sorted(p.name for p in parents))}); "
+            "pass each model's folder as its own RUN"
+        )
+    samples, ignored = {}, []
+    for path in files:  # sorted: the newest date of a task comes last and wins
+        task = path.stem[len("samples_") :].rsplit("_", 1)[0]
+        if not task.startswith(TASK_PREFIX):
+            ignored.append(f"{path.name} (not a perturbation-bench task)")
+            continue
+        if task in samples:
+            ignored.append(f"{samples[task].name} (older run of {task})")
+        samples[task] = path
+    if not samples:
+        raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
+    return Run(folder, _model_name(parents.pop()), samples, ignored)
+
+
+def _model_name(folder: Path) -> str:
+    for results in sorted(folder.glob("results_*.json"), reverse=True):
+        try:
+            name = json.loads(results.read_text()).get("model_name")
+        except (OSError, json.JSONDecodeError):
+            continue
+        if name:
+            return str(name)
+    return folder.name
+
+
+def pair_id(original: str, perturbed: str) -> str:
+    """A content hash of a pair: the same pair has the same id in every run."""
+    return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
+
+
+def read_pairs(path: Path, task: str, model: str, extra_columns=()) -> Iterator[dict]:
+    """Stream one samples file as per-pair rows, with a progress bar over its bytes.
+
+    Raises:
+        DataValidationError: a line that is not JSON (a truncated file) or not a sample of a
+            perturbation-bench task, naming the file and the line.
+    """
+    from tqdm import tqdm
+
+    columns = (*STRATA, *extra_columns)
+    with (
+        path.open("rb") as handle,
+        tqdm(
+            total=path.stat().st_size, unit="B", unit_scale=True, desc=f"{model} {task}"
+        ) as progress,
+    ):
+        for number, line in enumerate(handle, start=1):
+            progress.update(len(line))
+            try:
+                sample = json.loads(line)
+                doc = sample["doc"]
+                ll_original, ll_perturbed = (float(x) for x in sample["filtered_resps"][0])
+                original, perturbed = doc["original_sequence"], doc["sequence"]
+            except json.JSONDecodeError as err:
+                raise DataValidationError(
+                    f"{path}: line {number}: not valid JSON ({err.msg}); the file may be truncated"
+                ) from None
+            except (KeyError, TypeError, ValueError, IndexError) as err:
+                raise DataValidationError(
+                    f"{path}: line {number}: not a perturbation-bench sample (no {err}); expected "
+                    "a doc with original_sequence and sequence and filtered_resps of LL pairs"
+                ) from None
+            yield {
+                "pair_id": pair_id(original, perturbed),
+                "task": task,
+                "model": model,
+                "doc_id": int(sample.get("doc_id", number - 1)),
+                "ll_original": ll_original,
+                "ll_perturbed": ll_perturbed,
+                "correct": int(ll_original > ll_perturbed),
+                "tie": int(ll_original == ll_perturbed),
+                "margin": ll_original - ll_perturbed,
+                **{name: doc.get(name) for name in columns},
+            }

@@ -1,0 +1,192 @@
+"""perturbation-bench report: intervals, McNemar, pairing by content, files, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.image import imread
+from scipy.stats import binomtest
+
+from dna_fixtures import evaluate
+from perturbation_bench.cli import main
+from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.intervals import (
+    bootstrap_interval,
+    mcnemar_exact,
+    paired_bootstrap_difference,
+    wilson_interval,
+)
+from perturbation_bench.report import comparisons, make_report
+from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
+
+TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
+
+
+def outcomes(n: int, p: float, seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).random(n) < p).astype(int)
+
+
+def test_bootstrap_is_reproducible_with_a_seed_and_shrinks_with_n():
+    small, large = outcomes(60, 0.7), outcomes(6000, 0.7)
+    assert bootstrap_interval(small, seed=3) == bootstrap_interval(small, seed=3)
+    assert bootstrap_interval(small, seed=3) != bootstrap_interval(small, seed=4)
+    width = lambda i: i[1] - i[0]  # noqa: E731
+    assert width(bootstrap_interval(large)) < width(bootstrap_interval(small)) / 5
+    assert width(wilson_interval(4200, 6000)) < width(wilson_interval(42, 60)) / 5
+
+
+def test_perfect_separation_gives_accuracy_one_with_a_tight_interval():
+    assert bootstrap_interval(np.ones(500, dtype=int)) == (1.0, 1.0)
+    low, high = wilson_interval(500, 500)
+    assert high == 1.0 and low > 0.99
+
+
+@pytest.mark.parametrize(
+    "k, n, expected",
+    [(0, 10, (0.0, 0.2775)), (5, 10, (0.2366, 0.7634)), (81, 263, (0.2553, 0.3662))],
+)
+def test_wilson_interval_known_values(k, n, expected):
+    assert wilson_interval(k, n) == pytest.approx(expected, abs=1e-4)
+
+
+@pytest.mark.parametrize("b, c", [(0, 0), (5, 0), (3, 7), (10, 12), (1, 20), (40, 25)])
+def test_mcnemar_exact_matches_scipy(b, c):
+    expected = 1.0 if b + c == 0 else binomtest(min(b, c), b + c, 0.5).pvalue
+    assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-12)
+
+
+def pair_frame(model: str, correct: np.ndarray, ids=None) -> pd.DataFrame:
+    ids = ids if ids is not None else [f"p{i}" for i in range(len(correct))]
+    return pd.DataFrame(
+        {"pair_id": ids, "task": "perturbation_syn_human", "model": model, "correct": correct}
+    )
+
+
+def test_comparison_matches_pairs_by_content_not_order():
+    a, b = outcomes(200, 0.8, seed=1), outcomes(200, 0.6, seed=2)
+    ordered = comparisons(pd.concat([pair_frame("A", a), pair_frame("B", b)]))[0]
+    shuffled_b = pair_frame("B", b).sample(frac=1, random_state=5)
+    shuffled = comparisons(pd.concat([pair_frame("A", a), shuffled_b]))[0]
+    assert ordered == shuffled
+    assert ordered["a_right_b_wrong"] == int(((a == 1) & (b == 0)).sum())
+    assert ordered["acc_difference"] == pytest.approx(a.mean() - b.mean())
+    assert ordered["mcnemar_exact_p"] == mcnemar_exact(
+        ordered["a_right_b_wrong"], ordered["b_right_a_wrong"]
+    )
+    diff, low, high = paired_bootstrap_difference(a, b)
+    assert low < diff < high
+
+
+def test_pairs_scored_by_one_model_only_are_reported():
+    a, b = outcomes(50, 0.5), outcomes(50, 0.5, seed=9)
+    result = comparisons(
+        pd.concat([pair_frame("A", a), pair_frame("B", b[:40], [f"p{i}" for i in range(40)])])
+    )[0]
+    assert (result["n_common"], result["only_in_a"], result["only_in_b"]) == (40, 10, 0)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two tiny random models run through lm-eval on the demo data, saved as lm_eval --log_samples does."""
+    root = tmp_path_factory.mktemp("runs")
+    folders = []
+    for seed in (0, 1):
+        model = save_random_llama(root / f"model{seed}", single_nucleotide_tokenizer(), layers=1,
+                                  hidden=16, max_positions=8200, seed=seed)  # fmt: skip
+        evaluate(str(model), TASKS, {"data_dir": "demo"}, output_path=root / f"run{seed}")
+        folders.append(root / f"run{seed}")
+    return folders
+
+
+@pytest.fixture(scope="module")
+def report(runs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    return out, make_report(runs, out, by=["gene_name"], seed=0, n_boot=500)
+
+
+def test_report_on_real_lm_eval_runs(runs, report):
+    out, data = report
+    assert {(s["task"], s["n"]) for s in data["summary"]} == {(t, 24) for t in TASKS}
+    assert len(data["summary"]) == 4 and len(data["comparisons"]) == 2
+    for row in data["summary"]:  # the report's accuracy is lm-eval's
+        (results,) = (runs[0] if row["model"].endswith("model0") else runs[1]).glob(
+            "*/results_*.json"
+        )
+        assert (
+            row["pairwise_acc"]
+            == json.loads(results.read_text())["results"][row["task"]]["pairwise_acc,pairs"]
+        )
+    assert all(c["n_common"] == 24 and c["only_in_a"] == 0 for c in data["comparisons"])
+    assert {s["column"] for s in data["strata"]} >= {
+        "strand",
+        "exon_rank",
+        "fraction_codons_changed",
+        "gene_name",
+    }
+    assert all(s["few_pairs"] for s in data["strata"])  # 24 pairs per task: every stratum is small
+    markdown = (out / "report.md").read_text()
+    assert (
+        "## Published reference (not measured here)" in markdown
+        and "| Carbon-8B | 89.05 | 91.46 |" in markdown
+    )
+    assert markdown.index("## Accuracy (measured)") < markdown.index("## Published reference")
+
+
+def test_report_files(runs, report):
+    out, _ = report
+    for name in ("accuracy.png", "accuracy_by_codons_changed.png", "margins.png"):
+        assert imread(out / name).shape[:2] == (500, 900)
+    pairs = pd.read_parquet(out / "pairs.parquet")
+    assert len(pairs) == 2 * 2 * 24 and pairs["pair_id"].nunique() == 48
+    samples_bytes = sum(p.stat().st_size for run in runs for p in run.glob("*/samples_*.jsonl"))
+    assert samples_bytes / (out / "pairs.parquet").stat().st_size >= 50
+
+
+def test_bad_inputs_name_the_file_and_line(runs, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataSourceError, match=f"{empty}: no samples_"):
+        make_report([empty], tmp_path / "out")
+
+    (sample,) = runs[0].glob("*/samples_perturbation_syn_human_*.jsonl")
+    truncated = tmp_path / "truncated" / "model"
+    truncated.mkdir(parents=True)
+    lines = sample.read_text().splitlines(keepends=True)
+    (truncated / sample.name).write_text("".join(lines[:5]) + lines[5][:100])
+    with pytest.raises(
+        DataValidationError, match=r"samples_perturbation_syn_human_.*: line 6: not valid JSON"
+    ):
+        make_report([tmp_path / "truncated"], tmp_path / "out")
+
+    foreign = tmp_path / "foreign" / "model"
+    foreign.mkdir(parents=True)
+    (foreign / "samples_perturbation_syn_human_2026.jsonl").write_text(
+        json.dumps({"doc_id": 0, "doc": {"query": "Q"}, "filtered_resps": [["-1", "-2"]]}) + "\n"
+    )
+    with pytest.raises(DataValidationError, match="line 1: not a perturbation-bench sample"):
+        make_report([tmp_path / "foreign"], tmp_path / "out")
+
+    other_task = tmp_path / "other" / "model"
+    other_task.mkdir(parents=True)
+    (other_task / "samples_hellaswag_2026.jsonl").write_text("{}\n")
+    with pytest.raises(DataSourceError, match="no samples of perturbation-bench tasks"):
+        make_report([tmp_path / "other"], tmp_path / "out")
+
+
+def test_other_tasks_and_older_runs_are_listed_not_silently_skipped(runs, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(runs[0], run)
+    folder = next(run.iterdir())
+    (folder / "samples_hellaswag_2026-01-01T00-00-00.jsonl").write_text("{}\n")
+    (sample,) = folder.glob("samples_perturbation_syn_human_*.jsonl")
+    shutil.copy(sample, folder / "samples_perturbation_syn_human_2000-01-01T00-00-00.jsonl")
+    assert main(["report", str(run), "--out", str(tmp_path / "out"), "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "ignored samples_hellaswag_2026-01-01T00-00-00.jsonl (not a perturbation-bench task)" in out
+    )
+    assert "ignored samples_perturbation_syn_human_2000-01-01T00-00-00.jsonl (older run" in out
