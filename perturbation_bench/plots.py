@@ -86,8 +86,10 @@ def margins(pairs, path: Path) -> None:
             axes.hist(group["margin"], bins=edges, alpha=0.5, label=model)
         axes.axvline(0, color="black", linestyle="--", linewidth=1)
         axes.set_title(task.removeprefix("perturbation_"))
-        axes.set_xlabel("margin: LL(original) - LL(perturbed) (nats)")
+        axes.set_xlabel("margin (nats)")
         axes.set_ylabel("pairs")
         axes.legend(fontsize="small")
-    figure.suptitle("Margins (right of 0: the model prefers the original)")
+    figure.suptitle(
+        "Margins: LL(original) - LL(perturbed) per pair (right of 0: the model prefers the original)"
+    )
     _save(figure, path)
