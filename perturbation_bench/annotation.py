@@ -67,32 +67,23 @@ def read_cds_exons(gtf: str | Path) -> list[CdsExon]:
         )
         .drop_duplicates("gene_id")["transcript_id"]
     )
-    exons = []
-    for transcript_id, rows in table[table["transcript_id"].isin(set(chosen))].groupby(
-        "transcript_id"
-    ):
-        exons += _transcript_exons(transcript_id, rows)
-    return sorted(exons, key=lambda e: (e.chrom, e.start, e.transcript_id))
-
-
-def _transcript_exons(transcript_id: str, rows) -> list[CdsExon]:
-    strand = rows["strand"].iloc[0]
-    ordered = rows.sort_values("start", ascending=(strand != "-"))
-    exons, cds_before = [], 0
-    for rank, row in enumerate(ordered.itertuples(index=False), start=1):
-        exons.append(
-            CdsExon(
-                chrom=str(row.seqname),
-                start=int(row.start) - 1,
-                end=int(row.end),
-                strand=str(strand),
-                phase=int(row.frame),
-                exon_rank=rank,
-                transcript_id=str(transcript_id),
-                gene_id=str(row.gene_id),
-                gene_name=str(getattr(row, "gene_name", "") or ""),
-                cds_before=cds_before,
-            )
+    rows = table.loc[table["transcript_id"].isin(set(chosen))]
+    rows = rows.assign(
+        gene_name=rows["gene_name"] if "gene_name" in rows.columns else "",
+        upstream_first=rows["start"].where(rows["strand"] != "-", -rows["start"]),
+    ).sort_values(["transcript_id", "upstream_first"])
+    by_transcript = rows.groupby("transcript_id", sort=False)
+    rows = rows.assign(
+        exon_rank=by_transcript.cumcount() + 1,
+        cds_before=by_transcript["length"].cumsum() - rows["length"],
+    )
+    exons = [
+        CdsExon(str(chrom), int(start) - 1, int(end), str(strand), int(phase), int(rank),
+                str(transcript), str(gene), str(name or ""), int(before))
+        for chrom, start, end, strand, phase, rank, transcript, gene, name, before in zip(
+            rows["seqname"], rows["start"], rows["end"], rows["strand"], rows["frame"],
+            rows["exon_rank"], rows["transcript_id"], rows["gene_id"], rows["gene_name"],
+            rows["cds_before"],
         )
-        cds_before += int(row.end) - int(row.start) + 1
-    return exons
+    ]  # fmt: skip
+    return sorted(exons, key=lambda e: (e.chrom, e.start, e.transcript_id))

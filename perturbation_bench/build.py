@@ -25,15 +25,19 @@ Excluded, counted per reason and written to ``_build_report.json`` beside the pa
 GTF phase does not continue the previous exons' frame), ``n_in_patch`` (a base other than ACGT
 in the bases to be changed), ``cds_too_short`` (no complete codon, or the motif does not fit
 inside the CDS part), ``no_change`` (the perturbed sequence equals the original), and
-``over_max_pairs``: ``max_pairs`` keeps a seeded random sample (in genome order) of the rest.
-Same inputs and seed, same bytes.
+``over_max_pairs``: ``max_pairs`` keeps a seeded uniform sample (reservoir sampling, in genome
+order) of the rest. Same inputs and seed, same bytes. Rows stream to the parquet file in
+batches; the genome is read window by window; memory holds the annotation's CDS records and at
+most one batch (or the ``max_pairs`` sample).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -48,6 +52,7 @@ from perturbation_bench.schema import SCHEMAS
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
+BATCH_ROWS = 512  # rows per parquet row group: ~8 MB of 8 kb pairs
 DNA = frozenset("ACGT")
 
 
@@ -129,24 +134,37 @@ def recode_synonymous(
     return perturbed, len(codons), len(eligible), changed
 
 
-def build_rows(
-    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None
-) -> tuple[list[dict], Counter]:
-    """One row per exon that passes, in exon order, plus the exclusion counts."""
+def candidate_rows(
+    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None,
+    excluded: Counter,
+) -> Iterator[dict]:  # fmt: skip
+    """Yield the row of every exon that passes, in exon order; count the others in ``excluded``."""
     from tqdm import tqdm
 
-    rows, excluded = [], Counter()
     for exon in tqdm(exons, desc=f"building {settings.config}", unit="exon"):
         row = _row(genome, exon, settings, table)
         if isinstance(row, str):
             excluded[row] += 1
         else:
-            rows.append(row)
-    if settings.max_pairs is not None and len(rows) > settings.max_pairs:
-        keep = sorted(random.Random(settings.seed).sample(range(len(rows)), settings.max_pairs))
-        excluded["over_max_pairs"] = len(rows) - settings.max_pairs
-        rows = [rows[i] for i in keep]
-    return rows, excluded
+            yield row
+
+
+def seeded_sample(rows: Iterator[dict], size: int, seed: int, excluded: Counter) -> list[dict]:
+    """A uniform random sample of ``size`` rows (reservoir sampling), in input order.
+
+    Holds at most ``size`` rows in memory; rows left out are counted as ``over_max_pairs``.
+    """
+    rng = random.Random(seed)
+    reservoir: list[tuple[int, dict]] = []
+    seen = 0
+    for seen, row in enumerate(rows, start=1):
+        if len(reservoir) < size:
+            reservoir.append((seen, row))
+        elif (slot := rng.randrange(seen)) < size:
+            reservoir[slot] = (seen, row)
+    if seen > size:
+        excluded["over_max_pairs"] = seen - size
+    return [row for _, row in sorted(reservoir, key=lambda item: item[0])]
 
 
 def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTable | None):
@@ -236,17 +254,35 @@ def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTab
     }
 
 
-def write_dataset(rows: list[dict], excluded: Counter, settings: BuildSettings, out: Path) -> Path:
-    """Write ``out/<config>/test-00000-of-00001.parquet`` and the build report; return the parquet."""
+def build_dataset(
+    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None,
+    out: Path,
+) -> tuple[Path, int, Counter]:  # fmt: skip
+    """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
+
+    Rows are written in batches as they are made (or, with ``max_pairs``, once the sample is
+    drawn), so memory holds at most one batch or the sample, never the whole dataset.
+
+    Returns:
+        The parquet path, the number of rows written, and the exclusion counts.
+    """
     folder = Path(out) / settings.config
     folder.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist(rows, schema=SCHEMAS[settings.kind])
     path = folder / PARQUET_NAME
-    pq.write_table(table, path)
+    excluded: Counter = Counter()
+    rows = candidate_rows(genome, exons, settings, table, excluded)
+    if settings.max_pairs is not None:
+        rows = iter(seeded_sample(rows, settings.max_pairs, settings.seed, excluded))
+    schema = SCHEMAS[settings.kind]
+    written = 0
+    with pq.ParquetWriter(path, schema) as writer:
+        while batch := list(itertools.islice(rows, BATCH_ROWS)):
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            written += len(batch)
     report = {
-        "written": len(rows),
+        "written": written,
         "excluded": dict(sorted(excluded.items())),
         "settings": asdict(settings),
     }
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
-    return path
+    return path, written, excluded

@@ -110,7 +110,7 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _build(args: argparse.Namespace) -> int:
     from perturbation_bench.annotation import read_cds_exons
-    from perturbation_bench.build import BuildSettings, build_rows, write_dataset
+    from perturbation_bench.build import BuildSettings, build_dataset
     from perturbation_bench.codons import load_codon_table
     from perturbation_bench.genome import Genome
 
@@ -134,9 +134,10 @@ def _build(args: argparse.Namespace) -> int:
     _check_settings(settings)
     table = load_codon_table(args.species, args.codon_table) if args.kind == "syn" else None
     genome = Genome(args.fasta)
-    rows, excluded = build_rows(genome, read_cds_exons(args.gtf), settings, table)
-    path = write_dataset(rows, excluded, settings, Path(args.out))
-    print(f"wrote {len(rows)} pairs to {path}")
+    path, written, excluded = build_dataset(
+        genome, read_cds_exons(args.gtf), settings, table, Path(args.out)
+    )
+    print(f"wrote {written} pairs to {path}")
     for reason, count in sorted(excluded.items()):
         print(f"excluded {count} ({reason})")
     return 0

@@ -134,11 +134,11 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
         kind = kind_of(columns)
         for check in checks:
             missing = [c for c in check.columns if c not in columns]
-            if missing:
-                check.skipped_because = f"missing columns: {', '.join(missing)}"
-                continue
             if kind not in check.kinds:
                 check.skipped_because = f"applies to {'/'.join(check.kinds)} datasets only"
+                continue
+            if missing:
+                check.skipped_because = f"missing columns: {', '.join(missing)}"
                 continue
             check.checked += 1
             if not check.holds(record):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from perturbation_bench.cli import main
 from perturbation_bench.codons import load_codon_table
-from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.toy import synthetic_genome
 
 CONFIGS = [  # (kind, species whose codon usage draws the genome and recodes it, extra arguments)
@@ -41,6 +40,8 @@ def make(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = demo_data_dir()
+    target = (
+        Path(__file__).resolve().parents[1] / "perturbation_bench" / "demo_data"
+    )  # the checkout's
     shutil.rmtree(target, ignore_errors=True)
     make(target)
