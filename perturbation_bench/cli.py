@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from perturbation_bench import __version__
-from perturbation_bench.errors import PerturbationBenchError
+from perturbation_bench.errors import OptionsError, PerturbationBenchError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,8 +144,6 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _check_settings(settings) -> None:
-    from perturbation_bench.errors import OptionsError
-
     if not 0 < settings.optimization_rate <= 1:
         raise OptionsError(
             f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"

@@ -29,7 +29,7 @@ from perturbation_bench.intervals import (
     paired_bootstrap_difference,
     wilson_interval,
 )
-from perturbation_bench.runs import STRATA, find_run, read_pairs
+from perturbation_bench.runs import STRATA, find_run, stream_sample_pairs
 
 FEW_PAIRS = 30
 """Strata with fewer pairs than this are flagged: their intervals are wide."""
@@ -56,7 +56,7 @@ def collect_pairs(
         run = find_run(folder)
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
         for task, path in sorted(run.samples.items()):
-            rows.extend(read_pairs(path, task, run.model, by))
+            rows.extend(stream_sample_pairs(path, task, run.model, by))
     return pd.DataFrame(rows), notes
 
 

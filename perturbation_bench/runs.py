@@ -3,8 +3,9 @@
 A run folder is what ``lm_eval --output_path RUN --log_samples`` wrote for one model: a
 ``results_<date>.json`` and one ``samples_<task>_<date>.jsonl`` per task (possibly one folder
 down, under the model's sanitised name). Samples files are streamed line by line (one 8 kb pair
-is ~30 KB of JSON); each line becomes one :func:`pair_row`. Pairs are identified by content:
-``pair_id`` is a hash of both sequences, so two runs' pairs match whatever their order.
+is ~30 KB of JSON); :func:`stream_sample_pairs` turns each line into one compact row. Pairs are
+identified by content: ``pair_id`` is a hash of both sequences, so two runs' pairs match
+whatever their order.
 
 Only ``perturbation_*`` tasks are read; samples of other tasks in the same folder are listed as
 ignored, and of several samples files for one task the newest is read and the others listed.
@@ -84,7 +85,7 @@ def pair_id(original: str, perturbed: str) -> str:
     return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
 
 
-def read_pairs(path: Path, task: str, model: str, extra_columns=()) -> Iterator[dict]:
+def stream_sample_pairs(path: Path, task: str, model: str, extra_columns=()) -> Iterator[dict]:
     """Stream one samples file as per-pair rows, with a progress bar over its bytes.
 
     Raises:
