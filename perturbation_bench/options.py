@@ -62,7 +62,15 @@ PRESETS: dict[str, Formatting] = {
     "generator": Formatting(dna_prefix="<s>", kmer_size=6),
 }
 
-OPTION_KEYS = ("data_dir", "dataset_revision", "preset", "dna_prefix", "kmer_size", "rc_average")
+OPTION_KEYS = (
+    "data_dir",
+    "dataset_revision",
+    "config",
+    "preset",
+    "dna_prefix",
+    "kmer_size",
+    "rc_average",
+)
 
 
 @dataclass(frozen=True)
@@ -74,12 +82,14 @@ class TaskOptions:
         formatting: the preset with ``dna_prefix`` / ``kmer_size`` overrides applied.
         data_dir: local folder in the hub layout (``DIR/<config>/*.parquet``), or None for the hub.
         dataset_revision: hub revision (branch, tag or commit) when reading from the hub.
+        config: the config the ``perturbation_custom`` task reads from ``data_dir``.
     """
 
     preset: str
     formatting: Formatting
     data_dir: str | None = None
     dataset_revision: str | None = None
+    config: str | None = None
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
@@ -111,14 +121,17 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     rc_average = metadata.get("rc_average", False)
     if not isinstance(rc_average, bool):
         raise OptionsError(f"rc_average must be true or false, got {rc_average!r}")
-    data_dir = metadata.get("data_dir")
+    data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
+    if config is not None and not isinstance(config, str):
+        raise OptionsError(f"config must be a config name, got {config!r}")
     return TaskOptions(
         preset=preset,
         formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size, rc_average=rc_average),
         data_dir=data_dir,
         dataset_revision=metadata.get("dataset_revision"),
+        config=config,
     )
 
 

@@ -15,7 +15,7 @@ import datasets
 import pyarrow as pa
 
 from perturbation_bench.data import hub_parquet_files, local_parquet_files, read_pairs
-from perturbation_bench.errors import install_excepthook
+from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.length_guard import install_length_guard
 from perturbation_bench.options import Formatting, parse_options
 from perturbation_bench.paths import demo_data_dir
@@ -27,11 +27,27 @@ KMER_COLUMN = "scoring_kmer_size"
 RC_COLUMN = "scoring_rc_average"
 
 
-def load_pairs(config_name: str, **metadata) -> datasets.DatasetDict:
-    """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring)."""
+def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDict:
+    """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring).
+
+    ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
+    it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
+    """
     install_excepthook()
     install_length_guard()
     options = parse_options(metadata)
+    if config_name is None:
+        if not (options.config and options.data_dir):
+            raise OptionsError(
+                "perturbation_custom needs the config and its folder: "
+                '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' (DIR/syn_zebrafish/*.parquet)'
+            )
+        config_name = options.config
+    elif options.config not in (None, config_name):
+        raise OptionsError(
+            f"the config option selects the data of perturbation_custom only; this task reads "
+            f"{config_name!r} (run perturbation_custom for {options.config!r})"
+        )
     if options.data_dir == "demo":
         files = local_parquet_files(demo_data_dir(), config_name)
     elif options.data_dir:

@@ -213,9 +213,8 @@ def test_a_user_codon_table_names_the_config(genome_files, tmp_path):
     assert row["codon_usage_source"] == str(csv) and row["species"] == "zebrafish"
 
 
-def test_tasks_run_on_a_built_dataset(built, tiny_models):
+def test_tasks_run_on_a_built_dataset(built, genome_files, tiny_models, tmp_path):
     data_dir = built["syn"].parents[1]
-    shutil.copytree(data_dir / "syn_human", data_dir / "syn_mouse", dirs_exist_ok=True)
     result = evaluate(tiny_models["char"], ["perturbation_syn_human", "perturbation_motif_human"],
                       {"data_dir": str(data_dir)})  # fmt: skip
     for task, path in (
@@ -223,6 +222,13 @@ def test_tasks_run_on_a_built_dataset(built, tiny_models):
         ("perturbation_motif_human", built["motif"]),
     ):
         assert result["results"][task]["sample_len"] == pq.read_metadata(path).num_rows
+    build("motif", *genome_files, tmp_path, "--motif", "GAA", "--config", "motif_gaa_human")
+    custom = tmp_path / "motif_gaa_human" / "test-00000-of-00001.parquet"
+    result = evaluate(tiny_models["char"], ["perturbation_custom"],
+                      {"data_dir": str(tmp_path), "config": "motif_gaa_human"})  # fmt: skip
+    assert (
+        result["results"]["perturbation_custom"]["sample_len"] == pq.read_metadata(custom).num_rows
+    )
 
 
 def test_demo_dataset_is_what_the_script_builds(tmp_path):

@@ -51,7 +51,11 @@ def test_path_command_prints_the_task_folder(capsys):
     assert main(["path"]) == 0
     folder = Path(capsys.readouterr().out.strip())
     assert folder == tasks_dir()
-    assert {p.stem for p in folder.glob("*.yaml")} == {*TASKS, "perturbation_bench"}
+    assert {p.stem for p in folder.glob("*.yaml")} == {
+        *TASKS,
+        "perturbation_bench",
+        "perturbation_custom",
+    }
 
 
 def test_include_path_run_reports_the_group_as_the_unweighted_mean(

@@ -144,7 +144,7 @@ def test_single_options_override_the_preset():
         ({"preset": "evo"}, "unknown preset 'evo'; valid presets: default, carbon, generator"),
         (
             {"presets": "carbon"},
-            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, preset, dna_prefix, kmer_size",
+            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, rc_average",
         ),
         ({"data-dir": "x"}, "did you mean 'data_dir'"),
         ({"kmer_size": 0}, "kmer_size must be a positive integer"),
@@ -184,3 +184,13 @@ def test_sequences_shorter_than_one_kmer_are_rejected(tmp_path):
     path = write_parquet(rows, tmp_path, "syn_human")
     with pytest.raises(DataValidationError, match=f"{path}: row 1: .*shorter than one 6-mer"):
         load_pairs("syn_human", data_dir=str(tmp_path), preset="carbon")
+
+
+def test_the_config_option_belongs_to_the_custom_task(tmp_path):
+    write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
+    docs = load_pairs(data_dir=str(tmp_path), config="syn_zebrafish")["test"]
+    assert docs.num_rows == 2
+    with pytest.raises(OptionsError, match="perturbation_custom needs the config and its folder"):
+        load_pairs(data_dir=str(tmp_path))
+    with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):
+        load_pairs("syn_human", data_dir=str(tmp_path), config="syn_zebrafish")
