@@ -31,17 +31,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 METHODS = ("naive", "hf", "dna-hf")
-TASK = "perturbation_syn_human"
+CONFIG = "syn_human"
+TASK = f"perturbation_{CONFIG}"
 
 
 @dataclass
 class Measurement:
-    """What one method produced: LL pairs in document order, scoring seconds, peak bytes."""
+    """What one method produced: LL pairs in document order, scoring seconds, peak bytes, and
+    (naive only, which tokenizes every sequence itself) the number of tokens scored."""
 
     method: str
     lls: list[tuple[float, float]]
     seconds: float
     peak_bytes: int
+    scored_tokens: int | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
                         measure, (method, model, metadata, args.device, args.dtype, args.batch_size)
                     )
                 )
-        tokens = _scored_tokens(model, metadata)
-    print(format_table(measurements, tokens, args.device))
+    print(format_table(measurements, measurements[0].scored_tokens, args.device))
     accuracies = {m.method: accuracy(m.lls) for m in measurements}
     if len(set(accuracies.values())) > 1:
         print(f"MISMATCH: the methods disagree on accuracy: {accuracies}")
@@ -92,15 +94,16 @@ def measure(
 
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
+    tokens = None
     if method == "naive":
-        lls, seconds = _score_naive(model, metadata, device, dtype)
+        lls, seconds, tokens = _score_naive(model, metadata, device, dtype)
     else:
         lls, seconds = _score_lm_eval(method, model, metadata, device, dtype, batch_size)
     if device.startswith("cuda"):
         peak = torch.cuda.max_memory_allocated()
     else:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return Measurement(method, lls, seconds, peak)
+    return Measurement(method, lls, seconds, peak, tokens)
 
 
 def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
@@ -114,8 +117,8 @@ def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
     model.eval()
     encode = _encoder(model_path)
     start = time.perf_counter()
-    docs = load_pairs(TASK.removeprefix("perturbation_"), **metadata)["test"]
-    lls = []
+    docs = load_pairs(CONFIG, **metadata)["test"]
+    lls, tokens = [], 0
     for doc in tqdm(docs, desc="naive: scoring pairs"):
         pair = []
         for context, continuation in encode(doc):
@@ -124,10 +127,11 @@ def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
                 log_probs = torch.log_softmax(model(ids).logits[0, :-1].float(), dim=-1)
             per_token = log_probs.gather(1, ids[0, 1:, None])[len(context) - 1 :, 0]
             pair.append(per_token.sum().item())
+            tokens += len(continuation)
         lls.append(tuple(pair))
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    return lls, time.perf_counter() - start
+    return lls, time.perf_counter() - start, tokens
 
 
 def _score_lm_eval(
@@ -138,6 +142,7 @@ def _score_lm_eval(
     from lm_eval.tasks import TaskManager
 
     from perturbation_bench.model import DnaHFLM
+    from perturbation_bench.pairing import logged_pairs
     from perturbation_bench.paths import tasks_dir
 
     model_class, extra = (HFLM, {"softmax_dtype": "float32"}) if method == "hf" else (DnaHFLM, {})
@@ -148,8 +153,7 @@ def _score_lm_eval(
     start = time.perf_counter()
     result = simple_evaluate(model=lm, tasks=[TASK], task_manager=manager, log_samples=True)
     seconds = time.perf_counter() - start
-    samples = sorted(result["samples"][TASK], key=lambda s: s["doc_id"])
-    return [tuple(s["filtered_resps"][0]) for s in samples], seconds
+    return logged_pairs(result, TASK), seconds
 
 
 def _encoder(model_path: str):
@@ -175,14 +179,6 @@ def _encoder(model_path: str):
     return encode
 
 
-def _scored_tokens(model_path: str, metadata: dict) -> int:
-    from perturbation_bench.task_hooks import load_pairs
-
-    encode = _encoder(model_path)
-    docs = load_pairs(TASK.removeprefix("perturbation_"), **metadata)["test"]
-    return sum(len(continuation) for doc in docs for _, continuation in encode(doc))
-
-
 def _random_model(folder: Path, args: argparse.Namespace) -> Path:
     from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
 
@@ -198,9 +194,7 @@ def _random_model(folder: Path, args: argparse.Namespace) -> Path:
 def _random_data(folder: Path, args: argparse.Namespace) -> Path:
     from perturbation_bench.toy import random_pairs, write_parquet
 
-    write_parquet(
-        random_pairs(args.pairs, args.length, seed=0), folder, TASK.removeprefix("perturbation_")
-    )
+    write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, CONFIG)
     return folder
 
 

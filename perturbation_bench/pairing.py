@@ -73,6 +73,13 @@ def process_results(doc, results) -> dict[str, float]:
     return pair_metrics(pair.original, pair.perturbed)
 
 
+def logged_pairs(result: dict, task: str) -> list[tuple[float, float]]:
+    """``(LL_original, LL_perturbed)`` per document, in document order, from the samples of an
+    in-process ``simple_evaluate(..., log_samples=True)`` result."""
+    samples = sorted(result["samples"][task], key=lambda s: s["doc_id"])
+    return [tuple(s["filtered_resps"][0]) for s in samples]
+
+
 def _describe(doc) -> str:
     for key in ("benchmark_id", "transcript_id", "gene_name"):
         if doc.get(key):

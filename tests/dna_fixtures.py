@@ -97,9 +97,3 @@ def evaluate(
         for name in result["configs"]:
             tracker.save_results_samples(task_name=name, samples=samples[name])
     return result
-
-
-def pair_lls(result: dict, task: str) -> list[tuple[float, float]]:
-    """(LL_original, LL_perturbed) per document, in document order, from logged samples."""
-    samples = sorted(result["samples"][task], key=lambda s: s["doc_id"])
-    return [tuple(s["filtered_resps"][0]) for s in samples]

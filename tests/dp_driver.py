@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from lm_eval.utils import setup_logging  # noqa: E402
 
 import perturbation_bench.model  # noqa: E402,F401  (registers dna-hf without the autoload hook)
-from dna_fixtures import evaluate, pair_lls  # noqa: E402
+from dna_fixtures import evaluate  # noqa: E402
+from perturbation_bench.pairing import logged_pairs  # noqa: E402
 
 setup_logging("INFO")
 model_path, data_dir, out = sys.argv[1:4]
@@ -24,7 +25,7 @@ if result is not None:
         json.dumps(
             {
                 "results": result["results"]["perturbation_syn_human"],
-                "lls": pair_lls(result, "perturbation_syn_human"),
+                "lls": logged_pairs(result, "perturbation_syn_human"),
             },
             default=str,
         )

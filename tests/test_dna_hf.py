@@ -13,9 +13,10 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from dna_fixtures import build_tokenizer, evaluate, pair_lls, requires_autoload
+from dna_fixtures import build_tokenizer, evaluate, requires_autoload
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.model import DnaHFLM, token_windows
+from perturbation_bench.pairing import logged_pairs
 from perturbation_bench.toy import random_pairs, write_parquet
 
 TASK = "perturbation_syn_human"
@@ -86,7 +87,7 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
     rows = pair_data / "syn_human"
     import pyarrow.parquet as pq
 
-    for (ll_original, _), row in zip(pair_lls(result, TASK), pq.read_table(rows).to_pylist()):
+    for (ll_original, _), row in zip(logged_pairs(result, TASK), pq.read_table(rows).to_pylist()):
         tokens = [tokenizer.bos_token_id] + tokenizer(
             row["original_sequence"], add_special_tokens=False
         )["input_ids"]
@@ -98,7 +99,7 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
 def test_sequences_that_fit_score_exactly_as_plain_hf(tiny_models, pair_data):
     plain = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)})
     dna = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
-    assert pair_lls(dna, TASK) == pair_lls(plain, TASK)
+    assert logged_pairs(dna, TASK) == logged_pairs(plain, TASK)
 
 
 def test_other_softmax_dtypes_are_refused(tiny_models):
@@ -128,7 +129,9 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
     tokenizer = build_tokenizer("char")
     import pyarrow.parquet as pq
 
-    for pair, row in zip(pair_lls(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()):
+    for pair, row in zip(
+        logged_pairs(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()
+    ):
         for ll, sequence in zip(pair, (row["original_sequence"], row["sequence"])):
             ids = torch.tensor(
                 [
@@ -180,7 +183,7 @@ def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_da
     )
     parallel = json.loads(out.read_text())
     assert parallel["results"] == json.loads(json.dumps(single["results"][TASK], default=str))
-    assert parallel["lls"] == [list(p) for p in pair_lls(single, TASK)]
+    assert parallel["lls"] == [list(p) for p in logged_pairs(single, TASK)]
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}  # 4 of the 8 pairs each
 
 

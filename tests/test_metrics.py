@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from dna_fixtures import evaluate, pair_lls
+from dna_fixtures import evaluate
 from perturbation_bench.errors import PairingError
 from perturbation_bench.metrics import pair_metrics, tie_rate
-from perturbation_bench.pairing import LLPair, PairFilter, process_results
+from perturbation_bench.pairing import LLPair, PairFilter, logged_pairs, process_results
 from perturbation_bench.toy import random_pairs, write_parquet
 
 
@@ -100,8 +100,8 @@ def test_swapping_the_pair_mirrors_the_scores(identical_and_swapped):
     assert 0.0 < made["pairwise_acc,pairs"] < 1.0
     assert made["pairwise_acc,pairs"] + swapped["pairwise_acc,pairs"] == 1.0
     assert swapped["margin,pairs"] == pytest.approx(-made["margin,pairs"], abs=1e-4)
-    lls = pair_lls(identical_and_swapped["as_made"], "perturbation_syn_human")
-    assert pair_lls(identical_and_swapped["swapped"], "perturbation_syn_human") == [
+    lls = logged_pairs(identical_and_swapped["as_made"], "perturbation_syn_human")
+    assert logged_pairs(identical_and_swapped["swapped"], "perturbation_syn_human") == [
         pytest.approx((b, a), abs=1e-4) for a, b in lls
     ]
 

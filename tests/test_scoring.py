@@ -7,7 +7,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import evaluate, pair_lls
+from dna_fixtures import evaluate
+from perturbation_bench.pairing import logged_pairs
 
 TOLERANCE = 1e-3  # nats, on sums of ~120 fp32 log-probs
 
@@ -45,7 +46,7 @@ def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
         ("bpe", {"dna_prefix": "<dna>"}, "<dna>", 1),
     ],
 )
-def test_pair_lls_match_independent_fp32_reference(
+def test_logged_pairs_match_independent_fp32_reference(
     tiny_models, pair_data, kind, metadata, prefix, kmer
 ):
     check_against_reference(tiny_models[kind], pair_data, metadata, prefix, kmer)
@@ -65,7 +66,7 @@ def test_rc_average_is_the_mean_over_both_strands(
 
 def check_against_reference(path, pair_data, metadata, prefix, kmer):
     result = evaluate(path, ["perturbation_syn_human"], {"data_dir": str(pair_data), **metadata})
-    got = pair_lls(result, "perturbation_syn_human")
+    got = logged_pairs(result, "perturbation_syn_human")
 
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
