@@ -9,7 +9,7 @@ imports ``lm_eval.tasks.manager``, the finder lets the real module load, then wr
 (``include_defaults=True``), this package's task folder is indexed too, before any
 ``include_path`` of the user's (which can therefore override it). When a program imports
 ``lm_eval.models``, it registers ``dna-hf`` in lm-eval's model registry as a lazy entry
-(``perturbation_bench.model:DnaHFLM``), imported only if a run asks for that model.
+(``perturbation_bench.models.dna_hf:DnaHFLM``), imported only if a run asks for that model.
 
 ``PERTURBATION_BENCH_NO_AUTOLOAD=1`` turns all of this off.
 """
@@ -96,7 +96,7 @@ def register_dna_hf(models_module) -> None:
     from lm_eval.api.registry import model_registry
 
     if "dna-hf" not in model_registry:
-        model_registry.register("dna-hf", target="perturbation_bench.model:DnaHFLM")
+        model_registry.register("dna-hf", target="perturbation_bench.models.dna_hf:DnaHFLM")
 
 
 HOOKS = {"lm_eval.tasks.manager": add_tasks_to_defaults, "lm_eval.models": register_dna_hf}

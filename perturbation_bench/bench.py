@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from perturbation_bench.comparison import pairwise_accuracy
+
 METHODS = ("naive", "hf", "dna-hf")
 CONFIG = "syn_human"
 TASK = f"perturbation_{CONFIG}"
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                     )
                 )
     print(format_table(measurements, measurements[0].scored_tokens, args.device))
-    accuracies = {m.method: accuracy(m.lls) for m in measurements}
+    accuracies = {m.method: pairwise_accuracy(m.lls) for m in measurements}
     if len(set(accuracies.values())) > 1:
         print(f"MISMATCH: the methods disagree on accuracy: {accuracies}")
         return 1
@@ -111,7 +113,7 @@ def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
     from tqdm import tqdm
     from transformers import AutoModelForCausalLM
 
-    from perturbation_bench.task_hooks import load_pairs
+    from perturbation_bench.tasks.hooks import load_pairs
 
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=getattr(torch, dtype)).to(device)
     model.eval()
@@ -141,9 +143,9 @@ def _score_lm_eval(
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
-    from perturbation_bench.model import DnaHFLM
-    from perturbation_bench.pairing import logged_pairs
+    from perturbation_bench.models.dna_hf import DnaHFLM
     from perturbation_bench.paths import tasks_dir
+    from perturbation_bench.tasks.pairing import logged_pairs
 
     model_class, extra = (HFLM, {"softmax_dtype": "float32"}) if method == "hf" else (DnaHFLM, {})
     lm = model_class(
@@ -160,7 +162,7 @@ def _encoder(model_path: str):
     """doc -> [(context_ids, continuation_ids)] for both sequences, as the standalone scorer builds them."""
     from transformers import AutoTokenizer
 
-    from perturbation_bench.task_hooks import doc_to_context, doc_to_sequences
+    from perturbation_bench.tasks.hooks import doc_to_context, doc_to_sequences
 
     tokenizer = AutoTokenizer.from_pretrained(model_path)
 
@@ -180,7 +182,7 @@ def _encoder(model_path: str):
 
 
 def _random_model(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
+    from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
 
     return save_random_llama(
         folder,
@@ -192,15 +194,10 @@ def _random_model(folder: Path, args: argparse.Namespace) -> Path:
 
 
 def _random_data(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.toy import random_pairs, write_parquet
+    from perturbation_bench.random_pairs import random_pairs, write_parquet
 
     write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, CONFIG)
     return folder
-
-
-def accuracy(lls: list[tuple[float, float]]) -> float:
-    """Pairwise accuracy, strict: mean of 1[LL(original) > LL(perturbed)]."""
-    return sum(a > b for a, b in lls) / len(lls)
 
 
 def format_table(measurements: list[Measurement], tokens: int, device: str) -> str:
@@ -216,6 +213,6 @@ def format_table(measurements: list[Measurement], tokens: int, device: str) -> s
         lines.append(
             f"| {m.method} | {len(m.lls) / m.seconds:.2f} | {tokens / m.seconds:,.0f} "
             f"| {m.peak_bytes / 2**20:,.0f} MiB | {naive.seconds / m.seconds:.2f}x "
-            f"| {accuracy(m.lls):.4f} | {diff:.2e} |"
+            f"| {pairwise_accuracy(m.lls):.4f} | {diff:.2e} |"
         )
     return "\n".join(lines)

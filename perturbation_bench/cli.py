@@ -109,10 +109,10 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from perturbation_bench.annotation import read_cds_exons
-    from perturbation_bench.build import BuildSettings, build_dataset
-    from perturbation_bench.codons import load_codon_table
-    from perturbation_bench.genome import Genome
+    from perturbation_bench.dataset.annotation import read_cds_exons
+    from perturbation_bench.dataset.build import BuildSettings, build_dataset
+    from perturbation_bench.dataset.codons import load_codon_table
+    from perturbation_bench.dataset.genome import Genome
 
     extra = (
         {"optimization_rate": args.optimization_rate}
@@ -161,7 +161,7 @@ def _check_settings(settings) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from perturbation_bench.validate import report, validate
+    from perturbation_bench.dataset.validate import report, validate
 
     checks, n_rows = validate(args.path, args.fasta)
     print(report(checks, n_rows))
@@ -169,7 +169,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from perturbation_bench.report import make_report
+    from perturbation_bench.report.analysis import make_report
 
     report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap)
     for row in report["summary"]:

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from perturbation_bench.cli import main
-from perturbation_bench.codons import load_codon_table
-from perturbation_bench.toy import synthetic_genome
+from perturbation_bench.dataset.codons import load_codon_table
+from perturbation_bench.dataset.synthetic import synthetic_genome
 
 CONFIGS = [  # (kind, species whose codon usage draws the genome and recodes it, extra arguments)
     ("syn", "human", []),

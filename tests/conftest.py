@@ -21,7 +21,7 @@ os.environ.update(
 import pytest  # noqa: E402
 
 from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
-from perturbation_bench.toy import random_pairs, write_parquet  # noqa: E402
+from perturbation_bench.random_pairs import random_pairs, write_parquet  # noqa: E402
 
 
 @pytest.fixture(scope="session")

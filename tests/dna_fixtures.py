@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-from perturbation_bench.toy import (
+from perturbation_bench.dna import random_dna
+from perturbation_bench.random_models import (
     SPECIAL_TOKENS,
-    random_dna,
     save_random_llama,
     single_nucleotide_tokenizer,
     wrap_tokenizer,

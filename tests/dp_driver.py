@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from lm_eval.utils import setup_logging  # noqa: E402
 
-import perturbation_bench.model  # noqa: E402,F401  (registers dna-hf without the autoload hook)
+import perturbation_bench.models.dna_hf  # noqa: E402,F401  (registers dna-hf without the autoload hook)
 from dna_fixtures import evaluate  # noqa: E402
-from perturbation_bench.pairing import logged_pairs  # noqa: E402
+from perturbation_bench.tasks.pairing import logged_pairs  # noqa: E402
 
 setup_logging("INFO")
 model_path, data_dir, out = sys.argv[1:4]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from perturbation_bench import bench
-from perturbation_bench.bench import Measurement, accuracy, format_table
+from perturbation_bench.bench import Measurement, format_table
+from perturbation_bench.comparison import pairwise_accuracy
 
 
 def test_table_reports_rates_ratios_and_differences():
@@ -18,7 +19,7 @@ def test_table_reports_rates_ratios_and_differences():
 
 
 def test_accuracy_is_strict():
-    assert accuracy([(-1.0, -1.0), (-1.0, -2.0), (-2.0, -1.0), (-5.0, -9.0)]) == 0.5
+    assert pairwise_accuracy([(-1.0, -1.0), (-1.0, -2.0), (-2.0, -1.0), (-5.0, -9.0)]) == 0.5
 
 
 def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):

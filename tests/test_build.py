@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,14 +13,16 @@ import pytest
 from Bio import bgzf
 
 from dna_fixtures import evaluate
-from perturbation_bench.annotation import read_cds_exons
 from perturbation_bench.cli import main
-from perturbation_bench.codons import load_codon_table
-from perturbation_bench.genome import Genome
-from perturbation_bench.options import reverse_complement
-from perturbation_bench.schema import SCHEMAS
-from perturbation_bench.toy import synthetic_genome
-from perturbation_bench.validate import report, validate
+from perturbation_bench.dataset.annotation import read_cds_exons
+from perturbation_bench.dataset.codons import load_codon_table
+from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.dataset.schema import SCHEMAS
+from perturbation_bench.dataset.synthetic import synthetic_genome
+from perturbation_bench.dataset.validate import report, validate
+from perturbation_bench.dna import reverse_complement
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.tasks.hooks import load_pairs
 
 WINDOW, FLANK = 400, 100
 
@@ -154,9 +157,7 @@ def break_row(table_rows, invariant, row):
         return seq[:at] + base + seq[at + 1 :]
 
     other = lambda b: "A" if b != "A" else "C"  # noqa: E731
-    if invariant == "equal_length":
-        r["sequence"] = r["sequence"][:-1]
-    elif invariant == "window_size":
+    if invariant == "window_size":
         r["window_size_bp"] += 1
     elif invariant == "diff_in_patch":
         r["sequence"] = swap(r["sequence"], end + 1, other(r["sequence"][end + 1]))
@@ -176,7 +177,7 @@ def break_row(table_rows, invariant, row):
 
 @pytest.mark.parametrize(
     "kind, invariant",
-    [("syn", "equal_length"), ("syn", "window_size"), ("syn", "diff_in_patch"), ("syn", "codon_aligned"),
+    [("syn", "window_size"), ("syn", "diff_in_patch"), ("syn", "codon_aligned"),
      ("syn", "synonymous_only"), ("motif", "patch_is_repeat"), ("motif", "matches_genome")],
 )  # fmt: skip
 def test_validate_catches_one_broken_row_per_invariant(
@@ -191,6 +192,66 @@ def test_validate_catches_one_broken_row_per_invariant(
     failing = {c.name: c for c in checks if c.broken}
     assert failing[invariant].broken == 1 and failing[invariant].first.endswith("row 3")
     assert main(["validate", str(broken), "--fasta", str(genome_files[0])]) == 1
+
+
+def damage(path: Path, how: str) -> None:
+    """Break one rule of the pair contract in the parquet file at ``path`` (row 3 where a row)."""
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    if how == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+        return
+    if how == "empty":
+        rows = []
+    elif how == "null":
+        rows[3]["sequence"] = None
+    elif how == "no_sequence_column":
+        table = table.drop_columns(["sequence"])
+        rows = table.to_pylist()
+    elif how == "foreign_letter":
+        rows[3]["sequence"] = rows[3]["sequence"][:100] + "X" + rows[3]["sequence"][101:]
+    elif how == "unequal_length":
+        rows[3]["sequence"] = rows[3]["sequence"][:-1]
+    pq.write_table(table.from_pylist(rows, schema=table.schema), path)
+
+
+@pytest.mark.parametrize(
+    "how, message",
+    [
+        ("truncated", "not a readable parquet file"),
+        ("empty", r"empty file \(0 rows\)"),
+        ("null", "row 3: 'sequence' is null"),
+        ("no_sequence_column", r"missing column\(s\) sequence"),
+        (
+            "foreign_letter",
+            "row 3: 'sequence' has letters outside ACGTN .first: 'X' at position 100",
+        ),
+        (
+            "unequal_length",
+            r"row 3: original_sequence and sequence differ in length \(400 vs 399 bp\)",
+        ),
+    ],
+)
+def test_validate_and_task_loading_apply_the_same_pair_rules(built, tmp_path, capsys, how, message):
+    data = tmp_path / "syn_human"
+    data.mkdir()
+    broken = data / "test.parquet"
+    shutil.copy(built["syn"], broken)
+    damage(broken, how)
+    assert main(["validate", str(broken)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    line = next(text for text in lines if "pair_rules" in text)
+    assert line.startswith(f"FAIL pair_rules: 1 of 1 files break it (first: {broken}: ")
+    assert re.search(message, line)
+    with pytest.raises(DataValidationError, match=message):
+        load_pairs("syn_human", data_dir=str(tmp_path))
+
+
+def test_validate_without_fasta_skips_the_genome_check(built, capsys):
+    assert main(["validate", str(built["motif"])]) == 0
+    out = capsys.readouterr().out
+    assert "SKIP matches_genome: not checked (no --fasta given)" in out
+    assert "PASS pair_rules: 0 of 1 files break it" in out
 
 
 def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, tmp_path, capsys):
@@ -246,7 +307,7 @@ def test_demo_dataset_is_what_the_script_builds(tmp_path):
 
 
 def test_demo_runs_offline_through_the_tasks(tmp_path):
-    from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
+    from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
 
     model = save_random_llama(
         tmp_path, single_nucleotide_tokenizer(), layers=1, hidden=16, max_positions=8200

@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
-from perturbation_bench.options import PRESETS, parse_options
-from perturbation_bench.task_hooks import doc_to_context, doc_to_sequences, load_pairs
-from perturbation_bench.toy import random_pairs, write_parquet
+from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.tasks.hooks import doc_to_context, doc_to_sequences, load_pairs
+from perturbation_bench.tasks.options import PRESETS, parse_options
 
 
 def rows_with(index: int, **changes) -> list[dict]:
@@ -96,7 +96,7 @@ def test_unreachable_hub_says_how_to_use_local_files():
 
 
 def test_unreachable_hub_on_the_command_line_is_one_message_without_traceback():
-    code = "from perturbation_bench.task_hooks import load_pairs; load_pairs('syn_mouse')"
+    code = "from perturbation_bench.tasks.hooks import load_pairs; load_pairs('syn_mouse')"
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ
     )

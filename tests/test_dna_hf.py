@@ -15,9 +15,9 @@ from transformers import AutoModelForCausalLM
 
 from dna_fixtures import build_tokenizer, evaluate, requires_autoload
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.model import DnaHFLM, token_windows
-from perturbation_bench.pairing import logged_pairs
-from perturbation_bench.toy import random_pairs, write_parquet
+from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
+from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"
 

@@ -9,9 +9,9 @@ import pytest
 
 from dna_fixtures import evaluate
 from perturbation_bench.errors import PairingError
-from perturbation_bench.metrics import pair_metrics, tie_rate
-from perturbation_bench.pairing import LLPair, PairFilter, logged_pairs, process_results
-from perturbation_bench.toy import random_pairs, write_parquet
+from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.tasks.metrics import pair_metrics, tie_rate
+from perturbation_bench.tasks.pairing import LLPair, PairFilter, logged_pairs, process_results
 
 
 def test_pair_metrics_is_strict():
@@ -21,7 +21,7 @@ def test_pair_metrics_is_strict():
 
 
 def test_tie_rate_warns_only_above_threshold(caplog):
-    with caplog.at_level(logging.WARNING, logger="lm_eval.perturbation_bench.metrics"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval.perturbation_bench.tasks.metrics"):
         assert tie_rate([0.0] * 200 + [1.0]) == pytest.approx(1 / 201)
         assert not caplog.records
         assert tie_rate([1.0, 0.0]) == 0.5

@@ -14,14 +14,14 @@ from scipy.stats import binomtest
 from dna_fixtures import evaluate
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.intervals import (
+from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
+from perturbation_bench.report.analysis import comparisons, make_report
+from perturbation_bench.report.statistics import (
     bootstrap_interval,
     mcnemar_exact,
     paired_bootstrap_difference,
     wilson_interval,
 )
-from perturbation_bench.report import comparisons, make_report
-from perturbation_bench.toy import save_random_llama, single_nucleotide_tokenizer
 
 TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
 

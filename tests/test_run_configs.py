@@ -8,8 +8,8 @@ import pytest
 from lm_eval.config.evaluate_config import EvaluatorConfig
 from lm_eval.tasks import TaskManager
 
-from perturbation_bench.options import parse_options
 from perturbation_bench.paths import tasks_dir
+from perturbation_bench.tasks.options import parse_options
 
 LM_EVAL_CONFIGS = sorted((Path(__file__).parents[1] / "yaml").glob("*.yaml"))
 

@@ -8,7 +8,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from dna_fixtures import evaluate
-from perturbation_bench.pairing import logged_pairs
+from perturbation_bench.tasks.pairing import logged_pairs
 
 TOLERANCE = 1e-3  # nats, on sums of ~120 fp32 log-probs
 

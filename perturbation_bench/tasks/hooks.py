@@ -14,11 +14,12 @@ import logging
 import datasets
 import pyarrow as pa
 
-from perturbation_bench.data import hub_parquet_files, local_parquet_files, read_pairs
 from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.length_guard import install_length_guard
-from perturbation_bench.options import Formatting, parse_options
+from perturbation_bench.pair_files import read_pairs
 from perturbation_bench.paths import demo_data_dir
+from perturbation_bench.tasks.length_guard import install_length_guard
+from perturbation_bench.tasks.options import Formatting, parse_options
+from perturbation_bench.tasks.sources import hub_parquet_files, local_parquet_files
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from perturbation_bench.intervals import (
+from perturbation_bench.report.runs import STRATA, find_run, stream_sample_pairs
+from perturbation_bench.report.statistics import (
     bootstrap_interval,
     mcnemar_exact,
     paired_bootstrap_difference,
     wilson_interval,
 )
-from perturbation_bench.runs import STRATA, find_run, stream_sample_pairs
 
 FEW_PAIRS = 30
 """Strata with fewer pairs than this are flagged: their intervals are wide."""
@@ -142,7 +142,7 @@ def make_report(
     run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000
 ) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict."""
-    from perturbation_bench import plots
+    from perturbation_bench.report import plots
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

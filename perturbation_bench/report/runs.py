@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perturbation_bench.comparison import original_wins
 from perturbation_bench.errors import DataSourceError, DataValidationError
 
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped")
@@ -124,7 +125,7 @@ def stream_sample_pairs(path: Path, task: str, model: str, extra_columns=()) -> 
                 "doc_id": int(sample.get("doc_id", number - 1)),
                 "ll_original": ll_original,
                 "ll_perturbed": ll_perturbed,
-                "correct": int(ll_original > ll_perturbed),
+                "correct": int(original_wins(ll_original, ll_perturbed)),
                 "tie": int(ll_original == ll_perturbed),
                 "margin": ll_original - ll_perturbed,
                 **{name: doc.get(name) for name in columns},

@@ -19,6 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import OptionsError
 
 
@@ -46,14 +47,6 @@ class Formatting:
         """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""
         pair = [self.trim(original), self.trim(perturbed)]
         return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
-
-
-_COMPLEMENT = str.maketrans("ACGTNacgtn", "TGCANtgcan")
-
-
-def reverse_complement(sequence: str) -> str:
-    """The reverse complement, case kept (``N`` stays ``N``)."""
-    return sequence.translate(_COMPLEMENT)[::-1]
 
 
 PRESETS: dict[str, Formatting] = {

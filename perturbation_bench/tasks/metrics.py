@@ -2,7 +2,7 @@
 
 For one pair with log-likelihoods ``a = LL(original)`` and ``b = LL(perturbed)`` (nats)::
 
-    pairwise_acc = 1[a > b]     strict: a tie counts as a failure
+    pairwise_acc = 1[a > b]     strict, :func:`perturbation_bench.comparison.original_wins`
     tie_rate     = 1[a == b]
     margin       = a - b
 
@@ -17,6 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
+from perturbation_bench.comparison import original_wins
+
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 TIE_WARNING_THRESHOLD = 0.01
@@ -26,7 +28,7 @@ TIE_WARNING_THRESHOLD = 0.01
 def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
     """Return the three per-pair values defined in the module docstring."""
     return {
-        "pairwise_acc": float(ll_original > ll_perturbed),
+        "pairwise_acc": float(original_wins(ll_original, ll_perturbed)),
         "tie_rate": float(ll_original == ll_perturbed),
         "margin": float(ll_original - ll_perturbed),
     }

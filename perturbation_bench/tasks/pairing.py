@@ -24,8 +24,8 @@ from typing import NamedTuple
 from lm_eval.api.filter import Filter
 
 from perturbation_bench.errors import PairingError
-from perturbation_bench.metrics import pair_metrics
-from perturbation_bench.task_hooks import choices_per_pair
+from perturbation_bench.tasks.hooks import choices_per_pair
+from perturbation_bench.tasks.metrics import pair_metrics
 
 
 class LLPair(NamedTuple):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import DataSourceError
-from perturbation_bench.options import reverse_complement
 
 
 class Genome:

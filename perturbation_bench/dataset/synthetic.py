@@ -1,8 +1,8 @@
-"""Random stand-ins for real models and data: a single-nucleotide tokenizer, a random Llama, random pairs.
+"""A synthetic genome and annotation: the source of the shipped demo dataset and of build tests.
 
-For the throughput benchmark and the tests, where no checkpoint or hub dataset can be
-downloaded. The weights and sequences are random: use them to measure speed and check
-exactness, never to judge a model.
+Random bases, with genes made of codons drawn from a species' codon-usage table, so that
+building a dataset from it exercises every path of ``perturbation-bench build`` offline. Its
+pairs show the pipeline working; they say nothing about any model's biology.
 """
 
 from __future__ import annotations
@@ -10,107 +10,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from perturbation_bench.options import reverse_complement
-
-SPECIAL_TOKENS = ["<pad>", "<s>", "</s>", "<oov>", "<dna>"]
-
-
-def single_nucleotide_tokenizer():
-    """A fast tokenizer with one token per base (A, C, G, T, N) plus the special tokens."""
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
-
-    vocab = SPECIAL_TOKENS + list("ACGTN")
-    core = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="<oov>"))
-    core.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
-    return wrap_tokenizer(core)
-
-
-def wrap_tokenizer(core):
-    """Register the special tokens on a ``tokenizers.Tokenizer`` and wrap it for transformers."""
-    from transformers import PreTrainedTokenizerFast
-
-    core.add_special_tokens(SPECIAL_TOKENS)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        bos_token="<s>",
-        eos_token="</s>",
-        unk_token="<oov>",
-        pad_token="<pad>",
-    )
-
-
-def save_random_llama(
-    folder: Path,
-    tokenizer,
-    layers: int = 2,
-    hidden: int = 32,
-    max_positions: int = 512,
-    seed: int = 0,
-    initializer_range: float = 0.5,
-) -> Path:
-    """Save a randomly initialised Llama (and ``tokenizer``) to ``folder``; return the folder.
-
-    ``initializer_range`` is large on purpose: near-uniform predictions would make every pair's
-    margin tiny.
-    """
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=hidden,
-        intermediate_size=2 * hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=max_positions,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        initializer_range=initializer_range,
-    )
-    torch.manual_seed(seed)
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return Path(folder)
-
-
-def random_dna(rng: random.Random, length: int) -> str:
-    return "".join(rng.choice("ACGT") for _ in range(length))
-
-
-def random_pairs(n: int, length: int, seed: int = 0, patch: int = 12) -> list[dict]:
-    """``n`` rows with the columns the tasks need: a random window and a copy with one random patch."""
-    rng = random.Random(seed)
-    rows = []
-    for i in range(n):
-        original = random_dna(rng, length)
-        start = rng.randrange(0, length - patch)
-        perturbed = original[:start] + random_dna(rng, patch) + original[start + patch :]
-        rows.append(
-            {
-                "benchmark_id": f"pair_{seed}_{i}",
-                "gene_name": f"GENE{i}",
-                "strand": rng.choice("+-"),
-                "original_sequence": original,
-                "sequence": perturbed,
-                "patch_start_in_seq": start,
-            }
-        )
-    return rows
-
-
-def write_parquet(
-    rows: list[dict], data_dir: Path, config: str, name: str = "test-00000-of-00001.parquet"
-) -> Path:
-    """Write ``rows`` to ``data_dir/config/name`` (the hub layout); return the file."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = Path(data_dir) / config / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    return path
+from perturbation_bench.dna import random_dna, reverse_complement
 
 
 def synthetic_genome(

@@ -1,10 +1,13 @@
 """Check that a dataset in the perturbation-bench schema has the properties the benchmark claims.
 
-Each invariant is checked on every row (files are streamed in record batches); one line per
-invariant says how many rows break it, with the first such row. An invariant whose columns a
-dataset lacks is reported as skipped, never as passed. Positions are 0-based, half-open.
+First every file must pass the rules the tasks apply when they load data (``pair_rules``, from
+:mod:`perturbation_bench.pair_files`: readable, not empty, both sequence columns, no nulls, equal
+lengths, letters ACGTN); a file that breaks them is reported with its row and reason, and its rows
+are not checked further. Then each invariant is checked on every row (files are streamed in
+record batches); one line per invariant says how many rows break it, with the first such row. An
+invariant whose columns a dataset lacks, or that needs a FASTA that was not given, is reported
+as skipped, never as passed. Positions are 0-based, half-open.
 
-- ``equal_length``: ``len(original_sequence) == len(sequence)``.
 - ``window_size``: the length equals ``window_size_bp`` (syn) or
   ``window_genome_end - window_genome_start``.
 - ``diff_in_patch``: every differing base lies in ``[patch_start_in_seq, patch_end_in_seq)``.
@@ -12,7 +15,7 @@ dataset lacks is reported as skipped, never as passed. Positions are 0-based, ha
   (``cds_start_in_seq + phase_gtf``) and is a whole number of codons long.
 - ``synonymous_only`` (syn): both sequences translate to the same protein over the patch.
 - ``patch_is_repeat`` (motif): ``sequence[patch]`` equals ``actual_motif``.
-- ``matches_genome`` (with a FASTA): ``original_sequence`` equals the genome at
+- ``matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome at
   ``[window_genome_start, window_genome_end)`` on ``chr``, reverse-complemented for strand ``-``.
 """
 
@@ -24,19 +27,21 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from perturbation_bench.codons import load_codon_table
-from perturbation_bench.errors import DataSourceError
-from perturbation_bench.genome import Genome
+from perturbation_bench.dataset.codons import load_codon_table
+from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.pair_files import read_pair_file
 
 
 @dataclass
 class Invariant:
-    """One property, the columns it needs, and what was found."""
+    """One property, the columns it needs, and what was found (counted in ``unit``)."""
 
     name: str
     columns: tuple[str, ...]
-    holds: Callable[[dict], bool]
+    holds: Callable[[dict], bool] | None
     kinds: tuple[str, ...] = ("syn", "motif")
+    unit: str = "rows"
     checked: int = 0
     broken: int = 0
     first: str | None = None
@@ -60,7 +65,7 @@ def _codon_aligned(row: dict) -> bool:
 
 
 def invariants(fasta: str | Path | None = None) -> list[Invariant]:
-    """The invariants of the module docstring (``matches_genome`` only with ``fasta``)."""
+    """The row invariants of the module docstring (``matches_genome`` is skipped without ``fasta``)."""
     code = load_codon_table("human")  # the standard genetic code
     patch = ("original_sequence", "sequence", "patch_start_in_seq", "patch_end_in_seq")
 
@@ -68,8 +73,6 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
         return code.translate(row[name][row["patch_start_in_seq"] : row["patch_end_in_seq"]])
 
     checks = [
-        Invariant("equal_length", ("original_sequence", "sequence"),
-                  lambda r: len(r["original_sequence"]) == len(r["sequence"])),
         Invariant("window_size", ("original_sequence", "window_genome_start", "window_genome_end"),
                   _window_size),
         Invariant("diff_in_patch", patch, _diff_in_patch),
@@ -82,21 +85,21 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
                   lambda r: r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]]
                   == r["actual_motif"], kinds=("motif",)),
     ]  # fmt: skip
-    if fasta is not None:
-        genome = Genome(fasta)
-        checks.append(
-            Invariant(
-                "matches_genome",
-                ("original_sequence", "chr", "strand", "window_genome_start", "window_genome_end"),
-                lambda r: (
-                    r["chr"] in genome
-                    and r["original_sequence"].upper()
-                    == genome.fetch(
-                        r["chr"], r["window_genome_start"], r["window_genome_end"], r["strand"]
-                    )
-                ),
-            )
+    genome = Genome(fasta) if fasta is not None else None
+
+    def matches_genome(r):
+        return r["chr"] in genome and r["original_sequence"].upper() == genome.fetch(
+            r["chr"], r["window_genome_start"], r["window_genome_end"], r["strand"]
         )
+
+    checks.append(
+        Invariant(
+            "matches_genome",
+            ("original_sequence", "chr", "strand", "window_genome_start", "window_genome_end"),
+            matches_genome if genome is not None else None,
+            skipped_because="" if genome is not None else "no --fasta given",
+        )
+    )
     return checks
 
 
@@ -120,19 +123,37 @@ def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
                 row += 1
 
 
+def check_pair_rules(files: list[Path]) -> tuple[Invariant, list[Path]]:
+    """Apply the tasks' pair rules to each file; return the per-file result and the files that pass."""
+    rules = Invariant("pair_rules", (), None, unit="files")
+    passing = []
+    for path in files:
+        rules.checked += 1
+        try:
+            read_pair_file(path, columns=[])
+        except DataValidationError as err:
+            rules.broken += 1
+            rules.first = rules.first or str(err)
+        else:
+            passing.append(path)
+    return rules, passing
+
+
 def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[Invariant], int]:
-    """Check every row of the dataset at ``path``; return the invariants (with counts) and rows."""
+    """Check every file and row of the dataset at ``path``; return the checks (with counts) and
+    the number of rows checked against the row invariants."""
     from tqdm import tqdm
 
-    from perturbation_bench.schema import kind_of
+    from perturbation_bench.dataset.schema import kind_of
 
+    rules, passing = check_pair_rules(parquet_files(path))
     checks, n_rows = invariants(fasta), 0
-    for path_, row, columns, record in tqdm(
-        _rows(parquet_files(path)), desc="validating", unit="row"
-    ):
+    for path_, row, columns, record in tqdm(_rows(passing), desc="validating", unit="row"):
         n_rows += 1
         kind = kind_of(columns)
         for check in checks:
+            if check.holds is None:
+                continue
             missing = [c for c in check.columns if c not in columns]
             if kind not in check.kinds:
                 check.skipped_because = f"applies to {'/'.join(check.kinds)} datasets only"
@@ -144,21 +165,21 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
             if not check.holds(record):
                 check.broken += 1
                 check.first = check.first or f"{path_} row {row}"
-    return checks, n_rows
+    return [rules, *checks], n_rows
 
 
 def report(checks: list[Invariant], n_rows: int) -> str:
-    """One line per invariant."""
+    """One line per check."""
     lines = []
     for check in checks:
         if check.checked == 0:
             lines.append(f"SKIP {check.name}: not checked ({check.skipped_because})")
         elif check.broken:
             lines.append(
-                f"FAIL {check.name}: {check.broken} of {check.checked} rows break it "
+                f"FAIL {check.name}: {check.broken} of {check.checked} {check.unit} break it "
                 f"(first: {check.first})"
             )
         else:
-            lines.append(f"PASS {check.name}: 0 of {check.checked} rows break it")
+            lines.append(f"PASS {check.name}: 0 of {check.checked} {check.unit} break it")
     lines.append(f"{n_rows} rows checked")
     return "\n".join(lines)

@@ -45,10 +45,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench import __version__
-from perturbation_bench.annotation import CdsExon
-from perturbation_bench.codons import CodonTable
-from perturbation_bench.genome import Genome
-from perturbation_bench.schema import SCHEMAS
+from perturbation_bench.dataset.annotation import CdsExon
+from perturbation_bench.dataset.codons import CodonTable
+from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.dataset.schema import SCHEMAS
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it

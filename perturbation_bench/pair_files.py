@@ -1,0 +1,109 @@
+"""Read parquet files of pairs and check the rules every pair must pass, defined once.
+
+Used by the tasks when they load data and by ``perturbation-bench validate``, so a dataset that
+passes one passes the other. Contract, checked on every file before any scoring, with the file,
+the 0-based row within that file and the reason in the error:
+
+- the file is a readable parquet file and has rows;
+- it has the string columns ``original_sequence`` (the real window) and ``sequence`` (the
+  perturbed one);
+- no value is null, empty or shorter than ``min_length`` (the k-mer size in use);
+- both members of a pair have the same length;
+- letters are A, C, G, T or N, in either case.
+
+Nothing is dropped: rows in equal rows out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from perturbation_bench.dna import LETTERS, SEQUENCE_PATTERN, first_foreign_letter
+from perturbation_bench.errors import DataValidationError
+
+SEQUENCE_COLUMNS = ("original_sequence", "sequence")
+
+
+def read_pair_file(path: Path, min_length: int = 1, columns: list[str] | None = None) -> pa.Table:
+    """Read one parquet file (all columns, or ``columns`` plus the sequences) and check it.
+
+    Raises:
+        DataValidationError: the file is unreadable or breaks the contract (module docstring).
+    """
+    if columns is not None:
+        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS]))
+    try:
+        available = pq.read_schema(path).names
+        wanted = None if columns is None else [c for c in columns if c in available]
+        table = pq.read_table(path, columns=wanted)
+    except (pa.ArrowException, OSError) as err:
+        raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+    check_pairs(table, path, min_length)
+    return table
+
+
+def read_pairs(files: list[Path], min_length: int = 1) -> pa.Table:
+    """Read and check parquet files into one table (all rows, file order kept)."""
+    tables = [read_pair_file(path, min_length) for path in files]
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except pa.ArrowException as err:
+        raise DataValidationError(
+            f"the files {', '.join(map(str, files))} have incompatible columns ({err})"
+        ) from None
+
+
+def check_pairs(table: pa.Table, source: Path | str, min_length: int = 1) -> None:
+    """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason."""
+    if table.num_rows == 0:
+        raise DataValidationError(f"{source}: empty file (0 rows)")
+    missing = [c for c in SEQUENCE_COLUMNS if c not in table.column_names]
+    if missing:
+        raise DataValidationError(
+            f"{source}: missing column(s) {', '.join(missing)}; "
+            f"found: {', '.join(table.column_names)}"
+        )
+    lengths = {}
+    for name in SEQUENCE_COLUMNS:
+        column = table.column(name)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            raise DataValidationError(
+                f"{source}: row 0: column {name!r} holds {column.type} values, expected strings"
+            )
+        _fail_where(column.is_null(), source, f"{name!r} is null")
+        lengths[name] = pc.utf8_length(column)
+        _fail_where(pc.equal(lengths[name], 0), source, f"{name!r} is empty")
+        _fail_where(
+            pc.less(lengths[name], min_length),
+            source,
+            f"{name!r} is shorter than one {min_length}-mer",
+            detail=lambda row, n=lengths[name]: f" ({n[row]} bp)",
+        )
+        _fail_where(
+            pc.invert(pc.match_substring_regex(column, SEQUENCE_PATTERN)),
+            source,
+            f"{name!r} has letters outside {LETTERS}",
+            detail=lambda row, col=column: f" (first: {first_foreign_letter(col[row].as_py())})",
+        )
+    _fail_where(
+        pc.not_equal(*lengths.values()),
+        source,
+        "original_sequence and sequence differ in length",
+        detail=lambda row: (
+            f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)"
+        ),
+    )
+
+
+def _fail_where(mask, source, reason, detail=None) -> None:
+    """Raise for the first row where ``mask`` is true; ``detail(row)`` adds to the message."""
+    bad = pc.indices_nonzero(pc.fill_null(mask, False))
+    if len(bad) == 0:
+        return
+    row = bad[0].as_py()
+    more = f"; {len(bad) - 1} more row(s) like it" if len(bad) > 1 else ""
+    raise DataValidationError(f"{source}: row {row}: {reason}{detail(row) if detail else ''}{more}")

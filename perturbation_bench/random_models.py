@@ -1,0 +1,73 @@
+"""Random tiny DNA models, for trying the pipeline offline and for timing it.
+
+The README's quick start saves one with :func:`save_random_llama` and runs the tasks on it; the
+throughput benchmark and the tests build theirs the same way, since no checkpoint can be
+downloaded there. The weights are random: use them to see the pipeline work, measure speed and
+check exactness, never to judge a model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SPECIAL_TOKENS = ["<pad>", "<s>", "</s>", "<oov>", "<dna>"]
+
+
+def single_nucleotide_tokenizer():
+    """A fast tokenizer with one token per base (A, C, G, T, N) plus the special tokens."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    vocab = SPECIAL_TOKENS + list("ACGTN")
+    core = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="<oov>"))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    return wrap_tokenizer(core)
+
+
+def wrap_tokenizer(core):
+    """Register the special tokens on a ``tokenizers.Tokenizer`` and wrap it for transformers."""
+    from transformers import PreTrainedTokenizerFast
+
+    core.add_special_tokens(SPECIAL_TOKENS)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<oov>",
+        pad_token="<pad>",
+    )
+
+
+def save_random_llama(
+    folder: Path,
+    tokenizer,
+    layers: int = 2,
+    hidden: int = 32,
+    max_positions: int = 512,
+    seed: int = 0,
+    initializer_range: float = 0.5,
+) -> Path:
+    """Save a randomly initialised Llama (and ``tokenizer``) to ``folder``; return the folder.
+
+    ``initializer_range`` is large on purpose: near-uniform predictions would make every pair's
+    margin tiny.
+    """
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=max_positions,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        initializer_range=initializer_range,
+    )
+    torch.manual_seed(seed)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return Path(folder)
