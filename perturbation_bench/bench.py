@@ -9,8 +9,9 @@ Methods, each run in a fresh process so that its peak memory is its own:
 - ``hf``: lm-eval's HFLM with ``softmax_dtype=float32`` (batched, length-sorted);
 - ``dna-hf``: this package's model.
 
-Each method scores both sequences of every pair of the ``perturbation_syn_human`` task
-(prepared as parquet in a temporary ``data_dir``); the clock runs from reading the pairs to the
+Each method scores both sequences of the first ``--pairs`` pairs of one config (``--config``,
+default ``syn_human``) of ``--data-dir``, through the ``perturbation_custom`` task (without
+``--data-dir``: random pairs written as parquet to a temporary folder); the clock runs from reading the pairs to the
 last score, model loading excluded. The table reports pairs/s, tokens/s (scored tokens,
 prefix excluded), peak memory (GPU: ``torch.cuda.max_memory_allocated``; CPU: the process's
 peak resident set, imports included), the speed relative to ``naive``, accuracy, and the largest
@@ -33,8 +34,7 @@ from pathlib import Path
 from perturbation_bench.comparison import pairwise_accuracy
 
 METHODS = ("naive", "hf", "dna-hf")
-CONFIG = "syn_human"
-TASK = f"perturbation_{CONFIG}"
+TASK = "perturbation_custom"  # reads any config of a data_dir
 
 
 @dataclass
@@ -55,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pairs", type=int, default=24, help="number of pairs (default 24)")
     parser.add_argument("--length", type=int, default=8192, help="bp per sequence (default 8192)")
     parser.add_argument("--data-dir", help="score these pairs (hub layout) instead of random ones")
+    parser.add_argument(
+        "--config", default="syn_human", help="config of --data-dir to score (default syn_human)"
+    )
     parser.add_argument("--preset", default="default", help="formatting preset (default: default)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default cpu)")
     parser.add_argument("--dtype", default="float32", help="weight dtype (default float32)")
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="pb-bench-") as scratch:
         model = args.model or str(_random_model(Path(scratch) / "model", args))
         data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
-        metadata = {"data_dir": data_dir, "preset": args.preset}
+        metadata = {"data_dir": data_dir, "config": args.config, "preset": args.preset}
         context = multiprocessing.get_context("spawn")
         measurements = []
         for method in METHODS:
@@ -76,7 +79,16 @@ def run(args: argparse.Namespace) -> int:
             with context.Pool(1) as pool:
                 measurements.append(
                     pool.apply(
-                        measure, (method, model, metadata, args.device, args.dtype, args.batch_size)
+                        measure,
+                        (
+                            method,
+                            model,
+                            metadata,
+                            args.pairs,
+                            args.device,
+                            args.dtype,
+                            args.batch_size,
+                        ),
                     )
                 )
     print(format_table(measurements, measurements[0].scored_tokens, args.device))
@@ -89,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def measure(
-    method: str, model: str, metadata: dict, device: str, dtype: str, batch_size: str
+    method: str, model: str, metadata: dict, pairs: int, device: str, dtype: str, batch_size: str
 ) -> Measurement:
     """Run one method in this process (called in a fresh child process by :func:`run`)."""
     import torch
@@ -98,9 +110,9 @@ def measure(
         torch.cuda.reset_peak_memory_stats()
     tokens = None
     if method == "naive":
-        lls, seconds, tokens = _score_naive(model, metadata, device, dtype)
+        lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
-        lls, seconds = _score_lm_eval(method, model, metadata, device, dtype, batch_size)
+        lls, seconds = _score_lm_eval(method, model, metadata, pairs, device, dtype, batch_size)
     if device.startswith("cuda"):
         peak = torch.cuda.max_memory_allocated()
     else:
@@ -108,7 +120,7 @@ def measure(
     return Measurement(method, lls, seconds, peak, tokens)
 
 
-def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
+def _score_naive(model_path: str, metadata: dict, pairs: int, device: str, dtype: str):
     import torch
     from tqdm import tqdm
     from transformers import AutoModelForCausalLM
@@ -119,7 +131,8 @@ def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
     model.eval()
     encode = _encoder(model_path)
     start = time.perf_counter()
-    docs = load_pairs(CONFIG, **metadata)["test"]
+    docs = load_pairs(**metadata)["test"]
+    docs = docs.select(range(min(pairs, len(docs))))
     lls, tokens = [], 0
     for doc in tqdm(docs, desc="naive: scoring pairs"):
         pair = []
@@ -137,7 +150,13 @@ def _score_naive(model_path: str, metadata: dict, device: str, dtype: str):
 
 
 def _score_lm_eval(
-    method: str, model_path: str, metadata: dict, device: str, dtype: str, batch_size: str
+    method: str,
+    model_path: str,
+    metadata: dict,
+    pairs: int,
+    device: str,
+    dtype: str,
+    batch_size: str,
 ):
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
@@ -153,7 +172,9 @@ def _score_lm_eval(
     )
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
     start = time.perf_counter()
-    result = simple_evaluate(model=lm, tasks=[TASK], task_manager=manager, log_samples=True)
+    result = simple_evaluate(
+        model=lm, tasks=[TASK], task_manager=manager, log_samples=True, limit=pairs
+    )
     seconds = time.perf_counter() - start
     return logged_pairs(result, TASK), seconds
 
@@ -196,7 +217,7 @@ def _random_model(folder: Path, args: argparse.Namespace) -> Path:
 def _random_data(folder: Path, args: argparse.Namespace) -> Path:
     from perturbation_bench.random_pairs import random_pairs, write_parquet
 
-    write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, CONFIG)
+    write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, args.config)
     return folder
 
 

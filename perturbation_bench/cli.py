@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from perturbation_bench import __version__
-from perturbation_bench.errors import OptionsError, PerturbationBenchError
+from perturbation_bench.errors import OptionsError, UserInputError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return _report(args)
         return bench.run(args)
-    except PerturbationBenchError as err:
+    except UserInputError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)
         return 2
 
@@ -104,6 +104,11 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--repeats", type=int, default=10, help="copies of the unit (default 10)"
         )
+        parser.add_argument(
+            "--allow-stop-or-frameshift",
+            action="store_true",
+            help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
+        )
         parser.add_argument("--offset", type=int, default=60,
                             help="bp after the first complete codon (default 60)")  # fmt: skip
 
@@ -131,7 +136,7 @@ def _build(args: argparse.Namespace) -> int:
         max_pairs=args.max_pairs,
         **extra,
     )
-    _check_settings(settings)
+    _check_settings(settings, getattr(args, "allow_stop_or_frameshift", False))
     table = load_codon_table(args.species, args.codon_table) if args.kind == "syn" else None
     genome = Genome(args.fasta)
     path, written, excluded = build_dataset(
@@ -143,7 +148,7 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_settings(settings) -> None:
+def _check_settings(settings, allow_disruptive: bool = False) -> None:
     if not 0 < settings.optimization_rate <= 1:
         raise OptionsError(
             f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"
@@ -152,11 +157,41 @@ def _check_settings(settings) -> None:
         raise OptionsError(
             f"need window > 0 and 0 <= flank < window, got {settings.window}, {settings.flank}"
         )
-    patch = len(settings.motif) * settings.repeats
-    if set(settings.motif) - set("ACGT") or patch < 1 or patch % 3 or settings.offset % 3:
+    if settings.kind == "motif":
+        _check_motif(settings, allow_disruptive)
+
+
+STOP_CODONS = ("TAA", "TAG", "TGA")
+PUBLISHED_MOTIF = {"config": "motif_human", "motif": "CAG", "repeats": 10, "offset": 60}
+
+
+def _check_motif(settings, allow_disruptive: bool) -> None:
+    """The repeat must keep the reading frame and code for amino acids, unless the user asks."""
+    repeat = settings.motif * settings.repeats
+    if set(settings.motif) - set("ACGT") or not repeat or settings.offset % 3:
         raise OptionsError(
-            "--motif must be A/C/G/T letters, len(motif) x --repeats and --offset multiples of 3 "
-            "(the patch stays codon-aligned)"
+            "--motif must be A/C/G/T letters and --offset a multiple of 3 (the patch starts on "
+            "a codon boundary)"
+        )
+    stops = sorted({repeat[i : i + 3] for i in range(0, len(repeat) - 2, 3)} & set(STOP_CODONS))
+    if (stops or len(repeat) % 3) and not allow_disruptive:
+        raise OptionsError(
+            f"{settings.repeats} x {settings.motif} = {len(repeat)} bp "
+            + (
+                f"has the in-frame stop codon(s) {', '.join(stops)}"
+                if stops
+                else "shifts the reading frame (not a multiple of 3)"
+            )
+            + "; pass --allow-stop-or-frameshift if that is what you want to test"
+        )
+    published = {key: PUBLISHED_MOTIF[key] for key in ("motif", "repeats", "offset")}
+    if (
+        settings.config == PUBLISHED_MOTIF["config"]
+        and {key: getattr(settings, key) for key in published} != published
+    ):
+        raise OptionsError(
+            f"motif_human is the published config (CAG x 10, offset 60); name this dataset "
+            f"after its own repeat with --config, e.g. motif_{settings.motif.lower()}_{settings.species}"
         )
 
 

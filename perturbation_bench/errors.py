@@ -1,10 +1,11 @@
 """Errors a user can act on, and a hook that prints them without a traceback wall.
 
-Every problem this package reports about its input (a missing file, a bad row, an unknown
-option, a sequence too long for the model) is a :class:`PerturbationBenchError` whose message
+Every problem this package reports about the user's input or set-up (a missing file, a bad row,
+an unknown option, a sequence the model cannot read) is a :class:`UserInputError` whose message
 says what is wrong and how to fix it. On the command line the traceback adds nothing to that
-message, so :func:`install_excepthook` prints the message alone;
-``PERTURBATION_BENCH_TRACEBACK=1`` brings the full traceback back.
+message, so :func:`install_excepthook` prints the message alone; any other exception, ours
+(:class:`PairingError`, which means a bug or an unexpected lm-eval) or anyone else's, keeps its
+full traceback. ``PERTURBATION_BENCH_TRACEBACK=1`` brings the traceback back for user errors too.
 """
 
 from __future__ import annotations
@@ -14,40 +15,45 @@ import sys
 
 
 class PerturbationBenchError(Exception):
-    """Base class: a problem in the user's input or set-up, explained in the message."""
+    """Base class of this package's errors."""
 
 
-class DataSourceError(PerturbationBenchError):
+class UserInputError(PerturbationBenchError):
+    """A problem in the user's input or set-up, explained in the message (printed without traceback)."""
+
+
+class DataSourceError(UserInputError):
     """The benchmark's parquet files cannot be found or fetched."""
 
 
-class DataValidationError(PerturbationBenchError, ValueError):
+class DataValidationError(UserInputError, ValueError):
     """A parquet file or one of its rows breaks the dataset contract (file, row and reason in the message)."""
 
 
-class OptionsError(PerturbationBenchError, ValueError):
-    """An unknown or invalid task option (``--metadata``)."""
+class OptionsError(UserInputError, ValueError):
+    """An unknown or invalid task or model option."""
 
 
-class SequenceTooLongError(PerturbationBenchError):
-    """A sequence needs more tokens than the model's context."""
+class TokenizationError(UserInputError):
+    """The model's tokenizer cannot read the sequences as given (unknown tokens, wrong k-mer size)."""
 
 
 class PairingError(PerturbationBenchError, RuntimeError):
-    """The model's responses cannot be paired into (original, perturbed) per document."""
+    """The model's responses cannot be paired into (original, perturbed) per document: a bug."""
 
 
 def install_excepthook() -> None:
-    """Print uncaught :class:`PerturbationBenchError` as one message instead of a traceback.
+    """Print an uncaught :class:`UserInputError` as one message instead of a traceback.
 
-    Other exceptions go to the hook that was installed before. Calling this twice is harmless.
+    Every other exception goes to the hook that was installed before. Calling this twice is
+    harmless.
     """
     previous = sys.excepthook
     if getattr(previous, "_perturbation_bench", False):
         return
 
     def hook(exc_type, exc, tb):
-        if issubclass(exc_type, PerturbationBenchError) and not os.environ.get(
+        if issubclass(exc_type, UserInputError) and not os.environ.get(
             "PERTURBATION_BENCH_TRACEBACK"
         ):
             sys.stderr.write(

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import copy
 import itertools
-import os
 import random
-import sysconfig
 from pathlib import Path
 
-import pytest
+import torch
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
 from perturbation_bench.dna import random_dna
@@ -22,13 +20,6 @@ from perturbation_bench.random_models import (
     save_random_llama,
     single_nucleotide_tokenizer,
     wrap_tokenizer,
-)
-
-requires_autoload = pytest.mark.skipif(
-    not (Path(sysconfig.get_paths()["purelib"]) / "perturbation_bench_autoload.pth").is_file()
-    and not os.environ.get("CI"),
-    reason="the autoload .pth comes with a regular install (pip install .), not an editable one; "
-    "CI always runs these",
 )
 
 TOKENIZER_KINDS = ("char", "kmer6", "bpe")
@@ -56,6 +47,30 @@ def build_tokenizer(kind: str):
     return wrap_tokenizer(core)
 
 
+def reverse_complement(sequence: str) -> str:
+    """Independent of the package's own: base by base."""
+    return "".join(
+        {"A": "T", "C": "G", "G": "C", "T": "A", "N": "N"}[b] for b in reversed(sequence)
+    )
+
+
+def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
+    """sum_t log p(x_t | x_<t) over the sequence's tokens, fp32, conditioned on the prefix tokens
+    (the BOS token when the prefix is empty)."""
+    if prefix:
+        context = tokenizer(prefix, add_special_tokens=False)["input_ids"]
+    else:
+        context = [tokenizer.bos_token_id]
+    continuation = tokenizer(sequence, add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([context + continuation])
+    with torch.no_grad():
+        logits = model(ids).logits[0].float()
+    log_probs = torch.log_softmax(logits[:-1], dim=-1)
+    targets = ids[0, 1:]
+    per_token = log_probs.gather(1, targets[:, None])[:, 0]
+    return per_token[len(context) - 1 :].sum().item()
+
+
 def build_model(kind: str, folder: Path) -> Path:
     """Save a random 2-layer Llama with tokenizer ``kind`` to ``folder``; return the folder."""
     return save_random_llama(folder, build_tokenizer(kind))
@@ -70,7 +85,7 @@ def evaluate(
     **model_args,
 ) -> dict:
     """Run tasks through lm-eval's Python API on the CPU with only this package's task folder
-    indexed; with ``output_path``, save results and samples files as ``lm_eval --output_path
+    indexed, the model arguments merged into the task metadata as the CLI does; with ``output_path``, save results and samples files as ``lm_eval --output_path
     --log_samples`` does."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
@@ -78,11 +93,13 @@ def evaluate(
 
     from perturbation_bench.paths import tasks_dir
 
+    model_args = {"pretrained": model_path, "dtype": "float32", **model_args}
+    metadata = model_args | metadata  # as lm-eval's CLI merges --model_args into --metadata
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
     tracker = EvaluationTracker(output_path=str(output_path)) if output_path else None
     result = simple_evaluate(
         model=model,
-        model_args={"pretrained": model_path, "dtype": "float32", **model_args},
+        model_args=model_args,
         tasks=tasks,
         task_manager=manager,
         device="cpu",

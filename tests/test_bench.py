@@ -7,6 +7,7 @@ import argparse
 from perturbation_bench import bench
 from perturbation_bench.bench import Measurement, format_table
 from perturbation_bench.comparison import pairwise_accuracy
+from perturbation_bench.random_pairs import random_pairs, write_parquet
 
 
 def test_table_reports_rates_ratios_and_differences():
@@ -33,3 +34,15 @@ def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     for row in rows:
         assert float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3  # max abs LL diff vs naive
     assert "all three methods give accuracy" in out
+
+
+def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
+    write_parquet(random_pairs(5, 60, seed=3), tmp_path, "syn_zebrafish")
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--model", tiny_models["char"], "--data-dir", str(tmp_path),
+                              "--config", "syn_zebrafish", "--pairs", "2"])  # fmt: skip
+    metadata = {"data_dir": str(tmp_path), "config": "syn_zebrafish", "preset": "default"}
+    for method in ("naive", "dna-hf"):
+        measured = bench.measure(method, args.model, metadata, args.pairs, "cpu", "float32", "4")
+        assert len(measured.lls) == 2

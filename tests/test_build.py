@@ -53,6 +53,29 @@ def test_output_has_the_published_schema(built, kind):
     assert pq.read_schema(built[kind]).remove_metadata() == SCHEMAS[kind]
 
 
+CARD_COLUMNS = {  # frozen copy of the dataset card's column lists, in the card's order
+    "syn": "benchmark_id script_version annotation_source genome_assembly codon_usage_source "
+    "recoding_mode species chr strand transcript_id gene_id gene_name optimization_rate "
+    "fraction_codons_changed random_seed window_size_bp chrom_length cds_genome_start "
+    "cds_genome_end window_genome_start window_genome_end upstream_actual downstream_actual "
+    "is_clamped exon_rank is_first_exon frame phase_gtf cds_start_in_seq cds_end_in_seq "
+    "cds_length patch_start_in_seq patch_end_in_seq patch_length n_codons_total "
+    "n_codons_eligible n_codons_changed original_sequence sequence",
+    "motif": "benchmark_id script_version annotation_source genome_assembly motif actual_motif "
+    "species chr strand transcript_id gene_id gene_name upstream_flank_bp patch_len_bp "
+    "start_after_bp random_seed chrom_length cds_genome_start cds_genome_end "
+    "window_genome_start window_genome_end upstream_actual is_clamped exon_rank is_first_exon "
+    "frame phase_gtf cds_start_in_seq cds_end_in_seq cds_length patch_start_in_cds "
+    "patch_end_in_cds patch_start_in_seq patch_end_in_seq original_sequence sequence",
+}
+
+
+@pytest.mark.parametrize("kind, n_columns", [("syn", 39), ("motif", 36)])
+def test_schema_column_order_is_the_dataset_cards(kind, n_columns):
+    assert SCHEMAS[kind].names == CARD_COLUMNS[kind].split()
+    assert len(SCHEMAS[kind]) == n_columns
+
+
 @pytest.mark.parametrize("kind", ["syn", "motif"])
 def test_built_dataset_passes_validate_against_the_genome(built, genome_files, kind):
     checks, n_rows = validate(built[kind], fasta=genome_files[0])
@@ -75,6 +98,26 @@ def test_every_exon_is_written_or_counted_with_a_reason(built, genome_files):
         "excluded"
     ]
     assert motif_excluded["n_in_patch"] == 1 and motif_excluded["cds_too_short"] >= 1
+
+
+def test_a_gtf_phase_that_breaks_the_frame_is_excluded_and_counted(genome_files, built, tmp_path):
+    fasta, gtf = genome_files
+    lines = gtf.read_text().splitlines(keepends=True)
+    second_exon = next(  # the second CDS exon of T0: its phase must continue exon 1's frame
+        i for i, line in enumerate(lines) if 'transcript_id "T0"' in line and i and
+        'transcript_id "T0"' in lines[i - 1]
+    )  # fmt: skip
+    fields = lines[second_exon].split("\t")
+    fields[7] = str((int(fields[7]) + 1) % 3)
+    lines[second_exon] = "\t".join(fields)
+    broken = tmp_path / "broken.gtf"
+    broken.write_text("".join(lines))
+    path = build("syn", fasta, broken, tmp_path / "out")
+    summary = json.loads((path.parent / "_build_report.json").read_text())
+    assert summary["excluded"] == {"n_in_patch": 1, "phase_inconsistent": 1}
+    assert summary["written"] == pq.read_metadata(built["syn"]).num_rows - 1
+    ids = set(pq.read_table(path, columns=["benchmark_id"]).column(0).to_pylist())
+    assert "syn_human:T0:exon2" not in ids and "syn_human:T0:exon1" in ids
 
 
 def test_strands_phases_clamping_and_transcript_choice(built, genome_files):
@@ -123,9 +166,9 @@ def test_partial_recoding_changes_a_seeded_share(genome_files, tmp_path):
 
 
 def test_motif_options_change_the_repeat(genome_files, tmp_path):
-    path = build(
-        "motif", *genome_files, tmp_path, "--motif", "gaa", "--repeats", "4", "--offset", "9"
-    )
+    build("motif", *genome_files, tmp_path, "--motif", "gaa", "--repeats", "4", "--offset", "9",
+          "--config", "motif_gaa_human")  # fmt: skip
+    path = tmp_path / "motif_gaa_human" / "test-00000-of-00001.parquet"
     for r in pq.read_table(path).to_pylist():
         assert r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]] == "GAA" * 4
         assert r["patch_start_in_seq"] == r["cds_start_in_seq"] + r["phase_gtf"] + 9
@@ -252,6 +295,28 @@ def test_validate_without_fasta_skips_the_genome_check(built, capsys):
     out = capsys.readouterr().out
     assert "SKIP matches_genome: not checked (no --fasta given)" in out
     assert "PASS pair_rules: 0 of 1 files break it" in out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--motif", "TAA", "--config", "motif_taa_human"], "in-frame stop codon.s. TAA"),
+        (["--motif", "CTAG", "--repeats", "3", "--config", "m"], "in-frame stop codon.s. TAG"),
+        (["--motif", "CA", "--repeats", "4", "--config", "m"], "shifts the reading frame"),
+        (["--motif", "GAA"], "motif_human is the published config"),
+        (["--repeats", "12"], "motif_human is the published config"),
+    ],
+)
+def test_motif_build_refuses_stops_frameshifts_and_the_published_name(
+    genome_files, tmp_path, capsys, extra, message
+):
+    args = ["build", "motif", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
+            "--species", "human", "--out", str(tmp_path), *extra]  # fmt: skip
+    assert main(args) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not (tmp_path / "motif_human").exists()
+    if "published" not in message:  # asked for explicitly, it builds
+        assert main([*args, "--allow-stop-or-frameshift", "--window", "400", "--flank", "100"]) == 0
 
 
 def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, tmp_path, capsys):

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from dna_fixtures import requires_autoload
 from perturbation_bench.cli import main
 from perturbation_bench.paths import tasks_dir
 
@@ -95,32 +93,12 @@ def test_unreachable_hub_stops_the_cli_with_one_message(tiny_models):
     assert "Traceback" not in run.stderr
 
 
-@requires_autoload
 def test_plain_lm_eval_finds_the_tasks_through_the_import_hook(tiny_models, pair_data, tmp_path):
     data = run_tasks(tiny_models["bpe"], pair_data, tmp_path, "perturbation_motif_human")
     assert data["results"]["perturbation_motif_human"]["sample_len"] == 6
 
 
-@requires_autoload
 def test_lm_eval_ls_lists_the_tasks_and_the_group():
     listing = lm_eval("ls", "tasks").stdout
     for name in (*TASKS, "perturbation_bench"):
         assert f"|{name} " in listing
-
-
-def python_startup(env: dict) -> dict:
-    code = (
-        "import json, sys; print(json.dumps({"
-        "'finder': any(type(f).__name__ == 'PostImportFinder' for f in sys.meta_path), "
-        "'heavy': sorted(m for m in ('lm_eval', 'torch', 'datasets', 'pyarrow') if m in sys.modules)}))"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}
-    )
-    return json.loads(run.stdout)
-
-
-@requires_autoload
-def test_import_hook_costs_nothing_until_lm_eval_is_imported_and_can_be_turned_off():
-    assert python_startup({}) == {"finder": True, "heavy": []}
-    assert python_startup({"PERTURBATION_BENCH_NO_AUTOLOAD": "1"}) == {"finder": False, "heavy": []}

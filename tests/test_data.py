@@ -122,15 +122,49 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
     assert docs["sequence"] == [r["sequence"] for r in rows]
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_presets_format_context_and_trim(tmp_path, preset):
+@pytest.mark.parametrize(
+    "preset, prefix, kept",
+    [("default", "", 32), ("carbon", "<dna>", 30), ("generator", "<s>", 30)],
+)
+def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
     write_parquet(random_pairs(2, 32), tmp_path, "syn_human")
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
-    formatting = PRESETS[preset]
-    assert doc_to_context(doc) == formatting.dna_prefix
-    original, perturbed = doc_to_sequences(doc)
-    assert len(original) == len(perturbed) == 32 - 32 % formatting.kmer_size
-    assert doc["original_sequence"].startswith(original)
+    assert doc_to_context(doc) == prefix
+    assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], doc["sequence"][:kept]]
+    assert sorted(PRESETS) == ["carbon", "default", "generator"]
+
+
+def test_lower_case_bases_are_scored_upper_cased_and_counted(tmp_path, caplog):
+    rows = random_pairs(3, 30)
+    rows[1]["sequence"] = rows[1]["sequence"][:10].lower() + rows[1]["sequence"][10:]
+    write_parquet(rows, tmp_path, "syn_human")
+    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.tasks.hooks"):
+        docs = load_pairs("syn_human", data_dir=str(tmp_path), preset="carbon")["test"]
+    assert doc_to_sequences(docs[1])[1] == rows[1]["sequence"][:30].upper()
+    assert docs[1]["sequence"] == rows[1]["sequence"]  # the document keeps the published text
+    assert "1 of 3 pairs have lower-case (soft-masked) bases" in caplog.text
+
+
+def test_dataset_revision_reaches_the_hub_call(monkeypatch, tmp_path):
+    calls = []
+
+    def fake_snapshot_download(repo_id, **kwargs):
+        calls.append((repo_id, kwargs))
+        write_parquet(random_pairs(2, 30), tmp_path, "syn_mouse")
+        return str(tmp_path)
+
+    monkeypatch.setattr("huggingface_hub.snapshot_download", fake_snapshot_download)
+    load_pairs("syn_mouse", dataset_revision="v1.2")
+    ((repo, kwargs),) = calls
+    assert repo == "HuggingFaceBio/perturbation-bench"
+    assert kwargs["revision"] == "v1.2" and kwargs["allow_patterns"] == ["syn_mouse/*.parquet"]
+
+
+def test_a_misspelt_config_lists_the_folders_there(tmp_path):
+    write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
+    write_parquet(random_pairs(2, 30), tmp_path, "motif_zebrafish")
+    with pytest.raises(DataSourceError, match="folders there: motif_zebrafish, syn_zebrafish"):
+        load_pairs(data_dir=str(tmp_path), config="syn_zebrafsh")
 
 
 def test_single_options_override_the_preset():
@@ -144,11 +178,12 @@ def test_single_options_override_the_preset():
         ({"preset": "evo"}, "unknown preset 'evo'; valid presets: default, carbon, generator"),
         (
             {"presets": "carbon"},
-            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, rc_average",
+            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, rc_average, reduction",
         ),
         ({"data-dir": "x"}, "did you mean 'data_dir'"),
         ({"kmer_size": 0}, "kmer_size must be a positive integer"),
         ({"dna_prefix": 5}, "dna_prefix must be a string"),
+        ({"reduction": "median"}, "reduction must be one of sum, mean, got 'median'"),
     ],
 )
 def test_bad_options_list_the_valid_ones(metadata, message):

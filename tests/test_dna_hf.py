@@ -7,15 +7,19 @@ import logging
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import torch
-from transformers import AutoModelForCausalLM
+from tokenizers import processors
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import build_tokenizer, evaluate, requires_autoload
-from perturbation_bench.errors import OptionsError
+from dna_fixtures import build_tokenizer, evaluate, reference_ll
+from perturbation_bench.errors import OptionsError, TokenizationError
 from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
+from perturbation_bench.random_models import save_random_llama
 from perturbation_bench.random_pairs import random_pairs, write_parquet
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -85,7 +89,6 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = build_tokenizer("char")
     rows = pair_data / "syn_human"
-    import pyarrow.parquet as pq
 
     for (ll_original, _), row in zip(logged_pairs(result, TASK), pq.read_table(rows).to_pylist()):
         tokens = [tokenizer.bos_token_id] + tokenizer(
@@ -127,7 +130,6 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
 
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16).eval()
     tokenizer = build_tokenizer("char")
-    import pyarrow.parquet as pq
 
     for pair, row in zip(
         logged_pairs(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()
@@ -187,7 +189,6 @@ def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_da
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}  # 4 of the 8 pairs each
 
 
-@requires_autoload
 def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, pair_data, tmp_path):
     single = evaluate(
         tiny_models["kmer6"],
@@ -228,3 +229,97 @@ def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, p
     parallel = json.loads(results.read_text())["results"][TASK]
     assert parallel == json.loads(json.dumps(single["results"][TASK], default=str))
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}
+
+
+def test_data_parallel_rank_is_the_global_process_index():
+    """Node 2 of 2, local process 1 of 2: its shard is global rank 3 of 4, not local rank 1."""
+    model = object.__new__(DnaHFLM)
+    model.accelerator = types.SimpleNamespace(
+        process_index=3, local_process_index=1, num_processes=4, device="cpu"
+    )
+    model._device = "cpu"
+    model._use_global_rank({})
+    assert (model._rank, model._world_size) == (3, 4)
+
+
+def test_unknown_tokens_stop_the_run_with_the_fix(tiny_models, pair_data):
+    """A 6-mer model on 124 bp without trimming: the 4-base tail is the unknown token."""
+    with pytest.raises(TokenizationError, match="of which 1 are the unknown token '<oov>'") as err:
+        evaluate(tiny_models["kmer6"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
+    assert '"preset": "carbon"' in str(err.value)
+
+
+@pytest.fixture(scope="module")
+def bos_adding_model(tmp_path_factory):
+    """A 6-mer model whose tokenizer puts <s> in front of everything it encodes by default."""
+    tokenizer = build_tokenizer("kmer6")
+    tokenizer._tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", tokenizer.bos_token_id)]
+    )
+    folder = save_random_llama(tmp_path_factory.mktemp("bos") / "m", tokenizer)
+    reloaded = AutoTokenizer.from_pretrained(folder)
+    assert reloaded("<dna>")["input_ids"][0] == reloaded.bos_token_id  # it really adds BOS
+    return folder, reloaded
+
+
+def test_a_dna_prefix_starts_the_sequence_even_when_the_tokenizer_adds_bos(
+    bos_adding_model, pair_data, caplog
+):
+    folder, tokenizer = bos_adding_model
+    metadata = {"data_dir": str(pair_data), "preset": "carbon"}
+    result = evaluate(str(folder), [TASK], metadata, model="dna-hf")
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    for (ll, _), row in zip(logged_pairs(result, TASK), rows, strict=True):
+        reference = reference_ll(model, tokenizer, "<dna>", row["original_sequence"][:120])
+        assert ll == pytest.approx(reference, abs=1e-3)
+    with caplog.at_level(logging.WARNING):
+        with_bos = evaluate(str(folder), [TASK], metadata, model="dna-hf", add_bos_token=True)
+    assert "add_bos_token=True puts the BOS token before the DNA prefix '<dna>'" in caplog.text
+    assert logged_pairs(with_bos, TASK) != logged_pairs(result, TASK)
+
+
+def test_lower_case_sequences_score_as_upper_case(tiny_models, pair_data, tmp_path):
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    lower = [dict(r, original_sequence=r["original_sequence"].lower()) for r in rows]
+    write_parquet(lower, tmp_path, "syn_human")
+    upper_result = evaluate(
+        tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf"
+    )
+    lower_result = evaluate(
+        tiny_models["char"], [TASK], {"data_dir": str(tmp_path)}, model="dna-hf"
+    )
+    assert logged_pairs(lower_result, TASK) == logged_pairs(upper_result, TASK)
+    assert lower_result["results"][TASK]["tie_rate,pairs"] == 0.0
+
+
+def test_a_bad_window_stride_is_one_line_not_a_traceback(tiny_models):
+    code = (
+        "from perturbation_bench.models.dna_hf import DnaHFLM; "
+        f"DnaHFLM(pretrained={tiny_models['char']!r}, device='cpu', window_stride='half')"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1
+    assert (
+        "perturbation-bench error: window_stride must be a whole number of tokens, got 'half'"
+        in run.stderr
+    )
+    assert "Traceback" not in run.stderr
+
+
+def test_internal_errors_keep_their_traceback():
+    code = (
+        "from perturbation_bench.errors import PairingError, install_excepthook; "
+        "install_excepthook(); raise PairingError('responses out of order')"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "Traceback" in run.stderr and "PairingError: responses out of order" in run.stderr
+
+
+def test_running_our_tasks_leaves_lm_evals_hf_model_untouched(tiny_models, pair_data):
+    from lm_eval.models.huggingface import HFLM
+
+    before = HFLM._loglikelihood_tokens
+    evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data)})
+    assert HFLM._loglikelihood_tokens is before
+    assert before.__module__ == "lm_eval.models.huggingface"

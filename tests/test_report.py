@@ -190,3 +190,45 @@ def test_other_tasks_and_older_runs_are_listed_not_silently_skipped(runs, tmp_pa
         "ignored samples_hellaswag_2026-01-01T00-00-00.jsonl (not a perturbation-bench task)" in out
     )
     assert "ignored samples_perturbation_syn_human_2000-01-01T00-00-00.jsonl (older run" in out
+
+
+def test_bootstrap_draws_every_pair_and_is_a_95_percent_interval():
+    rare = np.array([0] * 99 + [1])  # only the last pair is right
+    assert bootstrap_interval(rare, n_boot=2000)[1] > 0
+    n, p = 20_000, 0.7
+    low, high = bootstrap_interval(outcomes(n, p, seed=1), n_boot=2000)
+    normal_width = 2 * 1.959964 * np.sqrt(p * (1 - p) / n)  # 95%; a 99% interval is 31% wider
+    assert high - low == pytest.approx(normal_width, rel=0.08)
+
+
+def test_paired_bootstrap_resamples_pairs_jointly():
+    a = outcomes(400, 0.6, seed=2)
+    b = a.copy()
+    b[:4] = 1 - b[:4]  # the two models disagree on 4 of 400 pairs only
+    diff, low, high = paired_bootstrap_difference(a, b, n_boot=2000)
+    assert low <= diff <= high
+    assert high - low < 0.03  # unpaired resampling would give about 0.14
+
+
+def test_a_tie_counts_as_wrong_in_the_report(tmp_path):
+    folder = tmp_path / "run" / "model"
+    folder.mkdir(parents=True)
+    pairs = [(-3.0, -3.0), (-2.0, -3.0), (-3.0, -2.0)]
+    with (folder / "samples_perturbation_syn_human_2026-01-01T00-00-00.jsonl").open("w") as f:
+        for i, pair in enumerate(pairs):
+            doc = {"original_sequence": "ACGT" + "ACGT"[i], "sequence": "ACGA" + "ACGT"[i]}
+            f.write(json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [list(pair)]}) + "\n")
+    data = make_report([tmp_path / "run"], tmp_path / "out", n_boot=50)
+    (row,) = data["summary"]
+    assert (row["pairwise_acc"], row["tie_rate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+
+def test_runs_made_with_limit_are_noted(runs, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(runs[0], run)
+    (results,) = run.glob("*/results_*.json")
+    data = json.loads(results.read_text())
+    data["config"]["limit"] = 5
+    results.write_text(json.dumps(data))
+    assert main(["report", str(run), "--out", str(tmp_path / "out"), "--bootstrap", "100"]) == 0
+    assert "run with --limit 5: only the first pairs" in capsys.readouterr().out

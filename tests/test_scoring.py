@@ -7,33 +7,10 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, reference_ll, reverse_complement
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TOLERANCE = 1e-3  # nats, on sums of ~120 fp32 log-probs
-
-
-def reverse_complement(sequence: str) -> str:
-    return "".join(
-        {"A": "T", "C": "G", "G": "C", "T": "A", "N": "N"}[b] for b in reversed(sequence)
-    )
-
-
-def reference_ll(model, tokenizer, prefix: str, sequence: str) -> float:
-    """sum_t log p(x_t | x_<t) over the sequence's tokens, fp32, conditioned on the prefix tokens
-    (the BOS token when the prefix is empty)."""
-    if prefix:
-        context = tokenizer(prefix, add_special_tokens=False)["input_ids"]
-    else:
-        context = [tokenizer.bos_token_id]
-    continuation = tokenizer(sequence, add_special_tokens=False)["input_ids"]
-    ids = torch.tensor([context + continuation])
-    with torch.no_grad():
-        logits = model(ids).logits[0].float()
-    log_probs = torch.log_softmax(logits[:-1], dim=-1)
-    targets = ids[0, 1:]
-    per_token = log_probs.gather(1, targets[:, None])[:, 0]
-    return per_token[len(context) - 1 :].sum().item()
 
 
 @pytest.mark.parametrize(
@@ -90,3 +67,26 @@ def check_against_reference(path, pair_data, metadata, prefix, kmer):
     assert result["configs"]["perturbation_syn_human"]["metadata"]["preset"] == metadata.get(
         "preset", "default"
     )
+
+
+def test_reduction_mean_divides_each_sequence_by_its_scored_tokens(tiny_models, pair_data):
+    path = tiny_models["bpe"]
+    metadata = {"data_dir": str(pair_data), "reduction": "mean"}
+    result = evaluate(path, ["perturbation_syn_human"], metadata, model="dna-hf")
+    got = logged_pairs(result, "perturbation_syn_human")
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    counts = []
+    for (ll_original, ll_perturbed), row in zip(got, rows, strict=True):
+        pair_counts = []
+        for ll, sequence in (
+            (ll_original, row["original_sequence"]),
+            (ll_perturbed, row["sequence"]),
+        ):
+            n = len(tokenizer(sequence, add_special_tokens=False)["input_ids"])
+            assert ll == pytest.approx(reference_ll(model, tokenizer, "", sequence) / n, abs=1e-5)
+            pair_counts.append(n)
+        counts.append(pair_counts)
+    assert any(a != b for a, b in counts)  # BPE: mean and sum can rank a pair differently
+    assert result["configs"]["perturbation_syn_human"]["metadata"]["reduction"] == "mean"

@@ -17,11 +17,18 @@ HFLM (tokenization, batching, sorting, the model call):
    scored exactly once and sees at least ``max_length + 1 - window_stride`` tokens of context
    (all of it inside the first window). ``LL = sum over windows``. A request that fits is one
    window equal to the request itself, so its score is identical to plain scoring.
-4. Documented, logged choices: the windowing and the rank layout are logged once per run.
+4. Guards: a sequence that tokenizes to the tokenizer's unknown token stops the run
+   (:class:`TokenizationError`: the model cannot read it, and every such pair would score as
+   noise); ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is
+   the first token as in the reference scorer (an empty context still starts from the
+   ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True`` with a prefix logs a warning.
+   Errors in the model arguments (``window_stride``) are one-line user errors.
+5. Documented, logged choices: the windowing and the rank layout are logged once per run.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 
@@ -29,7 +36,7 @@ import torch
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
-from perturbation_bench.errors import OptionsError
+from perturbation_bench.errors import OptionsError, TokenizationError, install_excepthook
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -74,6 +81,14 @@ class DnaHFLM(HFLM):
     """
 
     def __init__(self, *args, window_stride: int | None = None, **kwargs) -> None:
+        install_excepthook()
+        if window_stride is not None and (
+            isinstance(window_stride, bool) or not isinstance(window_stride, int)
+        ):
+            raise OptionsError(
+                f"window_stride must be a whole number of tokens, got {window_stride!r}"
+            )
+        kwargs.setdefault("add_bos_token", False)
         softmax_dtype = kwargs.pop("softmax_dtype", None)
         if softmax_dtype not in (None, "float32", torch.float32):
             raise OptionsError(
@@ -84,11 +99,13 @@ class DnaHFLM(HFLM):
             from accelerate import PartialState
 
             PartialState(cpu=True)  # HFLM's Accelerator() then joins this gloo process group
+            atexit.register(_leave_process_group)
         super().__init__(*args, softmax_dtype="float32", **kwargs)
         self._use_global_rank(kwargs)
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         self._windowing_logged = False
+        self._bos_warned = False
 
     def _use_global_rank(self, kwargs: dict) -> None:
         accelerator = getattr(self, "accelerator", None)
@@ -109,6 +126,7 @@ class DnaHFLM(HFLM):
         self, requests: list[Request], disable_tqdm: bool = False, override_bs=None
     ):
         """Score ``requests``, splitting those that do not fit into windows (module docstring)."""
+        self._check_tokens(requests)
         pieces: list[Request] = []
         owners: list[int] = []
         n_windowed = 0
@@ -144,6 +162,29 @@ class DnaHFLM(HFLM):
             greedy[owner] = greedy[owner] and is_greedy
         return list(zip(totals, greedy))
 
+    def _check_tokens(self, requests: list[Request]) -> None:
+        """Stop on unknown tokens in a continuation; warn once about BOS before a literal prefix."""
+        unknown = self.tokenizer.unk_token_id
+        for (context, continuation), context_enc, continuation_enc in requests:
+            if unknown is not None and unknown in continuation_enc:
+                count = continuation_enc.count(unknown)
+                raise TokenizationError(
+                    f"{self.tokenizer.name_or_path}: a sequence of {len(continuation)} bp "
+                    f"tokenizes to {len(continuation_enc)} tokens of which {count} are the "
+                    f"unknown token {self.tokenizer.unk_token!r}, so the model cannot read it. "
+                    "Likely fix: the preset or k-mer size of the model's tokenizer "
+                    '(--metadata \'{"preset": "carbon"}\' or \'{"kmer_size": 6}\' for 6-mer '
+                    "models, which read a trailing partial k-mer as unknown), or a DNA prefix "
+                    "the tokenizer expects (dna_prefix)."
+                )
+            if context and self.add_bos_token and not self._bos_warned:
+                self._bos_warned = True
+                log.warning(
+                    "dna-hf: add_bos_token=True puts the BOS token before the DNA prefix %r; the "
+                    "reference scorer starts from the prefix itself (leave add_bos_token out)",
+                    context,
+                )
+
     def _log_windowing(self, n_windowed: int, n_requests: int) -> None:
         if self._windowing_logged:
             return
@@ -157,6 +198,17 @@ class DnaHFLM(HFLM):
             self.window_stride,
             self.max_length + 1 - self.window_stride,
         )
+
+
+def _leave_process_group() -> None:
+    """At exit, wait for every rank, then destroy the gloo group we created.
+
+    Without this, a rank that finishes first exits with gloo's threads still running and the
+    C++ runtime aborts it ("terminate called without an active exception"), seen on rank 1.
+    """
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
 
 
 def _distributed_cpu_launch(device) -> bool:

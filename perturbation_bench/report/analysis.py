@@ -55,6 +55,11 @@ def collect_pairs(
     for folder in run_folders:
         run = find_run(folder)
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
+        if run.limit is not None:
+            notes.append(
+                f"{run.folder}: run with --limit {run.limit:g}: only the first pairs of each task "
+                "were scored, not the whole benchmark"
+            )
         for task, path in sorted(run.samples.items()):
             rows.extend(stream_sample_pairs(path, task, run.model, by))
     return pd.DataFrame(rows), notes

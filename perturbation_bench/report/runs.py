@@ -28,12 +28,14 @@ TASK_PREFIX = "perturbation_"
 
 @dataclass
 class Run:
-    """One model's lm-eval output: its samples file per task, and what was left out."""
+    """One model's lm-eval output: its samples file per task, what was left out, and the
+    ``--limit`` it ran with (None: every pair)."""
 
     folder: Path
     model: str
     samples: dict[str, Path]
     ignored: list[str] = field(default_factory=list)
+    limit: float | None = None
 
 
 def find_run(folder: str | Path) -> Run:
@@ -67,18 +69,20 @@ def find_run(folder: str | Path) -> Run:
         samples[task] = path
     if not samples:
         raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
-    return Run(folder, _model_name(parents.pop()), samples, ignored)
+    model, limit = _run_settings(parents.pop())
+    return Run(folder, model, samples, ignored, limit)
 
 
-def _model_name(folder: Path) -> str:
+def _run_settings(folder: Path) -> tuple[str, float | None]:
+    """Model name and ``--limit`` from the newest readable results file (the folder name and
+    None without one)."""
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
-            name = json.loads(results.read_text()).get("model_name")
+            data = json.loads(results.read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        if name:
-            return str(name)
-    return folder.name
+        return str(data.get("model_name") or folder.name), (data.get("config") or {}).get("limit")
+    return folder.name, None
 
 
 def pair_id(original: str, perturbed: str) -> str:

@@ -13,19 +13,22 @@ import logging
 
 import datasets
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.pair_files import read_pairs
+from perturbation_bench.pair_files import SEQUENCE_COLUMNS, read_pairs
 from perturbation_bench.paths import demo_data_dir
-from perturbation_bench.tasks.length_guard import install_length_guard
 from perturbation_bench.tasks.options import Formatting, parse_options
 from perturbation_bench.tasks.sources import hub_parquet_files, local_parquet_files
+from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 PREFIX_COLUMN = "scoring_prefix"
 KMER_COLUMN = "scoring_kmer_size"
 RC_COLUMN = "scoring_rc_average"
+TOKENS_COLUMN = "scoring_token_counts"
+"""With ``reduction: mean``: the number of scored tokens of each continuation, in choice order."""
 
 
 def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDict:
@@ -35,7 +38,6 @@ def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDi
     it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
     """
     install_excepthook()
-    install_length_guard()
     options = parse_options(metadata)
     if config_name is None:
         if not (options.config and options.data_dir):
@@ -63,13 +65,55 @@ def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDi
         files[0].parent,
         options.describe(),
     )
+    _log_lower_case(table)
     formatting, rows = options.formatting, table.num_rows
     table = (
         table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
         .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
         .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
     )
+    if options.reduction == "mean":
+        table = table.append_column(TOKENS_COLUMN, _token_counts(table, formatting, metadata))
+    if formatting.dna_prefix and "add_bos_token" not in metadata:
+        log.warning(
+            "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
+            "reference scorer; with --model hf and a tokenizer that adds a BOS token, pass "
+            "add_bos_token=False in --model_args, or lm-eval scores after BOS + prefix "
+            "(--model dna-hf does this by default)",
+            formatting.dna_prefix,
+        )
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
+
+
+def _log_lower_case(table: pa.Table) -> None:
+    """Log how many rows have lower-case (soft-masked) letters; they are scored upper-cased."""
+    lower = pc.or_(
+        *(pc.match_substring_regex(table.column(name), "[acgtn]") for name in SEQUENCE_COLUMNS)
+    )
+    count = pc.sum(lower).as_py() or 0
+    if count:
+        log.info(
+            "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
+            "they are upper-cased before tokenization",
+            count,
+            table.num_rows,
+        )
+
+
+def _token_counts(table: pa.Table, formatting: Formatting, metadata: dict) -> pa.Array:
+    """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``)."""
+    from tqdm import tqdm
+
+    tokenizer = load_tokenizer(metadata)
+    pairs = zip(table.column("original_sequence").to_pylist(), table.column("sequence").to_pylist())
+    counts = [
+        [
+            scored_tokens(tokenizer, formatting.dna_prefix, s)
+            for s in formatting.continuations(*pair)
+        ]
+        for pair in tqdm(pairs, total=table.num_rows, desc="counting tokens (reduction: mean)")
+    ]
+    return pa.array(counts, pa.list_(pa.int64()))
 
 
 def doc_to_context(doc) -> str:

@@ -9,8 +9,18 @@ it rejects a key that is not one of :data:`OPTION_KEYS` but close to one of them
 Formatting contract, per sequence ``s`` of a pair (both members get the same treatment)::
 
     context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
-    continuation = s[: len(s) - len(s) % kmer_size]  # right-trim to whole k-mers
+    continuation = upper(s)[: len(s) - len(s) % kmer_size]  # soft-masked bases read as bases;
+                                                            # right-trim to whole k-mers
     with rc_average: LL(s) = (LL(continuation) + LL(reverse_complement(continuation))) / 2
+
+Reduction of a sequence's token log-probs to its score (``reduction``):
+
+    sum   LL(s) = sum over the continuation's tokens of log p(token | previous)   (default)
+    mean  LL(s) = that sum / number of continuation tokens                         (reference scorer)
+
+Both rank a pair the same way whenever its two sequences have the same number of tokens (single
+nucleotides, fixed k-mers); they can disagree for tokenizers whose token counts differ within a
+pair (BPE).
 """
 
 from __future__ import annotations
@@ -40,8 +50,8 @@ class Formatting:
     rc_average: bool = False
 
     def trim(self, sequence: str) -> str:
-        """Return ``sequence`` cut on the right to a whole number of k-mers."""
-        return sequence[: len(sequence) - len(sequence) % self.kmer_size]
+        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers."""
+        return sequence[: len(sequence) - len(sequence) % self.kmer_size].upper()
 
     def continuations(self, original: str, perturbed: str) -> list[str]:
         """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""
@@ -63,7 +73,9 @@ OPTION_KEYS = (
     "dna_prefix",
     "kmer_size",
     "rc_average",
+    "reduction",
 )
+REDUCTIONS = ("sum", "mean")
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,7 @@ class TaskOptions:
         data_dir: local folder in the hub layout (``DIR/<config>/*.parquet``), or None for the hub.
         dataset_revision: hub revision (branch, tag or commit) when reading from the hub.
         config: the config the ``perturbation_custom`` task reads from ``data_dir``.
+        reduction: ``sum`` or ``mean`` of a sequence's token log-probs (module docstring).
     """
 
     preset: str
@@ -83,13 +96,14 @@ class TaskOptions:
     data_dir: str | None = None
     dataset_revision: str | None = None
     config: str | None = None
+    reduction: str = "sum"
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
         f = self.formatting
         return (
             f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size} "
-            f"rc_average={f.rc_average}"
+            f"rc_average={f.rc_average} reduction={self.reduction}"
         )
 
 
@@ -114,6 +128,9 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     rc_average = metadata.get("rc_average", False)
     if not isinstance(rc_average, bool):
         raise OptionsError(f"rc_average must be true or false, got {rc_average!r}")
+    reduction = metadata.get("reduction") or "sum"
+    if reduction not in REDUCTIONS:
+        raise OptionsError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
     data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
@@ -125,6 +142,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         data_dir=data_dir,
         dataset_revision=metadata.get("dataset_revision"),
         config=config,
+        reduction=reduction,
     )
 
 

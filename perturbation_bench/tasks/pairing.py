@@ -10,6 +10,9 @@ are numbers, and gives each of the document's instances the same :class:`LLPair`
     LLPair = (ll[0], ll[1])                                  plain
     LLPair = ((ll[0] + ll[2]) / 2, (ll[1] + ll[3]) / 2)      rc_average
 
+where, with ``reduction: mean``, each ``ll[i]`` is first divided by its continuation's number of
+scored tokens (the document's ``scoring_token_counts``).
+
 :func:`process_results` turns it into the per-pair metrics.
 
 Under data parallelism lm-eval shards whole documents across ranks, so both members of a pair
@@ -24,7 +27,7 @@ from typing import NamedTuple
 from lm_eval.api.filter import Filter
 
 from perturbation_bench.errors import PairingError
-from perturbation_bench.tasks.hooks import choices_per_pair
+from perturbation_bench.tasks.hooks import TOKENS_COLUMN, choices_per_pair
 from perturbation_bench.tasks.metrics import pair_metrics
 
 
@@ -53,6 +56,9 @@ class PairFilter(Filter):
                     f"{len(resps)} belonging to other documents or missing"
                 )
             lls = [float(resps[i][0][0]) for i in group]
+            counts = doc.get(TOKENS_COLUMN)
+            if counts:
+                lls = [ll / n for ll, n in zip(lls, counts, strict=True)]
             if any(math.isnan(ll) for ll in lls):
                 raise PairingError(
                     f"the model returned a NaN log-likelihood for {_describe(doc)} ({lls}); "

@@ -20,9 +20,11 @@ def local_parquet_files(data_dir: str | Path, config: str) -> list[Path]:
     """Return ``data_dir/config/*.parquet``, sorted; raise if there are none."""
     folder = Path(data_dir).expanduser() / config
     if not folder.is_dir():
+        present = sorted(p.name for p in folder.parent.glob("*") if p.is_dir())
         raise DataSourceError(
             f"data_dir {str(data_dir)!r} has no folder {config!r}: expected the hub layout "
-            f"{Path(data_dir) / config / '*.parquet'}"
+            f"{Path(data_dir) / config / '*.parquet'}; folders there: "
+            f"{', '.join(present) if present else 'none'}"
         )
     files = sorted(folder.glob("*.parquet"))
     if not files:

@@ -1,0 +1,46 @@
+"""How many tokens of each continuation the model scores, for ``reduction: mean``.
+
+lm-eval's hf-family models score a request's continuation as (``lm_eval.api.model.TemplateLM``)::
+
+    context == ""  ->  tokens(continuation)                             (after the BOS/prefix token)
+    otherwise      ->  tokens(context + continuation)[len(tokens(context)):]
+
+so the number of scored tokens is ``len(tokens(continuation))`` or
+``len(tokens(context + continuation)) - len(tokens(context))``, both without special tokens (a
+BOS added to both encodings cancels). The counts are taken once, when the task loads, with the
+run's own tokenizer (``tokenizer`` or ``pretrained`` from ``--model_args``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from perturbation_bench.errors import OptionsError
+
+
+def load_tokenizer(metadata: Mapping[str, Any]):
+    """The tokenizer of the run's model, named by ``tokenizer`` or ``pretrained`` in ``metadata``."""
+    name = metadata.get("tokenizer") or metadata.get("pretrained")
+    if not isinstance(name, str):
+        raise OptionsError(
+            "reduction 'mean' divides by the number of tokens, so it needs the model's tokenizer: "
+            "pass pretrained=... (or tokenizer=...) in --model_args"
+        )
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(
+        name,
+        trust_remote_code=bool(metadata.get("trust_remote_code", False)),
+        revision=metadata.get("revision") or None,
+    )
+
+
+def scored_tokens(tokenizer, context: str, continuation: str) -> int:
+    """Number of tokens of ``continuation`` the model scores after ``context`` (module docstring)."""
+
+    def count(text: str) -> int:
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    if not context:
+        return count(continuation)
+    return count(context + continuation) - count(context)
