@@ -124,10 +124,10 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize(
     "preset, prefix, kept",
-    [("default", "", 32), ("carbon", "<dna>", 30), ("generator", "<s>", 30)],
+    [("default", "", 34), ("carbon", "<dna>", 30), ("generator", "<s>", 30)],
 )
 def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
-    write_parquet(random_pairs(2, 32), tmp_path, "syn_human")
+    write_parquet(random_pairs(2, 34), tmp_path, "syn_human")  # 34: 6-mers keep 30, 3-mers 33
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     assert doc_to_context(doc) == prefix
     assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], doc["sequence"][:kept]]
