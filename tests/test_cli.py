@@ -49,9 +49,12 @@ def test_path_command_prints_the_task_folder(capsys):
     assert main(["path"]) == 0
     folder = Path(capsys.readouterr().out.strip())
     assert folder == tasks_dir()
+    lengths = ("512", "1024", "2048", "4096")
     assert {p.stem for p in folder.glob("*.yaml")} == {
         *TASKS,
+        *(f"{task}_{length}bp" for task in TASKS for length in lengths),
         "perturbation_bench",
+        "perturbation_bench_context",
         "perturbation_custom",
     }
 

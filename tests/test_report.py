@@ -24,6 +24,7 @@ from perturbation_bench.report.statistics import (
 )
 
 TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
+CONTEXT_TASKS = ["perturbation_motif_human_512bp", "perturbation_motif_human_1024bp"]
 
 
 def outcomes(n: int, p: float, seed: int = 0) -> np.ndarray:
@@ -97,7 +98,8 @@ def runs(tmp_path_factory):
     for seed in (0, 1):
         model = save_random_llama(root / f"model{seed}", single_nucleotide_tokenizer(), layers=1,
                                   hidden=16, max_positions=8200, seed=seed)  # fmt: skip
-        evaluate(str(model), TASKS, {"data_dir": "demo"}, output_path=root / f"run{seed}")
+        evaluate(str(model), TASKS + CONTEXT_TASKS, {"data_dir": "demo"},
+                 output_path=root / f"run{seed}")  # fmt: skip
         folders.append(root / f"run{seed}")
     return folders
 
@@ -110,8 +112,14 @@ def report(runs, tmp_path_factory):
 
 def test_report_on_real_lm_eval_runs(runs, report):
     out, data = report
-    assert {(s["task"], s["n"]) for s in data["summary"]} == {(t, 24) for t in TASKS}
-    assert len(data["summary"]) == 4 and len(data["comparisons"]) == 2
+    assert {(s["task"], s["n"]) for s in data["summary"]} == {
+        (t, 24) for t in TASKS + CONTEXT_TASKS
+    }
+    assert len(data["summary"]) == 8 and len(data["comparisons"]) == 4
+    assert {g["model"][-6:]: g["tasks"] for g in data["group_mean"]} == {
+        "model0": sorted(TASKS),
+        "model1": sorted(TASKS),
+    }  # the crops are left out of the mean over tasks
     for row in data["summary"]:  # the report's accuracy is lm-eval's
         (results,) = (runs[0] if row["model"].endswith("model0") else runs[1]).glob(
             "*/results_*.json"
@@ -136,12 +144,32 @@ def test_report_on_real_lm_eval_runs(runs, report):
     assert markdown.index("## Accuracy (measured)") < markdown.index("## Published reference")
 
 
+def test_the_context_sweep_is_tabled_and_drawn(report):
+    out, data = report
+    sweep = data["context_sweep"]
+    assert {(r["model"][-6:], r["config"], r["context_bp"]) for r in sweep} == {
+        (m, "perturbation_motif_human", length)
+        for m in ("model0", "model1")
+        for length in (512, 1024, 8192)
+    }
+    by_task = {(s["model"], s["task"]): s["pairwise_acc"] for s in data["summary"]}
+    for r in sweep:  # the sweep's accuracy at L is the L bp task's (8,192: the whole window)
+        task = r["config"] + ("" if r["context_bp"] == 8192 else f"_{r['context_bp']}bp")
+        assert r["pairwise_acc"] == by_task[(r["model"], task)] and r["n"] == 24
+    markdown = (out / "report.md").read_text()
+    assert (
+        "## Context-length sweep" in markdown
+        and "| perturbation_motif_human | 1,024 | 24 |" in markdown
+    )
+    assert imread(out / "context_sweep.png").shape[:2] == (500, 900)
+
+
 def test_report_files(runs, report):
     out, _ = report
     for name in ("accuracy.png", "accuracy_by_codons_changed.png", "margins.png"):
         assert imread(out / name).shape[:2] == (500, 900)
     pairs = pd.read_parquet(out / "pairs.parquet")
-    assert len(pairs) == 2 * 2 * 24 and pairs["pair_id"].nunique() == 48
+    assert len(pairs) == 2 * 4 * 24 and pairs["pair_id"].nunique() == 48
     samples_bytes = sum(p.stat().st_size for run in runs for p in run.glob("*/samples_*.jsonl"))
     assert samples_bytes / (out / "pairs.parquet").stat().st_size >= 50
 

@@ -12,6 +12,9 @@ Output folder:
   accuracy difference with a paired-bootstrap interval and the exact McNemar p-value over the
   pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and the
   published numbers of the Carbon report, as separate reference rows;
+- the context-length sweep: for every model and config scored at two or more context lengths
+  (the ``perturbation_<config>_<L>bp`` tasks and the whole windows), accuracy per length with
+  its bootstrap interval, as a table and as ``context_sweep.png``;
 - ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``).
 """
 
@@ -23,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perturbation_bench.report.runs import STRATA, find_run, stream_sample_pairs
+from perturbation_bench.report.runs import CONTEXT_SUFFIX, STRATA, find_run, stream_sample_pairs
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
     mcnemar_exact,
@@ -87,8 +90,10 @@ def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
 
 
 def group_means(summary: list[dict]) -> list[dict]:
-    """Unweighted mean of ``pairwise_acc`` over the tasks each model ran."""
+    """Unweighted mean of ``pairwise_acc`` over the whole-window tasks each model ran (the
+    context-length tasks are left out: an average over crop lengths means nothing)."""
     frame = pd.DataFrame(summary)
+    frame = frame[~frame["task"].str.contains(CONTEXT_SUFFIX)]
     return [
         {
             "model": model,
@@ -118,6 +123,19 @@ def strata(
             acc = _accuracy(group["correct"], seed, n_boot)
             out.append({"model": model, "task": task, "column": column, "value": str(value),
                         **acc, "few_pairs": acc["n"] < FEW_PAIRS})  # fmt: skip
+    return out
+
+
+def context_sweep(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Accuracy per model, config and context length, for each model and config scored at two
+    or more lengths."""
+    out = []
+    for (model, config), group in pairs.groupby(["model", "config"], sort=True):
+        if group["context_bp"].nunique() < 2:
+            continue
+        for length, rows in group.groupby("context_bp", sort=True):
+            out.append({"model": model, "config": config, "context_bp": int(length),
+                        **_accuracy(rows["correct"], seed, n_boot)})  # fmt: skip
     return out
 
 
@@ -165,6 +183,7 @@ def make_report(
         "group_mean": group_means(summary),
         "strata": strata(pairs, list(by), seed, n_boot),
         "comparisons": comparisons(pairs, seed, n_boot),
+        "context_sweep": context_sweep(pairs, seed, n_boot),
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
         "notes": notes,
     }
@@ -176,6 +195,8 @@ def make_report(
         out / "accuracy_by_codons_changed.png",
     )
     plots.margins(pairs, out / "margins.png")
+    if report["context_sweep"]:
+        plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
     return report
 
 
@@ -200,6 +221,16 @@ def to_markdown(report: dict) -> str:
     lines += ["", "Unweighted mean over the tasks each model ran:", ""]
     lines += [f"- {g['model']}: {pct(g['mean_pairwise_acc'])}% ({', '.join(g['tasks'])})"
               for g in report["group_mean"]]  # fmt: skip
+    if report["context_sweep"]:
+        lines += ["", "## Context-length sweep", "",
+                  "Pairs cropped to L bp around their changes (the `_<L>bp` tasks); the largest L is the whole window.", "",
+                  "| model | config | context (bp) | n | pairwise_acc % | bootstrap 95% |", "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            f"| {r['model']} | {r['config']} | {r['context_bp']:,} | {r['n']} | "
+            f"{pct(r['pairwise_acc'])} | {interval(r['bootstrap_95'])} |"
+            for r in report["context_sweep"]
+        ]
+        lines += ["", "![accuracy against context length](context_sweep.png)"]
     lines += ["", "## Paired comparisons", ""]
     if report["comparisons"]:
         lines += ["| task | A | B | common pairs | only A / only B | A - B (pts) | paired bootstrap 95% | A right, B wrong | B right, A wrong | McNemar exact p |",

@@ -1,4 +1,5 @@
-"""The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins.
+"""The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins, and
+accuracy against context length.
 
 Accuracy axes are drawn from the chance level (0.5): bars rise above it or fall below it.
 """
@@ -92,4 +93,29 @@ def margins(pairs, path: Path) -> None:
     figure.suptitle(
         "Margins: LL(original) - LL(perturbed) per pair (right of 0: the model prefers the original)"
     )
+    _save(figure, path)
+
+
+def context_sweep(rows: list[dict], path: Path) -> None:
+    """Accuracy against context length (log x axis): a line per model and config, bootstrap 95%
+    intervals as bands, chance line."""
+    figure, axes = plt.subplots(figsize=SIZE)
+    for model, config in sorted({(r["model"], r["config"]) for r in rows}):
+        series = sorted((r for r in rows if (r["model"], r["config"]) == (model, config)),
+                        key=lambda r: r["context_bp"])  # fmt: skip
+        xs = [r["context_bp"] for r in series]
+        line = axes.plot(xs, [r["pairwise_acc"] for r in series], marker="o",
+                         label=f"{Path(model).name} / {config.removeprefix('perturbation_')}")  # fmt: skip
+        axes.fill_between(xs, [r["bootstrap_95"][0] for r in series],
+                          [r["bootstrap_95"][1] for r in series], alpha=0.15,
+                          color=line[0].get_color())  # fmt: skip
+    axes.axhline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+    axes.set_xscale("log", base=2)
+    lengths = sorted({r["context_bp"] for r in rows})
+    axes.set_xticks(lengths, [f"{n:,}" for n in lengths])
+    axes.set_xlabel("context around the changes (bp, log scale)")
+    axes.set_ylabel("pairwise accuracy")
+    axes.set_ylim(0.0, 1.0)
+    axes.set_title("Accuracy against context length (bootstrap 95% bands)")
+    axes.legend(fontsize="small")
     _save(figure, path)

@@ -3,7 +3,9 @@
 A run folder is what ``lm_eval --output_path RUN --log_samples`` wrote for one model: a
 ``results_<date>.json`` and one ``samples_<task>_<date>.jsonl`` per task (possibly one folder
 down, under the model's sanitised name). Samples files are streamed line by line (one 8 kb pair
-is ~30 KB of JSON); :func:`stream_sample_pairs` turns each line into one compact row. Pairs are
+is ~30 KB of JSON); :func:`stream_sample_pairs` turns each line into one compact row, with the
+task's ``config`` (the task name without a ``_<L>bp`` suffix) and the ``context_bp`` the pair
+was scored at (its crop, or its whole length). Pairs are
 identified by content: ``pair_id`` is a hash of both sequences, so two runs' pairs match
 whatever their order.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +27,8 @@ from perturbation_bench.errors import DataSourceError, DataValidationError
 
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped")
 TASK_PREFIX = "perturbation_"
+CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
+CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 
 
 @dataclass
@@ -132,5 +137,7 @@ def stream_sample_pairs(path: Path, task: str, model: str, extra_columns=()) -> 
                 "correct": int(original_wins(ll_original, ll_perturbed)),
                 "tie": int(ll_original == ll_perturbed),
                 "margin": ll_original - ll_perturbed,
+                "config": CONTEXT_SUFFIX.sub("", task),
+                "context_bp": doc.get(CONTEXT_KEY) or len(original),
                 **{name: doc.get(name) for name in columns},
             }

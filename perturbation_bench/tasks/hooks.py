@@ -2,9 +2,13 @@
 
 :func:`load_pairs` is the tasks' ``custom_dataset``: lm-eval calls it with the run's metadata
 (``--metadata`` merged with ``--model_args``) and the task's ``dataset_kwargs``. It validates
-the options, reads and checks the parquet files, and adds two columns that carry the
-formatting to :func:`doc_to_context` and :func:`doc_to_sequences`, so that the documents keep
-the sequences exactly as published (logged samples and reports match pairs by content).
+the options, reads and checks the parquet files, and adds ``scoring_*`` columns that carry the
+formatting (and, for a shorter context, each pair's crop) to :func:`doc_to_context` and
+:func:`doc_to_sequences`, so that the documents keep the sequences exactly as published (logged
+samples and reports match pairs by content).
+
+The context-length tasks (``perturbation_<config>_<L>bp``) fix ``L`` in their YAML's
+``dataset_kwargs`` (``task_context_bp``); ``--metadata '{"context_bp": L}'`` crops any other task.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pyarrow.compute as pc
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pair_files import SEQUENCE_COLUMNS, read_pairs
 from perturbation_bench.paths import demo_data_dir
+from perturbation_bench.tasks.crop import crop_start
 from perturbation_bench.tasks.options import Formatting, parse_options
 from perturbation_bench.tasks.sources import hub_parquet_files, local_parquet_files
 from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
@@ -27,18 +32,30 @@ log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbos
 PREFIX_COLUMN = "scoring_prefix"
 KMER_COLUMN = "scoring_kmer_size"
 RC_COLUMN = "scoring_rc_average"
+CROP_START_COLUMN = "scoring_crop_start"
+CONTEXT_COLUMN = "scoring_context_bp"
+"""The crop of each pair (``tasks/crop.py``): its start, and its length (null: the whole window)."""
 TOKENS_COLUMN = "scoring_token_counts"
 """With ``reduction: mean``: the number of scored tokens of each continuation, in choice order."""
 
 
-def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDict:
+def load_pairs(
+    config_name: str | None = None, task_context_bp: int | None = None, **metadata
+) -> datasets.DatasetDict:
     """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring).
 
     ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
     it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
+    ``task_context_bp`` comes from the YAML of a context-length task.
     """
     install_excepthook()
     options = parse_options(metadata)
+    if task_context_bp is not None and options.context_bp is not None:
+        raise OptionsError(
+            f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
+            "8,192 bp tasks (perturbation_syn_human, ...) to another length"
+        )
+    context_bp = task_context_bp or options.context_bp
     if config_name is None:
         if not (options.config and options.data_dir):
             raise OptionsError(
@@ -71,6 +88,8 @@ def load_pairs(config_name: str | None = None, **metadata) -> datasets.DatasetDi
         table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
         .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
         .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
+        .append_column(CROP_START_COLUMN, _crop_starts(table, context_bp, config_name))
+        .append_column(CONTEXT_COLUMN, pa.array([context_bp] * rows, pa.int64()))
     )
     if options.reduction == "mean":
         table = table.append_column(TOKENS_COLUMN, _token_counts(table, formatting, metadata))
@@ -100,19 +119,40 @@ def _log_lower_case(table: pa.Table) -> None:
         )
 
 
+def _crop_starts(table: pa.Table, context_bp: int | None, config_name: str) -> pa.Array:
+    """Each pair's crop start (0 without a crop); logs how many pairs' changes overflow the crop."""
+    if context_bp is None:
+        return pa.array([0] * table.num_rows, pa.int64())
+    starts, overflowing = [], 0
+    for original, perturbed in zip(*(table.column(c).to_pylist() for c in SEQUENCE_COLUMNS)):
+        start, overflows = crop_start(original, perturbed, context_bp)
+        starts.append(start)
+        overflowing += overflows
+    log.info(
+        "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %d pairs "
+        "change a span longer than that and keep only its centre",
+        config_name,
+        context_bp,
+        overflowing,
+        table.num_rows,
+    )
+    return pa.array(starts, pa.int64())
+
+
 def _token_counts(table: pa.Table, formatting: Formatting, metadata: dict) -> pa.Array:
     """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``)."""
     from tqdm import tqdm
 
     tokenizer = load_tokenizer(metadata)
-    pairs = zip(table.column("original_sequence").to_pylist(), table.column("sequence").to_pylist())
-    counts = [
-        [
-            scored_tokens(tokenizer, formatting.dna_prefix, s)
-            for s in formatting.continuations(*pair)
-        ]
-        for pair in tqdm(pairs, total=table.num_rows, desc="counting tokens (reduction: mean)")
-    ]
+    counts = []
+    progress = tqdm(total=table.num_rows, desc="counting tokens (reduction: mean)")
+    for batch in table.to_batches():
+        for doc in batch.to_pylist():
+            counts.append(
+                [scored_tokens(tokenizer, formatting.dna_prefix, s) for s in doc_to_sequences(doc)]
+            )
+            progress.update()
+    progress.close()
     return pa.array(counts, pa.list_(pa.int64()))
 
 
@@ -122,10 +162,14 @@ def doc_to_context(doc) -> str:
 
 
 def doc_to_sequences(doc) -> list[str]:
-    """The continuations, ``[original, perturbed]`` trimmed to whole k-mers, then with rc_average
-    their reverse complements: see :meth:`Formatting.continuations`."""
+    """The continuations: ``[original, perturbed]`` cropped (context tasks), trimmed to whole
+    k-mers, then with rc_average their reverse complements: see :meth:`Formatting.continuations`."""
     formatting = Formatting(kmer_size=doc[KMER_COLUMN], rc_average=doc[RC_COLUMN])
-    return formatting.continuations(doc["original_sequence"], doc["sequence"])
+    pair = doc["original_sequence"], doc["sequence"]
+    if doc.get(CONTEXT_COLUMN) is not None:
+        start, length = doc[CROP_START_COLUMN], doc[CONTEXT_COLUMN]
+        pair = tuple(sequence[start : start + length] for sequence in pair)
+    return formatting.continuations(*pair)
 
 
 def choices_per_pair(doc) -> int:

@@ -74,6 +74,7 @@ OPTION_KEYS = (
     "kmer_size",
     "rc_average",
     "reduction",
+    "context_bp",
 )
 REDUCTIONS = ("sum", "mean")
 
@@ -89,6 +90,8 @@ class TaskOptions:
         dataset_revision: hub revision (branch, tag or commit) when reading from the hub.
         config: the config the ``perturbation_custom`` task reads from ``data_dir``.
         reduction: ``sum`` or ``mean`` of a sequence's token log-probs (module docstring).
+        context_bp: crop every pair to this many bp around its changes (``tasks/crop.py``);
+            None keeps the whole window.
     """
 
     preset: str
@@ -97,13 +100,15 @@ class TaskOptions:
     dataset_revision: str | None = None
     config: str | None = None
     reduction: str = "sum"
+    context_bp: int | None = None
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
         f = self.formatting
         return (
             f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size} "
-            f"rc_average={f.rc_average} reduction={self.reduction}"
+            f"rc_average={f.rc_average} reduction={self.reduction} "
+            f"context_bp={self.context_bp or 'whole window'}"
         )
 
 
@@ -131,6 +136,14 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     reduction = metadata.get("reduction") or "sum"
     if reduction not in REDUCTIONS:
         raise OptionsError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
+    context_bp = metadata.get("context_bp")
+    if context_bp is not None and (
+        isinstance(context_bp, bool) or not isinstance(context_bp, int) or context_bp < kmer_size
+    ):
+        raise OptionsError(
+            f"context_bp must be a whole number of bp, at least the k-mer size {kmer_size}, "
+            f"got {context_bp!r}"
+        )
     data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
@@ -143,6 +156,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         dataset_revision=metadata.get("dataset_revision"),
         config=config,
         reduction=reduction,
+        context_bp=context_bp,
     )
 
 
