@@ -29,6 +29,7 @@ import sys
 
 MODELS = {
     "dna-hf": "perturbation_bench.models.dna_hf:DnaHFLM",
+    "dna-mlm": "perturbation_bench.models.dna_mlm:DnaMaskedLM",
 }
 """lm-eval model name -> ``module:Class``, registered lazily when ``lm_eval.models`` loads."""
 

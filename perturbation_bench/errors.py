@@ -38,6 +38,10 @@ class TokenizationError(UserInputError):
     """The model's tokenizer cannot read the sequences as given (unknown tokens, wrong k-mer size)."""
 
 
+class UnsupportedTaskError(UserInputError):
+    """A model class of this package was asked for requests it does not score (e.g. another task)."""
+
+
 class PairingError(PerturbationBenchError, RuntimeError):
     """The model's responses cannot be paired into (original, perturbed) per document: a bug."""
 

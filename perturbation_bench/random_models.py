@@ -1,6 +1,8 @@
 """Random tiny DNA models, for trying the pipeline offline and for timing it.
 
-The README's quick start saves one with :func:`save_random_llama` and runs the tasks on it; the
+The README's quick start saves one with :func:`save_random_llama` (causal) or
+:func:`save_random_bert` (masked, with a tokenizer from :func:`as_masked_lm_tokenizer`) and runs
+the tasks on it; the
 throughput benchmark and the tests build theirs the same way, since no checkpoint can be
 downloaded there. The weights are random: use them to see the pipeline work, measure speed and
 check exactness, never to judge a model.
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SPECIAL_TOKENS = ["<pad>", "<s>", "</s>", "<oov>", "<dna>"]
+SPECIAL_TOKENS = ["<pad>", "<s>", "</s>", "<oov>", "<dna>", "<mask>"]
 
 
 def single_nucleotide_tokenizer():
@@ -34,7 +36,52 @@ def wrap_tokenizer(core):
         eos_token="</s>",
         unk_token="<oov>",
         pad_token="<pad>",
+        mask_token="<mask>",
     )
+
+
+def as_masked_lm_tokenizer(tokenizer):
+    """``tokenizer`` made to frame every input as ``<s> ... </s>``, as BERT-style masked LMs'
+    tokenizers add ``[CLS] ... [SEP]``."""
+    from tokenizers import processors
+
+    tokenizer._tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>",
+        special_tokens=[("<s>", tokenizer.bos_token_id), ("</s>", tokenizer.eos_token_id)],
+    )
+    return tokenizer
+
+
+def save_random_bert(
+    folder: Path,
+    tokenizer,
+    layers: int = 2,
+    hidden: int = 32,
+    max_positions: int = 512,
+    seed: int = 0,
+    initializer_range: float = 0.5,
+) -> Path:
+    """Save a randomly initialised BERT masked LM (and ``tokenizer``) to ``folder``; return it.
+
+    ``max_positions`` counts the framing special tokens too.
+    """
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        max_position_embeddings=max_positions,
+        pad_token_id=tokenizer.pad_token_id,
+        initializer_range=initializer_range,
+    )
+    torch.manual_seed(seed)
+    BertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return Path(folder)
 
 
 def save_random_llama(

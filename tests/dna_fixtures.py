@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
@@ -21,6 +25,7 @@ from perturbation_bench.random_models import (
     single_nucleotide_tokenizer,
     wrap_tokenizer,
 )
+from perturbation_bench.tasks.pairing import logged_pairs
 
 TOKENIZER_KINDS = ("char", "kmer6", "bpe")
 
@@ -114,3 +119,29 @@ def evaluate(
         for name in result["configs"]:
             tracker.save_results_samples(task_name=name, samples=samples[name])
     return result
+
+
+def launch(command: list[str]) -> subprocess.CompletedProcess:
+    run = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
+def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
+    """Run the task under torchrun with 2 CPU processes; assert it equals a 1-process run."""
+    task = "perturbation_syn_human"
+    single = evaluate(model_path, [task], {"data_dir": str(pair_data)}, model=model)
+    out = tmp_path / "dp.json"
+    run = launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                  str(Path(__file__).with_name("dp_driver.py")), model_path, str(pair_data),
+                  str(out), model])  # fmt: skip
+    parallel = json.loads(out.read_text())
+    assert parallel["results"] == json.loads(json.dumps(single["results"][task], default=str))
+    assert parallel["lls"] == [list(p) for p in logged_pairs(single, task)]
+    return run

@@ -124,14 +124,19 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize(
     "preset, prefix, kept",
-    [("default", "", 34), ("carbon", "<dna>", 30), ("generator", "<s>", 30)],
+    [
+        ("default", "", 34),
+        ("carbon", "<dna>", 30),
+        ("generator", "<s>", 30),
+        ("nucleotide_transformer", "", 30),
+    ],
 )
 def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
     write_parquet(random_pairs(2, 34), tmp_path, "syn_human")  # 34: 6-mers keep 30, 3-mers 33
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     assert doc_to_context(doc) == prefix
     assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], doc["sequence"][:kept]]
-    assert sorted(PRESETS) == ["carbon", "default", "generator"]
+    assert sorted(PRESETS) == ["carbon", "default", "generator", "nucleotide_transformer"]
 
 
 def test_lower_case_bases_are_scored_upper_cased_and_counted(tmp_path, caplog):
@@ -175,7 +180,10 @@ def test_single_options_override_the_preset():
 @pytest.mark.parametrize(
     "metadata, message",
     [
-        ({"preset": "evo"}, "unknown preset 'evo'; valid presets: default, carbon, generator"),
+        (
+            {"preset": "evo"},
+            "unknown preset 'evo'; valid presets: default, carbon, generator, nucleotide_transformer",
+        ),
         (
             {"presets": "carbon"},
             "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, rc_average, reduction",

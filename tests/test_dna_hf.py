@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import subprocess
 import sys
 import types
@@ -16,7 +15,7 @@ import torch
 from tokenizers import processors
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import build_tokenizer, evaluate, reference_ll
+from dna_fixtures import build_tokenizer, evaluate, launch, reference_ll, two_processes_match_one
 from perturbation_bench.errors import OptionsError, TokenizationError
 from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
 from perturbation_bench.random_models import save_random_llama
@@ -147,18 +146,6 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
             assert ll == pytest.approx(reference, abs=BF16_TOLERANCE)
 
 
-def launch(command: list[str]) -> subprocess.CompletedProcess:
-    run = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    return run
-
-
 def requests_per_process(log: str) -> dict[str, int]:
     return {
         line.split("dna-hf process ")[1].split(":")[0]: int(line.rsplit(": ", 1)[1].split()[0])
@@ -168,24 +155,7 @@ def requests_per_process(log: str) -> dict[str, int]:
 
 
 def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_data, tmp_path):
-    single = evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
-    out = tmp_path / "dp.json"
-    run = launch(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nproc_per_node",
-            "2",
-            str(Path(__file__).with_name("dp_driver.py")),
-            tiny_models["char"],
-            str(pair_data),
-            str(out),
-        ]
-    )
-    parallel = json.loads(out.read_text())
-    assert parallel["results"] == json.loads(json.dumps(single["results"][TASK], default=str))
-    assert parallel["lls"] == [list(p) for p in logged_pairs(single, TASK)]
+    run = two_processes_match_one(tiny_models["char"], pair_data, tmp_path, "dna-hf")
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}  # 4 of the 8 pairs each
 
 

@@ -28,15 +28,15 @@ HFLM (tokenization, batching, sorting, the model call):
 
 from __future__ import annotations
 
-import atexit
 import logging
-import os
 
 import torch
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
-from perturbation_bench.errors import OptionsError, TokenizationError, install_excepthook
+from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.tokens import refuse_unknown_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -95,11 +95,7 @@ class DnaHFLM(HFLM):
                 f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax_dtype!r} "
                 "is not supported (leave it out)"
             )
-        if _distributed_cpu_launch(kwargs.get("device")):
-            from accelerate import PartialState
-
-            PartialState(cpu=True)  # HFLM's Accelerator() then joins this gloo process group
-            atexit.register(_leave_process_group)
+        join_process_group(kwargs.get("device"))  # HFLM's Accelerator() then joins it
         super().__init__(*args, softmax_dtype="float32", **kwargs)
         self._use_global_rank(kwargs)
         self.window_stride = window_stride or max(1, self.max_length // 2)
@@ -164,19 +160,8 @@ class DnaHFLM(HFLM):
 
     def _check_tokens(self, requests: list[Request]) -> None:
         """Stop on unknown tokens in a continuation; warn once about BOS before a literal prefix."""
-        unknown = self.tokenizer.unk_token_id
         for (context, continuation), context_enc, continuation_enc in requests:
-            if unknown is not None and unknown in continuation_enc:
-                count = continuation_enc.count(unknown)
-                raise TokenizationError(
-                    f"{self.tokenizer.name_or_path}: a sequence of {len(continuation)} bp "
-                    f"tokenizes to {len(continuation_enc)} tokens of which {count} are the "
-                    f"unknown token {self.tokenizer.unk_token!r}, so the model cannot read it. "
-                    "Likely fix: the preset or k-mer size of the model's tokenizer "
-                    '(--metadata \'{"preset": "carbon"}\' or \'{"kmer_size": 6}\' for 6-mer '
-                    "models, which read a trailing partial k-mer as unknown), or a DNA prefix "
-                    "the tokenizer expects (dna_prefix)."
-                )
+            refuse_unknown_tokens(self.tokenizer, continuation, continuation_enc)
             if context and self.add_bos_token and not self._bos_warned:
                 self._bos_warned = True
                 log.warning(
@@ -198,21 +183,3 @@ class DnaHFLM(HFLM):
             self.window_stride,
             self.max_length + 1 - self.window_stride,
         )
-
-
-def _leave_process_group() -> None:
-    """At exit, wait for every rank, then destroy the gloo group we created.
-
-    Without this, a rank that finishes first exits with gloo's threads still running and the
-    C++ runtime aborts it ("terminate called without an active exception"), seen on rank 1.
-    """
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        torch.distributed.barrier()
-        torch.distributed.destroy_process_group()
-
-
-def _distributed_cpu_launch(device) -> bool:
-    """True under torchrun / accelerate launch with several processes and no GPU to use."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return False
-    return str(device or "").startswith("cpu") or not torch.cuda.is_available()

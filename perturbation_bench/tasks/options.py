@@ -63,6 +63,7 @@ PRESETS: dict[str, Formatting] = {
     "default": Formatting(dna_prefix="", kmer_size=1),
     "carbon": Formatting(dna_prefix="<dna>", kmer_size=6),
     "generator": Formatting(dna_prefix="<s>", kmer_size=6),
+    "nucleotide_transformer": Formatting(dna_prefix="", kmer_size=6),
 }
 
 OPTION_KEYS = (

@@ -1,0 +1,287 @@
+"""``dna-mlm``: masked language models, scored on what differs within a pair.
+
+Registered with lm-eval as ``--model dna-mlm``; loads any ``AutoModelForMaskedLM``
+(Nucleotide Transformer, DNABERT-2, Caduceus, GPN, ...). lm-eval hands it every loglikelihood
+request; it groups them per document (two per pair, four with ``rc_average``: each strand's pair
+is scored on its own) and scores each pair ``(o, p)`` of continuations after the same context
+(the preset's DNA prefix, usually none) as follows:
+
+1. Tokenize ``context + o`` and ``context + p`` with the tokenizer's special tokens.
+2. Same number of tokens (single-nucleotide and fixed k-mer tokenizers): let ``D`` be the
+   positions where the tokens differ. ONE input, ``o``'s tokens with every position of ``D``
+   masked, serves both sequences (outside ``D`` they agree). With a float32 log-softmax::
+
+       LL(o) = sum_{i in D} log P(o_i | masked input)
+       LL(p) = sum_{i in D} log P(p_i | masked input)
+
+3. Different numbers of tokens (BPE): each sequence's changed span is the smallest token range
+   covering every base that differs; each sequence is scored with its own span masked (two
+   inputs), summing the log-probs of its own span tokens.
+4. An input longer than ``max_length`` tokens is cut to a window of ``max_length`` tokens
+   centred on the masked positions; if they do not fit in one window, they are split into runs
+   that do, each run scored in its own window centred on it (every masked position is masked in
+   every window that contains it, and scored exactly once). Windowing is logged with counts.
+5. ``D`` empty (identical sequences): both LLs are 0, a tie, which counts as wrong.
+
+So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
+(``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL.
+
+Inputs are batched only with inputs of the same length, so nothing is ever padded: models that
+take no attention mask (convolutional GPN, Caduceus) score exactly as they would one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import torch
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+from tqdm import tqdm
+
+from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
+from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.models.tokens import refuse_unknown_tokens
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
+
+
+@dataclass
+class MaskedInput:
+    """One forward pass: token ids (masks applied) and what to read from its output.
+
+    ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)`` at
+    ``position`` is added to the LL of request ``request_index``.
+    """
+
+    ids: list[int]
+    reads: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int, list[int]]]:
+    """Cut the masked positions into runs that fit ``max_length`` tokens (rule 4 of the module).
+
+    Returns:
+        ``(start, run)`` pairs: the window is ``[start, start + max_length)`` (the whole input
+        if it fits) and scores the positions of ``run``; the runs partition ``masked``.
+    """
+    if n_tokens <= max_length:
+        return [(0, list(masked))]
+    out, first = [], 0
+    while first < len(masked):
+        last = first
+        while last + 1 < len(masked) and masked[last + 1] - masked[first] < max_length:
+            last += 1
+        run = masked[first : last + 1]
+        centre = (run[0] + run[-1] + 1) // 2
+        start = min(max(0, centre - max_length // 2), n_tokens - max_length)
+        out.append((start, run))
+        first = last + 1
+    return out
+
+
+def changed_base_span(a: str, b: str) -> tuple[int, int]:
+    """``[s, e)`` from the first to the last character where two equal-length strings differ."""
+    differing = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return differing[0], differing[-1] + 1
+
+
+def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
+    """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
+    return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
+
+
+@register_model("dna-mlm")
+class DnaMaskedLM(DataParallel, LM):
+    """Masked-LM scoring of perturbation-bench pairs; see the module docstring.
+
+    Args (model_args):
+        pretrained: model folder or hub id (``AutoModelForMaskedLM``).
+        tokenizer: tokenizer folder or hub id (default: ``pretrained``).
+        dtype: weight dtype (``float32``, ``bfloat16``, ``float16``, ``auto``); the
+            log-softmax is float32 whatever it is.
+        device: ``cuda``, ``cuda:1``, ``cpu`` (default: cuda if available).
+        batch_size: inputs per forward pass (an int; ``auto`` means 8).
+        max_length: tokens per input (default: the tokenizer's ``model_max_length``, else the
+            config's ``max_position_embeddings``).
+        trust_remote_code, revision: as for transformers.
+        plugin: a package to import, whose ``register_auto_classes()`` registers its models
+            with transformers before loading (GPN: ``plugin=gpn``).
+    """
+
+    def __init__(
+        self,
+        pretrained: str,
+        tokenizer: str | None = None,
+        dtype: str = "float32",
+        device: str | None = None,
+        batch_size: int | str = 8,
+        max_length: int | None = None,
+        trust_remote_code: bool = False,
+        revision: str | None = None,
+        plugin: str | None = None,
+        **unused,
+    ) -> None:
+        install_excepthook()
+        super().__init__()
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        unused.pop("max_batch_size", None)
+        if unused:
+            raise OptionsError(f"dna-mlm does not take {', '.join(sorted(unused))}")
+        if plugin:
+            _register_plugin(plugin)
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self._device = self._start_data_parallel(device)
+        self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            tokenizer or pretrained, trust_remote_code=trust_remote_code, revision=revision
+        )
+        if self.tokenizer.mask_token_id is None:
+            raise OptionsError(f"{pretrained}: the tokenizer has no mask token; not a masked LM?")
+        self.model = AutoModelForMaskedLM.from_pretrained(
+            pretrained,
+            trust_remote_code=trust_remote_code,
+            revision=revision,
+            dtype=dtype if dtype == "auto" else getattr(torch, dtype),
+        ).to(self._device)
+        self.model.eval()
+        self.max_length = int(max_length or self._default_max_length())
+        if self._world_size > 1:
+            log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
+
+    def _default_max_length(self) -> int:
+        from_tokenizer = getattr(self.tokenizer, "model_max_length", None)
+        if from_tokenizer and from_tokenizer < 1_000_000:
+            return from_tokenizer
+        return getattr(self.model.config, "max_position_embeddings", None) or 512
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
+        """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order."""
+        inputs, n_windowed = [], 0
+        for first, second in self._pairs(requests):
+            pair_inputs, windowed = self._pair_inputs(requests, first, second)
+            n_windowed += windowed
+            inputs += pair_inputs
+        if n_windowed:
+            log.warning(
+                "dna-mlm: %d of %d pairs are longer than max_length=%d tokens; scored in windows "
+                "of max_length tokens centred on their differing positions",
+                n_windowed,
+                len(requests) // 2,
+                self.max_length,
+            )
+        totals = [0.0] * len(requests)
+        for index, log_prob in self._score(inputs, disable_tqdm):
+            totals[index] += log_prob
+        return [(total, False) for total in totals]
+
+    def _pairs(self, requests) -> list[tuple[int, int]]:
+        """Indices ``(original, perturbed)`` of every pair, from each document's requests."""
+        documents = defaultdict(list)
+        for index, request in enumerate(requests):
+            documents[(request.task_name, request.doc_id)].append(index)
+        pairs = []
+        for (task, doc), indices in documents.items():
+            indices.sort(key=lambda i: requests[i].idx)
+            contexts = {requests[i].args[0] for i in indices}
+            lengths = [len(requests[i].args[1]) for i in indices]
+            if len(indices) % 2 or len(contexts) > 1 or lengths[0::2] != lengths[1::2]:
+                raise UnsupportedTaskError(
+                    f"dna-mlm scores pairs of equal-length sequences (perturbation-bench tasks); "
+                    f"task {task!r} document {doc} has {len(indices)} request(s) with "
+                    f"continuations of {lengths} characters; run other tasks with --model hf"
+                )
+            pairs += list(zip(indices[0::2], indices[1::2]))
+        return pairs
+
+    def _pair_inputs(self, requests, first: int, second: int) -> tuple[list[MaskedInput], bool]:
+        """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
+        pair is longer than ``max_length`` tokens."""
+        texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
+        encodings = [
+            self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast) for text in texts
+        ]
+        ids_o, ids_p = (e["input_ids"] for e in encodings)
+        for text, ids in zip(texts, (ids_o, ids_p)):
+            refuse_unknown_tokens(self.tokenizer, text, ids)
+        windowed = max(len(ids_o), len(ids_p)) > self.max_length
+        if len(ids_o) == len(ids_p):
+            masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]
+            reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
+            return self._windowed(ids_o, masked, reads), windowed
+        if not self.tokenizer.is_fast:
+            raise OptionsError(
+                f"{self.tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
+                "lengths and the tokenizer gives no character offsets (a fast tokenizer is needed)"
+            )
+        start, end = changed_base_span(*texts)
+        inputs = []
+        for encoding, index in zip(encodings, (first, second)):
+            ids = encoding["input_ids"]
+            span = token_span(encoding["offset_mapping"], start, end)
+            inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
+        return inputs, windowed
+
+    def _windowed(
+        self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]
+    ) -> list[MaskedInput]:
+        """Inputs with the ``masked`` positions masked, cut into windows (rule 4), each reading
+        ``reads[i]`` (``(token_id, request_index)`` pairs) at the positions ``i`` it scores."""
+        mask = self.tokenizer.mask_token_id
+        masked_set = set(masked)
+        out = []
+        for start, run in windows(len(ids), masked, self.max_length):
+            if not run:  # identical sequences: nothing to score, both LLs stay 0
+                continue
+            window = ids[start : start + self.max_length]
+            masked_ids = [mask if start + k in masked_set else t for k, t in enumerate(window)]
+            out.append(
+                MaskedInput(masked_ids, [(i - start, t, r) for i in run for t, r in reads[i]])
+            )
+        return out
+
+    @torch.no_grad()
+    def _score(self, inputs: list[MaskedInput], disable_tqdm: bool):
+        """Yield ``(request_index, log_prob)`` for every read of every input, batching equal lengths."""
+        by_length = defaultdict(list)
+        for item in inputs:
+            by_length[len(item.ids)].append(item)
+        batches = [
+            group[i : i + self.batch_size]
+            for _, group in sorted(by_length.items())
+            for i in range(0, len(group), self.batch_size)
+        ]
+        for batch in tqdm(
+            batches, desc="dna-mlm: masked forward passes", disable=disable_tqdm or self._rank != 0
+        ):
+            ids = torch.tensor([item.ids for item in batch], device=self._device)
+            logits = self.model(input_ids=ids).logits
+            for row, item in enumerate(batch):
+                positions = torch.tensor([p for p, _, _ in item.reads], device=self._device)
+                log_probs = torch.log_softmax(logits[row, positions].float(), dim=-1)
+                for k, (_, token, index) in enumerate(item.reads):
+                    yield index, log_probs[k, token].item()
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError("dna-mlm scores pairs of sequences, not rolling log-likelihoods")
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError("dna-mlm scores pairs of sequences; it does not generate text")
+
+
+def _register_plugin(name: str) -> None:
+    """Import package ``name`` and call its ``register_auto_classes()`` if it has one."""
+    import importlib
+
+    try:
+        package = importlib.import_module(name)
+    except ImportError as err:
+        raise OptionsError(
+            f"plugin={name}: cannot import it ({err}); pip install {name}?"
+        ) from None
+    register = getattr(package, "register_auto_classes", None)
+    if register is not None:
+        register()

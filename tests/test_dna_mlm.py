@@ -1,0 +1,193 @@
+"""The dna-mlm model: masked-marginal scores over the differing positions, against an independent
+fp32 computation of the pinned definition (1e-4 nats), for 1-nt, 6-mer and BPE tokenizers, with
+windows, with rc_average, and on a third-party architecture (GPN)."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+import torch
+from test_dna_hf import two_processes_match_one
+from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+from dna_fixtures import build_tokenizer, evaluate, reverse_complement
+from perturbation_bench.errors import TokenizationError, UnsupportedTaskError
+from perturbation_bench.models.dna_mlm import DnaMaskedLM, windows
+from perturbation_bench.random_models import as_masked_lm_tokenizer, save_random_bert
+from perturbation_bench.tasks.pairing import logged_pairs
+
+TASK = "perturbation_syn_human"
+TOLERANCE = 1e-4  # nats
+
+
+@pytest.fixture(scope="module")
+def masked_models(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("mlm")
+    return {
+        kind: str(save_random_bert(root / kind, as_masked_lm_tokenizer(build_tokenizer(kind))))
+        for kind in ("char", "kmer6", "bpe")
+    }
+
+
+def log_probs(model, ids: list[int]) -> torch.Tensor:
+    with torch.no_grad():
+        return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
+
+
+def masked_sum(model, tokenizer, ids, masked, targets_per_sequence, max_length):
+    """Sum, per target sequence, log P(target_i | ids with `masked` masked) over `masked`,
+    each position read in one window of max_length tokens as the definition pins it."""
+    totals = [0.0] * len(targets_per_sequence)
+    todo = sorted(masked)
+    while todo:
+        if len(ids) <= max_length:
+            run, start = todo, 0
+        else:
+            run = [i for i in todo if i - todo[0] < max_length]
+            centre = (run[0] + run[-1] + 1) // 2
+            start = min(max(0, centre - max_length // 2), len(ids) - max_length)
+        window = [
+            tokenizer.mask_token_id if start + k in masked else token
+            for k, token in enumerate(ids[start : start + max_length])
+        ]
+        table = log_probs(model, window)
+        for s, targets in enumerate(targets_per_sequence):
+            totals[s] += sum(table[i - start, targets[i]].item() for i in run)
+        todo = todo[len(run) :]
+    return totals
+
+
+def reference_pair(model, tokenizer, original: str, perturbed: str, max_length: int):
+    """The pinned definition, computed pair by pair without batching."""
+    o = tokenizer(original, return_offsets_mapping=True)
+    p = tokenizer(perturbed, return_offsets_mapping=True)
+    if len(o["input_ids"]) == len(p["input_ids"]):
+        diff = {i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"])) if a != b}
+        if not diff:
+            return 0.0, 0.0
+        return tuple(masked_sum(model, tokenizer, o["input_ids"], diff,
+                                [o["input_ids"], p["input_ids"]], max_length))  # fmt: skip
+    changed = [i for i in range(len(original)) if original[i] != perturbed[i]]
+    s, e = changed[0], changed[-1] + 1
+    out = []
+    for enc in (o, p):
+        span = {i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < e and b > s}
+        out += masked_sum(model, tokenizer, enc["input_ids"], span, [enc["input_ids"]], max_length)
+    return tuple(out)
+
+
+def check(path, pair_data, metadata, trim=1, rc=False, max_length=None, **model_args):
+    if max_length:
+        model_args["max_length"] = max_length
+    result = evaluate(
+        path, [TASK], {"data_dir": str(pair_data), **metadata}, model="dna-mlm", **model_args
+    )
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    limit = max_length or model.config.max_position_embeddings  # the tokenizers set no limit
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    got = logged_pairs(result, TASK)
+    assert len(got) == len(rows)
+    for pair, row in zip(got, rows, strict=True):
+        o, p = (s[: len(s) - len(s) % trim] for s in (row["original_sequence"], row["sequence"]))
+        expected = reference_pair(model, tokenizer, o, p, limit)
+        if rc:
+            flipped = reference_pair(
+                model, tokenizer, reverse_complement(o), reverse_complement(p), limit
+            )
+            expected = tuple((a + b) / 2 for a, b in zip(expected, flipped))
+        assert pair == pytest.approx(expected, abs=TOLERANCE)
+    return result, got
+
+
+@pytest.mark.parametrize(
+    "kind, metadata, trim",
+    [("char", {}, 1), ("kmer6", {"preset": "nucleotide_transformer"}, 6), ("bpe", {}, 1)],
+)
+def test_scores_equal_the_pinned_definition(masked_models, pair_data, kind, metadata, trim):
+    result, got = check(masked_models[kind], pair_data, metadata, trim)
+    scores = result["results"][TASK]
+    assert scores["tie_rate,pairs"] == 0.0
+    assert scores["pairwise_acc,pairs"] == sum(a > b for a, b in got) / len(got)
+
+
+def test_bpe_pairs_of_different_token_counts_are_covered(masked_models, pair_data):
+    tokenizer = AutoTokenizer.from_pretrained(masked_models["bpe"])
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    counts = [
+        (
+            len(tokenizer(r["original_sequence"])["input_ids"]),
+            len(tokenizer(r["sequence"])["input_ids"]),
+        )
+        for r in rows
+    ]
+    assert any(a != b for a, b in counts) and any(a == b for a, b in counts)
+
+
+@pytest.mark.parametrize("kind, max_length", [("char", 40), ("char", 16), ("bpe", 24)])
+def test_windows_when_the_pair_is_longer_than_the_model(
+    masked_models, pair_data, kind, max_length, caplog
+):
+    with caplog.at_level("WARNING"):
+        check(masked_models[kind], pair_data, {}, max_length=max_length)
+    assert f"longer than max_length={max_length} tokens" in caplog.text
+
+
+def test_rc_average_scores_each_strands_pair(masked_models, pair_data):
+    check(masked_models["char"], pair_data, {"rc_average": True}, rc=True)
+
+
+@pytest.mark.parametrize(
+    "n_tokens, masked, max_length",
+    [(10, [2, 5], 20), (100, [50], 20), (100, [0, 1, 99], 20), (300, list(range(0, 300, 7)), 16)],
+)
+def test_windows_score_every_masked_position_once_inside_its_window(n_tokens, masked, max_length):
+    covered = []
+    for start, run in windows(n_tokens, masked, max_length):
+        assert 0 <= start and start + max_length >= (n_tokens if n_tokens <= max_length else 0)
+        assert all(start <= i < start + max_length for i in run)
+        covered += run
+    assert covered == masked
+
+
+def test_identical_pairs_tie_at_zero(masked_models, pair_data, tmp_path):
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    from perturbation_bench.random_pairs import write_parquet
+
+    write_parquet([dict(r, sequence=r["original_sequence"]) for r in rows], tmp_path, "syn_human")
+    result = evaluate(masked_models["char"], [TASK], {"data_dir": str(tmp_path)}, model="dna-mlm")
+    assert set(logged_pairs(result, TASK)) == {(0.0, 0.0)}
+    assert result["results"][TASK]["pairwise_acc,pairs"] == 0.0
+
+
+def test_unknown_tokens_and_other_tasks_are_refused(masked_models, pair_data):
+    with pytest.raises(TokenizationError, match="unknown token '<oov>'"):
+        evaluate(masked_models["kmer6"], [TASK], {"data_dir": str(pair_data)}, model="dna-mlm")
+    from lm_eval.api.instance import Instance
+
+    lm = DnaMaskedLM(pretrained=masked_models["char"], device="cpu")
+    requests = [
+        Instance("loglikelihood", {}, ("", choice), idx, metadata=("some_task", 0, 1))
+        for idx, choice in enumerate(["ACGT", "AC", "GGGT"])
+    ]
+    with pytest.raises(UnsupportedTaskError, match="scores pairs of equal-length sequences"):
+        lm.loglikelihood(requests)
+
+
+def test_a_real_third_party_masked_architecture_gpn(pair_data, tmp_path):
+    import gpn  # in the test extra
+    from gpn.model import GPNConfig, GPNForMaskedLM
+
+    gpn.register_auto_classes()
+    tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
+    config = GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                       num_hidden_layers=2, embedding="embedding", encoder="convnet")  # fmt: skip
+    torch.manual_seed(0)
+    GPNForMaskedLM(config).save_pretrained(tmp_path / "gpn")
+    tokenizer.save_pretrained(tmp_path / "gpn")
+    check(str(tmp_path / "gpn"), pair_data, {}, plugin="gpn")
+
+
+def test_two_cpu_processes_under_torchrun_match_one_process(masked_models, pair_data, tmp_path):
+    run = two_processes_match_one(masked_models["bpe"], pair_data, tmp_path, "dna-mlm")
+    assert "dna-mlm: data parallel, process 1 of 2" in run.stderr
