@@ -7,7 +7,12 @@ Methods, each run in a fresh process so that its peak memory is its own:
 - ``naive``: a standalone scorer's loop, one sequence at a time with transformers:
   ``LL = sum_t log_softmax(logits.float())[t]`` over the sequence's tokens;
 - ``hf``: lm-eval's HFLM with ``softmax_dtype=float32`` (batched, length-sorted);
-- ``dna-hf``: this package's model.
+- ``dna-hf``: this package's causal model;
+- ``dna-mlm``: this package's masked-LM model, on a masked model of the same size
+  (``--masked-model``, or a random BERT with the random Llama's layers and width). Its scores
+  are masked-marginal sums over the differing positions, not full-sequence LLs, so it is left
+  out of the accuracy and LL agreement checks; its row shows what one masked forward pass per
+  pair costs next to scoring both sequences causally.
 
 Each method scores both sequences of the first ``--pairs`` pairs of one config (``--config``,
 default ``syn_human``) of ``--data-dir``, through the ``perturbation_custom`` task (without
@@ -15,7 +20,7 @@ default ``syn_human``) of ``--data-dir``, through the ``perturbation_custom`` ta
 last score, model loading excluded. The table reports pairs/s, tokens/s (scored tokens,
 prefix excluded), peak memory (GPU: ``torch.cuda.max_memory_allocated``; CPU: the process's
 peak resident set, imports included), the speed relative to ``naive``, accuracy, and the largest
-difference of any LL from ``naive``'s. Exit status 1 if the accuracies differ.
+difference of any LL from ``naive``'s. Exit status 1 if the causal methods' accuracies differ.
 
 Without ``--model`` it builds a random single-nucleotide Llama (4 layers, hidden 256) and random
 pairs: the numbers then say how fast, never how good.
@@ -33,7 +38,8 @@ from pathlib import Path
 
 from perturbation_bench.comparison import pairwise_accuracy
 
-METHODS = ("naive", "hf", "dna-hf")
+CAUSAL_METHODS = ("naive", "hf", "dna-hf")
+METHODS = (*CAUSAL_METHODS, "dna-mlm")
 TASK = "perturbation_custom"  # reads any config of a data_dir
 
 
@@ -52,6 +58,11 @@ class Measurement:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``bench`` subcommand's options."""
     parser.add_argument("--model", help="model folder or hub id (default: a random 4-layer Llama)")
+    parser.add_argument(
+        "--masked-model",
+        help="masked LM for the dna-mlm row (default: a random BERT of the random Llama's size; "
+        "left out when --model is given without it)",
+    )
     parser.add_argument("--pairs", type=int, default=24, help="number of pairs (default 24)")
     parser.add_argument("--length", type=int, default=8192, help="bp per sequence (default 8192)")
     parser.add_argument("--data-dir", help="score these pairs (hub layout) instead of random ones")
@@ -67,14 +78,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Prepare model and data, measure the three methods, print the table; 1 if accuracies differ."""
+    """Prepare models and data, measure each method, print the table; 1 if the causal methods'
+    accuracies differ."""
     with tempfile.TemporaryDirectory(prefix="pb-bench-") as scratch:
         model = args.model or str(_random_model(Path(scratch) / "model", args))
+        masked = args.masked_model or (
+            None if args.model else str(_random_masked_model(Path(scratch) / "masked", args))
+        )
         data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
         metadata = {"data_dir": data_dir, "config": args.config, "preset": args.preset}
         context = multiprocessing.get_context("spawn")
         measurements = []
-        for method in METHODS:
+        for method in METHODS if masked else CAUSAL_METHODS:
             print(f"measuring {method} ...", flush=True)
             with context.Pool(1) as pool:
                 measurements.append(
@@ -82,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                         measure,
                         (
                             method,
-                            model,
+                            masked if method == "dna-mlm" else model,
                             metadata,
                             args.pairs,
                             args.device,
@@ -92,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
                     )
                 )
     print(format_table(measurements, measurements[0].scored_tokens, args.device))
-    accuracies = {m.method: pairwise_accuracy(m.lls) for m in measurements}
+    accuracies = {
+        m.method: pairwise_accuracy(m.lls) for m in measurements if m.method in CAUSAL_METHODS
+    }
     if len(set(accuracies.values())) > 1:
-        print(f"MISMATCH: the methods disagree on accuracy: {accuracies}")
+        print(f"MISMATCH: the causal methods disagree on accuracy: {accuracies}")
         return 1
-    print(f"all three methods give accuracy {accuracies['naive']:.4f}")
+    print(f"the three causal methods give accuracy {accuracies['naive']:.4f}")
     return 0
 
 
@@ -163,10 +180,15 @@ def _score_lm_eval(
     from lm_eval.tasks import TaskManager
 
     from perturbation_bench.models.dna_hf import DnaHFLM
+    from perturbation_bench.models.dna_mlm import DnaMaskedLM
     from perturbation_bench.paths import tasks_dir
     from perturbation_bench.tasks.pairing import logged_pairs
 
-    model_class, extra = (HFLM, {"softmax_dtype": "float32"}) if method == "hf" else (DnaHFLM, {})
+    model_class, extra = {
+        "hf": (HFLM, {"softmax_dtype": "float32"}),
+        "dna-hf": (DnaHFLM, {}),
+        "dna-mlm": (DnaMaskedLM, {}),
+    }[method]
     lm = model_class(
         pretrained=model_path, device=device, dtype=dtype, batch_size=batch_size, **extra
     )
@@ -214,6 +236,22 @@ def _random_model(folder: Path, args: argparse.Namespace) -> Path:
     )
 
 
+def _random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
+    from perturbation_bench.random_models import (
+        as_masked_lm_tokenizer,
+        save_random_bert,
+        single_nucleotide_tokenizer,
+    )
+
+    return save_random_bert(
+        folder,
+        as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+        layers=args.layers,
+        hidden=args.hidden,
+        max_positions=args.length + 2,
+    )
+
+
 def _random_data(folder: Path, args: argparse.Namespace) -> Path:
     from perturbation_bench.random_pairs import random_pairs, write_parquet
 
@@ -230,10 +268,14 @@ def format_table(measurements: list[Measurement], tokens: int, device: str) -> s
         "|---|---|---|---|---|---|---|",
     ]
     for m in measurements:
-        diff = max(abs(x - y) for a, b in zip(m.lls, naive.lls) for x, y in zip(a, b))
+        if m.method in CAUSAL_METHODS:
+            diff = max(abs(x - y) for a, b in zip(m.lls, naive.lls) for x, y in zip(a, b))
+            diff_cell = f"{diff:.2e}"
+        else:
+            diff_cell = "n/a (masked-marginal score)"
         lines.append(
             f"| {m.method} | {len(m.lls) / m.seconds:.2f} | {tokens / m.seconds:,.0f} "
             f"| {m.peak_bytes / 2**20:,.0f} MiB | {naive.seconds / m.seconds:.2f}x "
-            f"| {pairwise_accuracy(m.lls):.4f} | {diff:.2e} |"
+            f"| {pairwise_accuracy(m.lls):.4f} | {diff_cell} |"
         )
     return "\n".join(lines)

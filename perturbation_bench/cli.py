@@ -2,7 +2,7 @@
 
 Subcommands:
     path        print the folder to pass to ``lm_eval --include_path``
-    build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF
+    build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF or GFF3
     validate    check a dataset's invariants, optionally against the genome
     report      intervals, strata, paired comparisons and plots from lm-eval runs
     bench       time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
@@ -77,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    parser.add_argument("--gtf", required=True, help="annotation GTF (plain or .gz)")
+    annotation = parser.add_mutually_exclusive_group(required=True)
+    annotation.add_argument(
+        "--gtf", help="annotation GTF (plain or .gz; a .gff3/.gff name is read as GFF3)"
+    )
+    annotation.add_argument("--gff3", help="annotation GFF3 (plain or .gz), e.g. NCBI RefSeq, SGD")
     parser.add_argument(
         "--species", required=True, help="human, mouse, yeast, ... (names the config)"
     )
@@ -128,7 +132,7 @@ def _build(args: argparse.Namespace) -> int:
         kind=args.kind,
         species=args.species,
         config=args.config or f"{args.kind}_{args.species}",
-        annotation_source=args.annotation_source or Path(args.gtf).name,
+        annotation_source=args.annotation_source or Path(args.gtf or args.gff3).name,
         genome_assembly=args.assembly or Path(args.fasta).name,
         window=args.window,
         flank=args.flank,
@@ -140,7 +144,11 @@ def _build(args: argparse.Namespace) -> int:
     table = load_codon_table(args.species, args.codon_table) if args.kind == "syn" else None
     genome = Genome(args.fasta)
     path, written, excluded = build_dataset(
-        genome, read_cds_exons(args.gtf), settings, table, Path(args.out)
+        genome,
+        read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None),
+        settings,
+        table,
+        Path(args.out),
     )
     print(f"wrote {written} pairs to {path}")
     for reason, count in sorted(excluded.items()):

@@ -30,10 +30,11 @@ def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     assert bench.run(args) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "method" not in line]
-    assert [row.split(" | ")[0].strip("| ") for row in rows] == ["naive", "hf", "dna-hf"]
-    for row in rows:
+    assert [row.split(" | ")[0].strip("| ") for row in rows] == ["naive", "hf", "dna-hf", "dna-mlm"]
+    for row in rows[:3]:
         assert float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3  # max abs LL diff vs naive
-    assert "all three methods give accuracy" in out
+    assert rows[3].endswith("| n/a (masked-marginal score) |")
+    assert "the three causal methods give accuracy" in out
 
 
 def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):

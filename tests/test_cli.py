@@ -105,3 +105,22 @@ def test_lm_eval_ls_lists_the_tasks_and_the_group():
     listing = lm_eval("ls", "tasks").stdout
     for name in (*TASKS, "perturbation_bench"):
         assert f"|{name} " in listing
+
+
+def test_plain_lm_eval_runs_a_masked_model_on_the_demo_data(tmp_path):
+    """`lm_eval --model dna-mlm --tasks perturbation_bench`, offline, found through the hook."""
+    from perturbation_bench.random_models import (
+        as_masked_lm_tokenizer,
+        save_random_bert,
+        single_nucleotide_tokenizer,
+    )
+
+    model = save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+                             layers=1, hidden=16, max_positions=8200)  # fmt: skip
+    lm_eval("--model", "dna-mlm", "--model_args", f"pretrained={model}", "--device", "cpu",
+            "--tasks", "perturbation_bench", "--metadata", '{"data_dir": "demo"}', "--limit", "3",
+            "--output_path", str(tmp_path / "out"))  # fmt: skip
+    (results,) = (tmp_path / "out").glob("**/results_*.json")
+    scores = json.loads(results.read_text())["results"]
+    assert [scores[t]["sample_len"] for t in TASKS] == [3, 3, 3]
+    assert 0 <= scores["perturbation_bench"]["pairwise_acc,pairs"] <= 1

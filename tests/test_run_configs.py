@@ -16,7 +16,7 @@ LM_EVAL_CONFIGS = sorted((Path(__file__).parents[1] / "yaml").glob("*.yaml"))
 
 def test_there_is_one_config_per_model_family():
     presets = {EvaluatorConfig.load_yaml_config(p)["metadata"]["preset"] for p in LM_EVAL_CONFIGS}
-    assert presets == {"default", "carbon", "generator"}
+    assert presets == {"default", "carbon", "generator", "nucleotide_transformer"}
 
 
 @pytest.mark.parametrize("path", LM_EVAL_CONFIGS, ids=lambda p: p.name)
@@ -25,7 +25,9 @@ def test_run_config_is_valid_and_scores_in_float32(path):
     known = TaskManager(include_path=str(tasks_dir()), include_defaults=False).all_tasks
     assert set(config.tasks.split(",")) <= set(known)
     parse_options(config.metadata)
-    assert config.model == "dna-hf"  # float32 log-softmax and sums whatever the weight dtype
+    # float32 log-softmax and sums whatever the weight dtype; masked models need dna-mlm
+    masked = config.metadata["preset"] == "nucleotide_transformer"
+    assert config.model == ("dna-mlm" if masked else "dna-hf")
 
 
 ACCELERATE_CONFIGS = sorted((Path(__file__).parents[1] / "yaml" / "accelerate").glob("*.yaml"))

@@ -1,7 +1,14 @@
-"""CDS exons of one transcript per gene, read from a GTF with gtfparse.
+"""CDS exons of one transcript per gene, read from a GTF (gtfparse) or a GFF3 (gffutils, streamed).
 
-Coordinates are converted from GTF's 1-based, closed ``[start, end]`` to 0-based, half-open
-``[start, end)``. Transcript choice per gene: the transcript tagged ``Ensembl_canonical`` if
+Both formats become one table of CDS records (chromosome, 1-based closed coordinates, strand,
+phase, transcript, gene, gene name, tags), and one function chooses transcripts and ranks exons,
+so a GTF and the equivalent GFF3 give the same exons. GFF3 links a CDS to its transcript by
+``Parent``: gene -> mRNA (or transcript) -> CDS as in Ensembl and NCBI, or gene -> CDS as in SGD,
+where the gene stands for its single transcript; a CDS with several parents counts once per
+parent. Gene names come from the gene's ``Name`` (or ``gene_name``/``gene``) attribute.
+
+Coordinates are converted from the 1-based, closed ``[start, end]`` of both formats to 0-based,
+half-open ``[start, end)``. Transcript choice per gene: the transcript tagged ``Ensembl_canonical`` if
 there is one, else the one with the longest total CDS (ties: smallest transcript id). Exons are
 ranked 1, 2, ... in transcript order (5' to 3' on the transcript's strand).
 """
@@ -39,19 +46,83 @@ class CdsExon:
         return (3 - self.cds_before % 3) % 3
 
 
-def read_cds_exons(gtf: str | Path) -> list[CdsExon]:
-    """All CDS exons of the chosen transcript of every gene, sorted by chromosome and position."""
+GFF3_SUFFIXES = (".gff3", ".gff", ".gff3.gz", ".gff.gz")
+
+
+def is_gff3(path: str | Path) -> bool:
+    """Whether ``path`` names a GFF3 file by its extension."""
+    return str(path).lower().endswith(GFF3_SUFFIXES)
+
+
+def read_cds_exons(annotation: str | Path, gff3: bool | None = None) -> list[CdsExon]:
+    """All CDS exons of the chosen transcript of every gene, sorted by chromosome and position.
+
+    ``gff3``: read the file as GFF3 (True) or GTF (False); None decides by its extension.
+    """
+    if gff3 is None:
+        gff3 = is_gff3(annotation)
+    table = read_gff3_cds(annotation) if gff3 else read_gtf_cds(annotation)
+    if table.empty:
+        raise DataSourceError(f"{annotation}: no CDS features")
+    for column in ("transcript_id", "gene_id"):
+        if column not in table.columns or table[column].isna().any():
+            raise DataSourceError(f"{annotation}: CDS features lack the {column!r} attribute")
+    return choose_transcripts(table)
+
+
+def read_gtf_cds(gtf: str | Path):
+    """The CDS records of a GTF (plain or .gz) as a table."""
     import gtfparse
 
     try:
-        table = gtfparse.read_gtf(str(gtf), features={"CDS"})
+        return gtfparse.read_gtf(str(gtf), features={"CDS"})
     except Exception as err:  # gtfparse raises bare ValueErrors and pandas parser errors alike
         raise DataSourceError(f"cannot read GTF {gtf}: {err}") from None
-    if table.empty:
-        raise DataSourceError(f"{gtf}: no CDS features")
-    for column in ("transcript_id", "gene_id"):
-        if column not in table.columns:
-            raise DataSourceError(f"{gtf}: CDS features lack the {column!r} attribute")
+
+
+def read_gff3_cds(gff3: str | Path):
+    """The CDS records of a GFF3 (plain or .gz) as a table like :func:`read_gtf_cds`'s.
+
+    Streams the file feature by feature; memory holds the CDS records and one small record per
+    gene and transcript, never the whole file.
+    """
+    import gffutils
+    import pandas as pd
+
+    cds, parents, names = [], {}, {}
+    try:
+        for feature in gffutils.DataIterator(str(gff3)):
+            attributes = feature.attributes
+            identifier = attributes.get("ID", [None])[0]
+            if feature.featuretype == "CDS":
+                for parent in attributes.get("Parent", []):
+                    cds.append((feature.seqid, feature.start, feature.end, feature.strand,
+                                feature.frame, parent))  # fmt: skip
+            elif identifier is not None:
+                parents[identifier] = (attributes.get("Parent", [None])[0], feature.featuretype,
+                                       ",".join(attributes.get("tag", [])))  # fmt: skip
+                name = (attributes.get("Name") or attributes.get("gene_name")
+                        or attributes.get("gene") or [None])[0]  # fmt: skip
+                if name:
+                    names[identifier] = name
+    except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
+        raise DataSourceError(f"cannot read GFF3 {gff3}: {err}") from None
+    rows = []
+    for seqid, start, end, strand, phase, transcript in cds:
+        if phase not in ("0", "1", "2"):
+            raise DataSourceError(
+                f"{gff3}: CDS of {transcript} at {seqid}:{start} has phase {phase!r}"
+            )
+        gene_parent, kind, tags = parents.get(transcript, (None, "gene", ""))
+        gene = transcript if kind == "gene" or gene_parent is None else gene_parent
+        rows.append({"seqname": seqid, "start": start, "end": end, "strand": strand,
+                     "frame": int(phase), "transcript_id": transcript, "gene_id": gene,
+                     "gene_name": names.get(gene, ""), "tag": tags})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def choose_transcripts(table) -> list[CdsExon]:
+    """One transcript per gene (module docstring), its CDS exons ranked in transcript order."""
     tags = table["tag"].astype(str) if "tag" in table.columns else None
     table = table.assign(
         length=table["end"] - table["start"] + 1,
