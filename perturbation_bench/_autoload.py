@@ -30,6 +30,7 @@ import sys
 MODELS = {
     "dna-hf": "perturbation_bench.models.dna_hf:DnaHFLM",
     "dna-mlm": "perturbation_bench.models.dna_mlm:DnaMaskedLM",
+    "kmer-markov": "perturbation_bench.models.kmer_markov:KmerMarkovLM",
 }
 """lm-eval model name -> ``module:Class``, registered lazily when ``lm_eval.models`` loads."""
 

@@ -1,0 +1,54 @@
+"""``kmer-markov``: the composition floor, an order-K Markov chain counted on a genome.
+
+Registered with lm-eval as ``--model kmer-markov``; runs on the CPU without torch. Model
+arguments: ``fasta=PATH`` (plain or bgzip; required), ``order=K`` (default 5),
+``pseudocount=a`` (default 1), ``counts=PATH`` (where to cache the counts; default next to the
+FASTA). Each request's LL is the chain's log-likelihood of its continuation after its context
+(:mod:`perturbation_bench.models.markov_chain` states the formula). How far composition alone
+gets on a benchmark is the floor a DNA model has to beat.
+"""
+
+from __future__ import annotations
+
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+from tqdm import tqdm
+
+from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
+from perturbation_bench.models.markov_chain import chain_for
+
+
+@register_model("kmer-markov")
+class KmerMarkovLM(LM):
+    """lm-eval adapter around :class:`~perturbation_bench.models.markov_chain.MarkovChain`."""
+
+    def __init__(
+        self,
+        fasta: str | None = None,
+        order: int = 5,
+        pseudocount: float = 1.0,
+        counts: str | None = None,
+        **unused,
+    ) -> None:
+        install_excepthook()
+        super().__init__()
+        for key in ("batch_size", "max_batch_size", "device"):
+            unused.pop(key, None)  # lm-eval passes these to every model; nothing to batch here
+        if unused:
+            raise OptionsError(f"kmer-markov does not take {', '.join(sorted(unused))}")
+        if not fasta:
+            raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
+        self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
+        """``(LL, False)`` per request, in order."""
+        return [
+            (self.chain.log_likelihood(*request.args), False)
+            for request in tqdm(requests, desc="kmer-markov", disable=disable_tqdm)
+        ]
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError("kmer-markov scores loglikelihood requests only")
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError("kmer-markov scores loglikelihood requests only")
