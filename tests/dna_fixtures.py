@@ -135,6 +135,8 @@ def launch(command: list[str]) -> subprocess.CompletedProcess:
 
 def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
     """Run the task under torchrun with 2 CPU processes; assert it equals a 1-process run."""
+    import pytest
+
     task = "perturbation_syn_human"
     single = evaluate(model_path, [task], {"data_dir": str(pair_data)}, model=model)
     out = tmp_path / "dp.json"
@@ -142,6 +144,22 @@ def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
                   str(Path(__file__).with_name("dp_driver.py")), model_path, str(pair_data),
                   str(out), model])  # fmt: skip
     parallel = json.loads(out.read_text())
-    assert parallel["results"] == json.loads(json.dumps(single["results"][task], default=str))
-    assert parallel["lls"] == [list(p) for p in logged_pairs(single, task)]
+    assert_same_results(parallel["results"], single["results"][task])
+    for got, expected in zip(parallel["lls"], logged_pairs(single, task), strict=True):
+        assert got == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
     return run
+
+
+def assert_same_results(got: dict, expected: dict) -> None:
+    """Equal task results, floats within the sharing tolerance (1e-6 relative + 1e-3 absolute:
+    each process batches other pairs together, which moves float32 sums by about 1e-6; one
+    flipped pair moves pairwise_acc by 1/n, far more)."""
+    import pytest
+
+    expected = json.loads(json.dumps(expected, default=str))
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        if isinstance(value, float):
+            assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-3), key
+        else:
+            assert got[key] == value, key

@@ -15,7 +15,14 @@ import torch
 from tokenizers import processors
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import build_tokenizer, evaluate, launch, reference_ll, two_processes_match_one
+from dna_fixtures import (
+    assert_same_results,
+    build_tokenizer,
+    evaluate,
+    launch,
+    reference_ll,
+    two_processes_match_one,
+)
 from perturbation_bench.errors import OptionsError, TokenizationError
 from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
 from perturbation_bench.random_models import save_random_llama
@@ -98,10 +105,16 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
         )
 
 
-def test_sequences_that_fit_score_exactly_as_plain_hf(tiny_models, pair_data):
+def within_sharing_tolerance(got: float, expected: float) -> bool:
+    """|dLL| <= 1e-6 |LL| + 1e-3 nats: the agreement promised between shared and plain scoring."""
+    return abs(got - expected) <= 1e-6 * abs(expected) + 1e-3
+
+
+def test_sequences_that_fit_score_as_plain_hf(tiny_models, pair_data):
     plain = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)})
     dna = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
-    assert logged_pairs(dna, TASK) == logged_pairs(plain, TASK)
+    for got, expected in zip(logged_pairs(dna, TASK), logged_pairs(plain, TASK), strict=True):
+        assert all(within_sharing_tolerance(g, e) for g, e in zip(got, expected))
 
 
 def test_other_softmax_dtypes_are_refused(tiny_models):
@@ -197,7 +210,7 @@ def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, p
     )
     (results,) = tmp_path.glob("**/results_*.json")
     parallel = json.loads(results.read_text())["results"][TASK]
-    assert parallel == json.loads(json.dumps(single["results"][TASK], default=str))
+    assert_same_results(parallel, single["results"][TASK])
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}
 
 

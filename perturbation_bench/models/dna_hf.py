@@ -1,7 +1,7 @@
 """``dna-hf``: lm-eval's HFLM, made exact, data-parallel everywhere, and able to score long windows.
 
-Registered with lm-eval as ``--model dna-hf``. It changes four things and reuses the rest of
-HFLM (tokenization, batching, sorting, the model call):
+Registered with lm-eval as ``--model dna-hf``. It reuses HFLM's loading, tokenization and
+data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_scoring.CausalScorer`:
 
 1. Exact sums: ``softmax_dtype`` is always float32, so the log-softmax and the per-sequence sum
    run in float32 whatever the weight dtype (bf16 weights are fine). A sum of ~8,000 log-probs
@@ -23,7 +23,12 @@ HFLM (tokenization, batching, sorting, the model call):
    the first token as in the reference scorer (an empty context still starts from the
    ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True`` with a prefix logs a warning.
    Errors in the model arguments (``window_stride``) are one-line user errors.
-5. Documented, logged choices: the windowing and the rank layout are logged once per run.
+5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
+   every token before the change; their common prefix is computed once and reused through the
+   key/value cache when that pays, and identical sliding windows are scored once
+   (``causal_scoring.py`` states the rule). Only the targets' log-probabilities are computed,
+   in float32, a chunk of positions at a time: no [batch, tokens, vocabulary] float32 tensor.
+6. Documented, logged choices: the windowing and the rank layout are logged once per run.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.models.causal_scoring import CausalScorer, Piece
 from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.requests import document_pairs
 from perturbation_bench.models.tokens import refuse_unknown_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -80,8 +87,14 @@ class DnaHFLM(HFLM):
             ``max_length // 2``).
     """
 
-    def __init__(self, *args, window_stride: int | None = None, **kwargs) -> None:
+    def __init__(
+        self, *args, window_stride: int | None = None, share_prefix: bool | str = True, **kwargs
+    ) -> None:
         install_excepthook()
+        if str(share_prefix).lower() not in ("true", "false"):
+            raise OptionsError(f"share_prefix must be true or false, got {share_prefix!r}")
+        self.share_prefix = str(share_prefix).lower() == "true"
+        self._pairs = None
         if window_stride is not None and (
             isinstance(window_stride, bool) or not isinstance(window_stride, int)
         ):
@@ -123,23 +136,17 @@ class DnaHFLM(HFLM):
     ):
         """Score ``requests``, splitting those that do not fit into windows (module docstring)."""
         self._check_tokens(requests)
-        pieces: list[Request] = []
-        owners: list[int] = []
-        n_windowed = 0
-        for index, ((context, continuation), context_enc, continuation_enc) in enumerate(requests):
+        pieces, n_windowed = [], 0
+        for (context, continuation), context_enc, continuation_enc in requests:
             tokens = context_enc + continuation_enc
             windows = token_windows(
                 len(tokens), len(context_enc), self.max_length, self.window_stride
             )
-            if len(windows) == 1:
-                pieces.append(requests[index])
-            else:
-                n_windowed += 1
-                pieces += [
-                    ((context, continuation), tokens[start:target], tokens[target:end])
-                    for start, target, end in windows
-                ]
-            owners += [index] * len(windows)
+            n_windowed += len(windows) > 1
+            pieces.append(
+                [Piece(tuple(tokens[start:end]), target - start) for start, target, end in windows]
+            )
+        pairs, self._pairs = (self._pairs, None) if self._pairs_fit(requests) else ([], None)
         log.info(
             "dna-hf process %d of %d: %d loglikelihood requests",
             self.rank,
@@ -148,15 +155,26 @@ class DnaHFLM(HFLM):
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        scores = super()._loglikelihood_tokens(
-            pieces, disable_tqdm=disable_tqdm, override_bs=override_bs
-        )
-        totals = [0.0] * len(requests)
-        greedy = [True] * len(requests)
-        for owner, (ll, is_greedy) in zip(owners, scores, strict=True):
-            totals[owner] += ll
-            greedy[owner] = greedy[owner] and is_greedy
-        return list(zip(totals, greedy))
+        scores = self._scorer().score(pieces, pairs)
+        for ((context, continuation), _, _), answer in zip(requests, scores):
+            self.cache_hook.add_partial("loglikelihood", (context, continuation), answer)
+        return scores
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        """Note which requests pair up per document (for sharing), then score as HFLM does."""
+        self._pairs = document_pairs(requests, strict=False) if self.share_prefix else []
+        self._n_paired_requests = len(requests)
+        return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+
+    def _pairs_fit(self, requests) -> bool:
+        """Whether the pairs noted by :meth:`loglikelihood` index these requests."""
+        return self._pairs is not None and self._n_paired_requests == len(requests)
+
+    def _scorer(self) -> CausalScorer:
+        batch_size = self.batch_size
+        if not isinstance(batch_size, int):
+            batch_size = int(self._detect_batch_size()) if str(batch_size).startswith("auto") else 1
+        return CausalScorer(self.model, self.device, batch_size, share=self.share_prefix)
 
     def _check_tokens(self, requests: list[Request]) -> None:
         """Stop on unknown tokens in a continuation; warn once about BOS before a literal prefix."""

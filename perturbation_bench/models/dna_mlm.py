@@ -43,6 +43,7 @@ from tqdm import tqdm
 
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.models.requests import document_pairs
 from perturbation_bench.models.tokens import refuse_unknown_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -161,7 +162,7 @@ class DnaMaskedLM(DataParallel, LM):
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order."""
         inputs, n_windowed = [], 0
-        for first, second in self._pairs(requests):
+        for first, second in document_pairs(requests, strict=True):
             pair_inputs, windowed = self._pair_inputs(requests, first, second)
             n_windowed += windowed
             inputs += pair_inputs
@@ -177,25 +178,6 @@ class DnaMaskedLM(DataParallel, LM):
         for index, log_prob in self._score(inputs, disable_tqdm):
             totals[index] += log_prob
         return [(total, False) for total in totals]
-
-    def _pairs(self, requests) -> list[tuple[int, int]]:
-        """Indices ``(original, perturbed)`` of every pair, from each document's requests."""
-        documents = defaultdict(list)
-        for index, request in enumerate(requests):
-            documents[(request.task_name, request.doc_id)].append(index)
-        pairs = []
-        for (task, doc), indices in documents.items():
-            indices.sort(key=lambda i: requests[i].idx)
-            contexts = {requests[i].args[0] for i in indices}
-            lengths = [len(requests[i].args[1]) for i in indices]
-            if len(indices) % 2 or len(contexts) > 1 or lengths[0::2] != lengths[1::2]:
-                raise UnsupportedTaskError(
-                    f"dna-mlm scores pairs of equal-length sequences (perturbation-bench tasks); "
-                    f"task {task!r} document {doc} has {len(indices)} request(s) with "
-                    f"continuations of {lengths} characters; run other tasks with --model hf"
-                )
-            pairs += list(zip(indices[0::2], indices[1::2]))
-        return pairs
 
     def _pair_inputs(self, requests, first: int, second: int) -> tuple[list[MaskedInput], bool]:
         """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
