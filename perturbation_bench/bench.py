@@ -53,6 +53,7 @@ class Measurement:
     seconds: float
     peak_bytes: int
     scored_tokens: int | None = None
+    scoring_bytes: int = 0  # how far scoring raised the peak above its level before scoring
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +76,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", default="4", help="lm-eval batch size (default 4)")
     parser.add_argument("--layers", type=int, default=4, help="random model: layers (default 4)")
     parser.add_argument("--hidden", type=int, default=256, help="random model: width (default 256)")
+    parser.add_argument(
+        "--sharing",
+        action="store_true",
+        help="instead: the shared-prefix scenario table (perturbation_bench/sharing_bench.py)",
+    )
+    parser.add_argument(
+        "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
+    )
+    parser.add_argument(
+        "--scenario", action="append", default=[], help="with --sharing: only this scenario"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,23 +130,39 @@ def run(args: argparse.Namespace) -> int:
 
 
 def measure(
-    method: str, model: str, metadata: dict, pairs: int, device: str, dtype: str, batch_size: str
+    method: str,
+    model: str,
+    metadata: dict,
+    pairs: int,
+    device: str,
+    dtype: str,
+    batch_size: str,
+    model_args: dict | None = None,
 ) -> Measurement:
-    """Run one method in this process (called in a fresh child process by :func:`run`)."""
+    """Run one method in this process (called in a fresh child process by :func:`run`);
+    ``model_args`` go to the lm-eval model (e.g. ``share_prefix``)."""
     import torch
 
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
-    tokens = None
+    tokens, before = None, {}
     if method == "naive":
         lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
-        lls, seconds = _score_lm_eval(method, model, metadata, pairs, device, dtype, batch_size)
+        lls, seconds = _score_lm_eval(
+            method, model, metadata, pairs, device, dtype, batch_size, model_args or {}, before
+        )
+    peak = _peak_bytes(device)
+    return Measurement(method, lls, seconds, peak, tokens, peak - before.get("peak", peak))
+
+
+def _peak_bytes(device: str) -> int:
+    """Peak memory so far: GPU memory allocated, or the process's resident set."""
+    import torch
+
     if device.startswith("cuda"):
-        peak = torch.cuda.max_memory_allocated()
-    else:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return Measurement(method, lls, seconds, peak, tokens)
+        return torch.cuda.max_memory_allocated()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _score_naive(model_path: str, metadata: dict, pairs: int, device: str, dtype: str):
@@ -174,7 +202,10 @@ def _score_lm_eval(
     device: str,
     dtype: str,
     batch_size: str,
+    model_args: dict,
+    before: dict,
 ):
+    """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring."""
     from lm_eval import simple_evaluate
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
@@ -190,9 +221,15 @@ def _score_lm_eval(
         "dna-mlm": (DnaMaskedLM, {}),
     }[method]
     lm = model_class(
-        pretrained=model_path, device=device, dtype=dtype, batch_size=batch_size, **extra
+        pretrained=model_path,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        **extra,
+        **model_args,
     )
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    before["peak"] = _peak_bytes(device)
     start = time.perf_counter()
     result = simple_evaluate(
         model=lm, tasks=[TASK], task_manager=manager, log_samples=True, limit=pairs

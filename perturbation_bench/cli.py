@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args)
         if args.command == "report":
             return _report(args)
+        if args.sharing:
+            from perturbation_bench import sharing_bench
+
+            return sharing_bench.run(args)
         return bench.run(args)
     except UserInputError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)

@@ -25,6 +25,19 @@ def single_nucleotide_tokenizer():
     return wrap_tokenizer(core)
 
 
+def kmer_tokenizer(k: int = 6):
+    """A fast tokenizer reading non-overlapping k-mers (4^k tokens) plus the special tokens; a
+    trailing partial k-mer is the unknown token, as in GENERator-style tokenizers."""
+    import itertools
+
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    vocab = SPECIAL_TOKENS + ["".join(kmer) for kmer in itertools.product("ACGT", repeat=k)]
+    core = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="<oov>"))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(f".{{1,{k}}}"), behavior="isolated")
+    return wrap_tokenizer(core)
+
+
 def wrap_tokenizer(core):
     """Register the special tokens on a ``tokenizers.Tokenizer`` and wrap it for transformers."""
     from transformers import PreTrainedTokenizerFast
@@ -92,17 +105,19 @@ def save_random_llama(
     max_positions: int = 512,
     seed: int = 0,
     initializer_range: float = 0.5,
+    vocab_size: int | None = None,
 ) -> Path:
     """Save a randomly initialised Llama (and ``tokenizer``) to ``folder``; return the folder.
 
     ``initializer_range`` is large on purpose: near-uniform predictions would make every pair's
-    margin tiny.
+    margin tiny. ``vocab_size`` larger than the tokenizer's gives the output layer of a model
+    with a large (e.g. text) vocabulary, for memory measurements.
     """
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
-        vocab_size=len(tokenizer),
+        vocab_size=max(vocab_size or 0, len(tokenizer)),
         hidden_size=hidden,
         intermediate_size=2 * hidden,
         num_hidden_layers=layers,

@@ -12,13 +12,16 @@ from pathlib import Path
 from perturbation_bench.dna import random_dna
 
 
-def random_pairs(n: int, length: int, seed: int = 0, patch: int = 12) -> list[dict]:
-    """``n`` rows with the columns the tasks need: a random window and a copy with one random patch."""
+def random_pairs(
+    n: int, length: int, seed: int = 0, patch: int = 12, at: float | None = None
+) -> list[dict]:
+    """``n`` rows with the columns the tasks need: a random window and a copy with one random
+    patch of ``patch`` bp, at a random place or starting at the fraction ``at`` of the window."""
     rng = random.Random(seed)
     rows = []
     for i in range(n):
         original = random_dna(rng, length)
-        start = rng.randrange(0, length - patch)
+        start = rng.randrange(0, length - patch) if at is None else int(at * (length - patch))
         perturbed = original[:start] + random_dna(rng, patch) + original[start + patch :]
         rows.append(
             {

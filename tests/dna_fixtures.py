@@ -7,7 +7,6 @@ Nothing here touches the network. Every builder is seeded, so a test run is repr
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import os
 import random
@@ -16,11 +15,12 @@ import sys
 from pathlib import Path
 
 import torch
-from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer, models, trainers
 
 from perturbation_bench.dna import random_dna
 from perturbation_bench.random_models import (
     SPECIAL_TOKENS,
+    kmer_tokenizer,
     save_random_llama,
     single_nucleotide_tokenizer,
     wrap_tokenizer,
@@ -35,10 +35,7 @@ def build_tokenizer(kind: str):
     if kind == "char":
         return single_nucleotide_tokenizer()
     if kind == "kmer6":
-        kmers = ["".join(k) for k in itertools.product("ACGT", repeat=6)]
-        vocab = SPECIAL_TOKENS + kmers
-        core = Tokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="<oov>"))
-        core.pre_tokenizer = pre_tokenizers.Split(Regex(".{1,6}"), behavior="isolated")
+        return kmer_tokenizer(6)
     elif kind == "bpe":
         core = Tokenizer(models.BPE(unk_token="<oov>"))
         trainer = trainers.BpeTrainer(

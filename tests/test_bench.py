@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from perturbation_bench import bench
 from perturbation_bench.bench import Measurement, format_table
 from perturbation_bench.comparison import pairwise_accuracy
@@ -47,3 +49,15 @@ def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
     for method in ("naive", "dna-hf"):
         measured = bench.measure(method, args.model, metadata, args.pairs, "cpu", "float32", "4")
         assert len(measured.lls) == 2
+
+
+def test_sharing_bench_ideals_follow_the_plan():
+    from perturbation_bench.sharing_bench import SCENARIOS, planned_speedup
+
+    by_name = {s.name: s for s in SCENARIOS}
+    for p in (0.5, 0.9):  # linear-dominated: the plan reaches 2 / (2 - p)
+        assert planned_speedup(by_name[f"6-mer p={p}"]) == pytest.approx(2 / (2 - p), rel=0.01)
+    assert planned_speedup(by_name["6-mer p=0.1"]) == 1.0  # the cost rule declines
+    assert planned_speedup(by_name["1-nt p=0.5"]) == 1.0  # attention-dominated: declines
+    # windows: 7 per sequence, only the ones holding the change differ
+    assert planned_speedup(by_name["1-nt windows"]) > 1.5

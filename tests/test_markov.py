@@ -134,3 +134,13 @@ def test_kmer_markov_scores_a_task_through_lm_eval(fasta, tmp_path):
             reference_ll(counts, 3, 1.0, "", row[c]) for c in ("original_sequence", "sequence")
         ]
         assert pair == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_bgzip_fasta_counts_the_same(fasta, tmp_path):
+    from Bio import bgzf
+
+    with open(fasta, "rb") as src, bgzf.BgzfWriter(str(tmp_path / "genome.fa.gz"), "wb") as out:
+        out.write(src.read())
+    plain = MarkovChain.count_genome(fasta, order=3)
+    packed = MarkovChain.count_genome(tmp_path / "genome.fa.gz", order=3)
+    assert all((a == b).all() for a, b in zip(plain.tables, packed.tables))

@@ -10,7 +10,12 @@ import re
 import pytest
 
 from dna_fixtures import evaluate, two_processes_match_one
-from perturbation_bench.models.causal_scoring import Piece, shared_inputs, worth_sharing
+from perturbation_bench.models.causal_scoring import (
+    Piece,
+    predicted_speedup,
+    shared_inputs,
+    worth_sharing,
+)
 from perturbation_bench.random_pairs import random_pairs, write_parquet
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -78,6 +83,15 @@ def test_the_cost_rule():
     a = Piece(tuple(range(100)), 1)
     b = Piece(tuple(range(60)) + (0,) * 40, 1)
     assert shared_inputs(a, b) == 60
-    assert worth_sharing(60, a, b) and not worth_sharing(20, a, b)  # 60% vs 20% of 99 inputs
-    assert not worth_sharing(10, Piece((1,) * 21, 1), Piece((1,) * 21, 1))  # too few tokens
     assert shared_inputs(a, a) == 99  # all inputs; the last token is only a target
+    # linear-dominated (wide model, short pieces): the ideal 2 / (2 - p), and sharing pays
+    assert predicted_speedup(60, a, b, hidden_size=4096) == pytest.approx(
+        2 / (2 - 60 / 99), rel=0.01
+    )
+    assert worth_sharing(60, a, b, hidden_size=4096) and not worth_sharing(
+        10, a, b, hidden_size=4096
+    )
+    # attention-dominated (8,192 tokens, width 256): attending to the cache costs the saving
+    long_a, long_b = Piece((1,) * 8193, 1), Piece((1,) * 4096 + (2,) * 4097, 1)
+    assert not worth_sharing(4096, long_a, long_b, hidden_size=256)
+    assert worth_sharing(4096, long_a, long_b, hidden_size=4096)

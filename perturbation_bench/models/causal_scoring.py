@@ -37,8 +37,8 @@ log = logging.getLogger(f"lm_eval.{__name__}")
 
 MIN_SHARED = 16
 """Fewest shared input tokens worth a separate prefix pass."""
-MIN_FRACTION = 0.25
-"""Smallest shared fraction of the input worth it (measured: 0.85x at 0.13 in a prototype)."""
+MIN_SPEEDUP = 1.05
+"""Smallest predicted speed-up (:func:`predicted_speedup`) worth the extra passes."""
 LOGIT_ELEMENTS = 1 << 24
 """Logits materialised at once (64 MiB in float32)."""
 
@@ -60,10 +60,72 @@ def shared_inputs(a: Piece, b: Piece) -> int:
     return shared
 
 
-def worth_sharing(shared: int, a: Piece, b: Piece) -> bool:
-    """The cost rule: share when the prefix is long enough, in tokens and as a fraction."""
-    inputs = max(len(a.tokens), len(b.tokens)) - 1
-    return shared >= MIN_SHARED and shared >= MIN_FRACTION * inputs
+def predicted_speedup(shared: int, a: Piece, b: Piece, hidden_size: int) -> float:
+    """Cost of scoring two pieces plainly / with their ``shared`` prefix computed once.
+
+    Per layer, a token costs ~12 h^2 in the linear layers and ~2 h per token it attends to, so
+    attention weighs ``x = 1 / (6 h)`` against a token's linear cost. Plain: each piece of ``n``
+    inputs costs ``n + x n^2 / 2`` (causal). Shared: the prefix costs ``P + x P^2 / 2``, and each
+    remainder of ``r = n - P`` tokens ``r + x r n``: its queries attend to the whole cache, which
+    kernels without causal blocking on a rectangle (CPU) pay in full.
+    """
+    x = 1.0 / (6.0 * hidden_size)
+    plain = sum(n + x * n * n / 2 for n in (len(a.tokens) - 1, len(b.tokens) - 1))
+    with_prefix = shared + x * shared * shared / 2
+    for n in (len(a.tokens) - 1, len(b.tokens) - 1):
+        with_prefix += (n - shared) * (1 + x * n)
+    return plain / with_prefix
+
+
+def worth_sharing(shared: int, a: Piece, b: Piece, hidden_size: int) -> bool:
+    """The cost rule: share when the prefix is long enough and the predicted speed-up pays."""
+    return shared >= MIN_SHARED and predicted_speedup(shared, a, b, hidden_size) >= MIN_SPEEDUP
+
+
+@dataclass
+class Plan:
+    """What to run: pieces scored on their own, each with the requests it counts for (two when
+    a pair's pieces are identical), and the shared-prefix jobs
+    ``(P, piece_a, piece_b, request_a, request_b)``."""
+
+    singles: list[tuple[Piece, list[int]]]
+    shared: list[tuple[int, Piece, Piece, int, int]]
+
+    def input_tokens(self) -> int:
+        """Token passes this plan costs (a shared job: its prefix once, both remainders)."""
+        plain = sum(len(piece.tokens) - 1 for piece, _ in self.singles)
+        return plain + sum(len(a.tokens) + len(b.tokens) - 2 - p for p, a, b, _, _ in self.shared)
+
+
+def plan(
+    pieces: list[list[Piece]],
+    pairs: list[tuple[int, int]],
+    hidden_size: int,
+    can_share=lambda: True,
+) -> Plan:
+    """Match each pair's pieces window by window (module docstring): identical pieces once,
+    prefixes shared where :func:`worth_sharing` (and ``can_share()``), the rest plainly."""
+    work = Plan([], [])
+    paired = set()
+    for first, second in pairs:
+        paired.update((first, second))
+        for k in range(max(len(pieces[first]), len(pieces[second]))):
+            a = pieces[first][k] if k < len(pieces[first]) else None
+            b = pieces[second][k] if k < len(pieces[second]) else None
+            if a is not None and a == b:
+                work.singles.append((a, [first, second]))
+                continue
+            shared = shared_inputs(a, b) if a is not None and b is not None else 0
+            if shared and worth_sharing(shared, a, b, hidden_size) and can_share():
+                work.shared.append((shared, a, b, first, second))
+                continue
+            work.singles += [
+                (piece, [owner]) for piece, owner in ((a, first), (b, second)) if piece
+            ]
+    for index, request_pieces in enumerate(pieces):
+        if index not in paired:
+            work.singles += [(piece, [index]) for piece in request_pieces]
+    return work
 
 
 class CausalScorer:
@@ -88,6 +150,16 @@ class CausalScorer:
     ) -> list[tuple[float, bool]]:
         """``(LL, all targets greedy)`` per request, from its ``pieces`` (``pairs``: indices of
         requests whose pieces are matched window by window)."""
+        hidden = getattr(self.model.config, "hidden_size", None) or 1024
+        work = plan(pieces, pairs if self.share else [], hidden, self._cache_reusable)
+        if self.share:
+            log.info(
+                "dna-hf: %d piece pairs share a prefix (one prefix pass each), %d identical "
+                "pieces scored once for two requests, %d pieces scored plainly",
+                len(work.shared),
+                sum(len(owners) > 1 for _, owners in work.singles),
+                len(work.singles),
+            )
         totals = [0.0] * len(pieces)
         greedy = [True] * len(pieces)
 
@@ -95,41 +167,10 @@ class CausalScorer:
             totals[owner] += result[0]
             greedy[owner] = greedy[owner] and result[1]
 
-        singles: dict[Piece, list[int]] = defaultdict(list)
-        shared_jobs = []
-        paired = set()
-        for first, second in pairs if self.share else []:
-            paired.update((first, second))
-            for k in range(max(len(pieces[first]), len(pieces[second]))):
-                a = pieces[first][k] if k < len(pieces[first]) else None
-                b = pieces[second][k] if k < len(pieces[second]) else None
-                if a is None or b is None or a == b:
-                    for piece, owner in ((a, first), (b, second)):
-                        if piece is not None:
-                            singles[piece].append(owner)
-                    continue
-                shared = shared_inputs(a, b)
-                if worth_sharing(shared, a, b) and self._cache_reusable():
-                    shared_jobs.append((shared, a, b, first, second))
-                else:
-                    singles[a].append(first)
-                    singles[b].append(second)
-        for index, request_pieces in enumerate(pieces):
-            if index not in paired:
-                for piece in request_pieces:
-                    singles[piece].append(index)
-        if self.share:
-            log.info(
-                "dna-hf: %d piece pairs share a prefix (one prefix pass each), %d identical "
-                "pieces scored once for two requests, %d pieces scored plainly",
-                len(shared_jobs),
-                sum(len(owners) > 1 for owners in singles.values()),
-                len(singles),
-            )
-        for piece, result in self._score_singles(list(singles)):
-            for owner in singles[piece]:
+        for (_, owners), result in zip(work.singles, self._score_singles(work.singles)):
+            for owner in owners:
                 add(owner, result)
-        for owner, result in self._score_shared(shared_jobs):
+        for owner, result in self._score_shared(work.shared):
             add(owner, result)
         return list(zip(totals, greedy))
 
@@ -142,17 +183,25 @@ class CausalScorer:
         return False
 
     @torch.no_grad()
-    def _score_singles(self, pieces: list[Piece]) -> Iterator[tuple[Piece, tuple[float, bool]]]:
-        ordered = sorted(pieces, key=lambda p: len(p.tokens), reverse=True)
-        for start in range(0, len(ordered), self.batch_size):
-            batch = ordered[start : start + self.batch_size]
-            width = len(batch[0].tokens) - 1
+    def _score_singles(self, singles: list[tuple[Piece, list[int]]]) -> list[tuple[float, bool]]:
+        """One result per entry of ``singles``, in order; batched longest first."""
+        results: list = [None] * len(singles)
+        order = sorted(range(len(singles)), key=lambda i: len(singles[i][0].tokens), reverse=True)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = len(singles[batch[0]][0].tokens) - 1
             ids = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, piece in enumerate(batch):
-                ids[row, : len(piece.tokens) - 1] = torch.tensor(piece.tokens[:-1])
+            for row, index in enumerate(batch):
+                tokens = singles[index][0].tokens
+                ids[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
             states = self._states(ids.to(self.device))
-            for row, piece in enumerate(batch):
-                yield piece, self._sum(states[row], piece.tokens, piece.first_target)
+            for row, index in enumerate(batch):
+                piece = singles[index][0]
+                results[index] = self._target_log_probs(
+                    states[row, piece.first_target - 1 : len(piece.tokens) - 1],
+                    piece.tokens[piece.first_target :],
+                )
+        return results
 
     @torch.no_grad()
     def _score_shared(self, jobs: list) -> Iterator[tuple[int, tuple[float, bool]]]:
@@ -169,16 +218,54 @@ class CausalScorer:
         output = self.decoder(input_ids=prefix, use_cache=True)
         cache = getattr(output, "cache", None) or output.past_key_values
         prefix_states = output.last_hidden_state
-        for side in (1, 2):  # the original's remainder, then the perturbed one's
-            pieces = [job[side] for job in batch]
-            rest = torch.tensor([p.tokens[shared:-1] for p in pieces], device=self.device)
-            states = prefix_states
-            if rest.shape[1]:
-                more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
-                states = torch.cat([prefix_states, more.last_hidden_state], dim=1)
-                cache.crop(-rest.shape[1])
-            for row, (job, piece) in enumerate(zip(batch, pieces)):
-                yield job[side + 2], self._sum(states[row], piece.tokens, piece.first_target)
+        for row, (_, a, _, first, second) in enumerate(batch):
+            # positions before the last prefix one predict prefix tokens: the same for both
+            start = a.first_target - 1
+            if start < shared - 1:
+                common = self._target_log_probs(prefix_states[row, start : shared - 1],
+                                                a.tokens[start + 1 : shared])  # fmt: skip
+                yield first, common
+                yield second, common
+        if len(batch[0][1].tokens) == len(batch[0][2].tokens):  # both remainders in one pass
+            remainders = self._paired_remainder_states(cache, prefix_states, shared, batch)
+        else:
+            remainders = [
+                self._remainder_states(cache, prefix_states, shared, batch, side) for side in (1, 2)
+            ]
+        for side, states in zip((1, 2), remainders):
+            for row, job in enumerate(batch):
+                piece = job[side]
+                start = max(piece.first_target - 1, shared - 1)
+                yield (
+                    job[side + 2],
+                    self._target_log_probs(
+                        states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
+                    ),
+                )
+
+    def _remainder_states(self, cache, prefix_states, shared: int, batch: list, side: int):
+        """States from the last prefix position on for one side's remainders, run on the cache
+        (then cropped back to the prefix)."""
+        rest = torch.tensor([job[side].tokens[shared:-1] for job in batch], device=self.device)
+        states = prefix_states[:, shared - 1 :]
+        if rest.shape[1]:
+            more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
+            states = torch.cat([states, more.last_hidden_state], dim=1)
+            cache.crop(-rest.shape[1])
+        return states
+
+    def _paired_remainder_states(self, cache, prefix_states, shared: int, batch: list):
+        """Both sides' remainders in one pass: the cache repeated once per side."""
+        last = prefix_states[:, shared - 1 :]
+        if len(batch[0][1].tokens) - 1 == shared:  # nothing after the prefix
+            return [last, last]
+        rest = torch.tensor(
+            [job[side].tokens[shared:-1] for job in batch for side in (1, 2)], device=self.device
+        )
+        cache.batch_repeat_interleave(2)
+        more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
+        states = more.last_hidden_state.view(len(batch), 2, rest.shape[1], -1)
+        return [torch.cat([last, states[:, side]], dim=1) for side in (0, 1)]
 
     def _states(self, ids: torch.Tensor) -> torch.Tensor:
         """Hidden states (or logits, for a model without a separable output layer)."""
@@ -186,11 +273,9 @@ class CausalScorer:
             return self.decoder(input_ids=ids, use_cache=False).last_hidden_state
         return self.model(input_ids=ids, use_cache=False).logits
 
-    def _sum(self, states: torch.Tensor, tokens, first_target: int) -> tuple[float, bool]:
-        """``(sum of log p(tokens[t] | tokens[:t]), all argmax)`` over ``t >= first_target``,
-        from the states of the inputs ``tokens[:-1]``."""
-        targets = torch.tensor(tokens[first_target:], device=states.device)
-        rows = states[first_target - 1 : len(tokens) - 1]
+    def _target_log_probs(self, rows: torch.Tensor, tokens) -> tuple[float, bool]:
+        """``(sum of log p(tokens[k] | position k), all argmax)`` for the states ``rows``."""
+        targets = torch.tensor(tokens, device=rows.device)
         vocabulary = self.model.config.vocab_size
         chunk = max(1, LOGIT_ELEMENTS // max(1, vocabulary))
         total, greedy = 0.0, True

@@ -1,0 +1,170 @@
+"""``perturbation-bench bench --sharing``: what computing a pair's shared pieces once buys.
+
+Every row scores the same pairs with the same random model through ``dna-hf``, sharing off
+(``share_prefix=false``) and on, each in a fresh process, and reports pairs/s, the speed-up,
+the ideal speed-up and how close to it the measurement comes, the largest LL difference, and
+the peak memory each run added while scoring. Scenarios:
+
+- ``6-mer p=...``: a random Llama of width 512 (4 layers) on 8,196 bp pairs read as 6-mers
+  after ``<dna>`` (1,367 tokens; a shape where the linear layers dominate, as in 1-8B models),
+  a 6 bp change starting at the fraction p = 0.1, 0.5, 0.9 of the window;
+- ``1-nt p=0.5``: the default benchmark's single-nucleotide Llama (width 256, 4 layers) on
+  8,192 bp pairs, change in the middle;
+- ``1-nt windows``: the same model with ``max_length`` 2,048 (sliding windows, stride 1,024),
+  change in the middle;
+- ``32k vocabulary``: a Llama with a 32,000-token output layer (width 256, 2 layers) on 2,048 bp
+  pairs, batch 4: lm-eval's ``hf`` (float32 log-softmax over the whole logits) against
+  ``dna-hf`` (target log-probs only), for memory.
+
+Ideal speed-ups: ``2 / (2 - p)`` for a prefix fraction ``p`` (``P + 2 (n - P)`` token passes
+instead of ``2 n``); "plan" is the ratio of token passes in the plan ``dna-hf`` actually follows
+(cost rule, identical windows), computed from the token layout without running the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from perturbation_bench.bench import measure
+
+CONFIG = "syn_human"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One row: model shape, pairs, where the change sits, and how the model is run."""
+
+    name: str
+    tokenizer: str  # "1-nt" or "6-mer"
+    hidden: int
+    layers: int
+    length: int  # bp per sequence
+    at: float  # the change starts at this fraction of the window
+    patch: int = 6
+    max_length: int | None = None
+    vocab_size: int | None = None
+    compare_hf: bool = False  # plain row is lm-eval's hf instead of dna-hf without sharing
+
+
+SCENARIOS = [
+    Scenario("6-mer p=0.1", "6-mer", 512, 4, 8196, 0.1),
+    Scenario("6-mer p=0.5", "6-mer", 512, 4, 8196, 0.5),
+    Scenario("6-mer p=0.9", "6-mer", 512, 4, 8196, 0.9),
+    Scenario("1-nt p=0.5", "1-nt", 256, 4, 8192, 0.5),
+    Scenario("1-nt windows", "1-nt", 256, 4, 8192, 0.5, max_length=2048),
+    Scenario("32k vocabulary", "1-nt", 256, 2, 2048, 0.5, vocab_size=32000, compare_hf=True),
+]
+
+
+def token_layout(scenario: Scenario) -> tuple[list[int], list[int], int]:
+    """Stand-in token lists of one pair (equal except where the change is) and the first
+    scored position, as dna-hf tokenizes such a pair; enough to plan the work."""
+    start = int(scenario.at * (scenario.length - scenario.patch))
+    if scenario.tokenizer == "6-mer":
+        first, changed = 1, range(1 + start // 6, 1 + (start + scenario.patch - 1) // 6 + 1)
+        n = 1 + scenario.length // 6
+    else:
+        first, changed = 1, range(1 + start, 1 + start + scenario.patch)
+        n = 1 + scenario.length
+    a = [0] * n
+    b = [1 if i in changed else 0 for i in range(n)]
+    return a, b, first
+
+
+def planned_speedup(scenario: Scenario) -> float:
+    """Token passes without sharing / with the plan dna-hf follows."""
+    from perturbation_bench.models.causal_scoring import Piece, plan
+    from perturbation_bench.models.dna_hf import token_windows
+
+    a, b, first = token_layout(scenario)
+    max_length = scenario.max_length or len(a)
+    pieces = [
+        [Piece(tuple(t[s:e]), target - s) for s, target, e in token_windows(len(t), first, max_length, max_length // 2)]
+        for t in (a, b)
+    ]  # fmt: skip
+    plain = plan(pieces, [], scenario.hidden)
+    shared = plan(pieces, [(0, 1)], scenario.hidden)
+    return plain.input_tokens() / shared.input_tokens()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure every scenario and print the table; 1 if shared and plain scores disagree."""
+    chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
+    rows, agree = [], True
+    with tempfile.TemporaryDirectory(prefix="pb-sharing-") as scratch:
+        context = multiprocessing.get_context("spawn")
+        for scenario in chosen:
+            model, data = _prepare(Path(scratch) / scenario.name.replace(" ", "_"), scenario, args)
+            metadata = {"data_dir": str(data), "config": CONFIG}
+            if scenario.tokenizer == "6-mer":
+                metadata["preset"] = "carbon"
+            extra = {"max_length": scenario.max_length} if scenario.max_length else {}
+            runs = []
+            for method, model_args in (
+                ("hf", extra)
+                if scenario.compare_hf
+                else ("dna-hf", {**extra, "share_prefix": False}),
+                ("dna-hf", {**extra, "share_prefix": True}),
+            ):
+                print(f"measuring {scenario.name}: {method} {model_args} ...", flush=True)
+                with context.Pool(1) as pool:
+                    runs.append(pool.apply(measure, (method, str(model), metadata,
+                                                     args.sharing_pairs, "cpu", "float32", "4",
+                                                     model_args)))  # fmt: skip
+            rows.append((scenario, *runs))
+            diff = max(abs(x - y) for p, q in zip(runs[0].lls, runs[1].lls) for x, y in zip(p, q))
+            agree = agree and all(
+                abs(x - y) <= 1e-6 * abs(y) + 1e-3
+                for p, q in zip(runs[1].lls, runs[0].lls)
+                for x, y in zip(p, q)
+            )
+            print(f"  max |dLL| {diff:.2e}", flush=True)
+    print(format_table(rows))
+    if not agree:
+        print("MISMATCH: shared and plain scores differ by more than 1e-6 |LL| + 1e-3 nats")
+    return 0 if agree else 1
+
+
+def format_table(rows) -> str:
+    """The scenario table (module docstring for the columns)."""
+    lines = [
+        "| scenario | plain pairs/s | shared pairs/s | speed-up | ideal 2/(2-p) | plan | of ideal | max abs dLL | scoring peak plain / shared |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for scenario, plain, shared in rows:
+        speedup = plain.seconds / shared.seconds
+        ideal = 2 / (2 - scenario.at)
+        planned = planned_speedup(scenario)
+        diff = max(abs(x - y) for p, q in zip(plain.lls, shared.lls) for x, y in zip(p, q))
+        label = f"{scenario.name}" + (" (plain: lm-eval hf)" if scenario.compare_hf else "")
+        lines.append(
+            f"| {label} | {len(plain.lls) / plain.seconds:.2f} | {len(shared.lls) / shared.seconds:.2f} "
+            f"| {speedup:.2f}x | {ideal:.2f}x | {planned:.2f}x | {speedup / planned:.0%} | {diff:.1e} "
+            f"| {plain.scoring_bytes / 2**20:,.0f} / {shared.scoring_bytes / 2**20:,.0f} MiB |"
+        )  # fmt: skip
+    return "\n".join(lines)
+
+
+def _prepare(folder: Path, scenario: Scenario, args: argparse.Namespace) -> tuple[Path, Path]:
+    from perturbation_bench.random_models import (
+        kmer_tokenizer,
+        save_random_llama,
+        single_nucleotide_tokenizer,
+    )
+    from perturbation_bench.random_pairs import random_pairs, write_parquet
+
+    tokenizer = (
+        kmer_tokenizer(6) if scenario.tokenizer == "6-mer" else single_nucleotide_tokenizer()
+    )
+    model = save_random_llama(folder / "model", tokenizer, layers=scenario.layers,
+                              hidden=scenario.hidden, max_positions=scenario.length + 2,
+                              vocab_size=scenario.vocab_size)  # fmt: skip
+    pairs = random_pairs(
+        args.sharing_pairs, scenario.length, seed=0, patch=scenario.patch, at=scenario.at
+    )
+    write_parquet(pairs, folder / "data", CONFIG)
+    return model, folder / "data"
