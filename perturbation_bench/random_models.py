@@ -78,23 +78,13 @@ def save_random_bert(
 
     ``max_positions`` counts the framing special tokens too.
     """
-    import torch
     from transformers import BertConfig, BertForMaskedLM
 
     config = BertConfig(
         vocab_size=len(tokenizer),
-        hidden_size=hidden,
-        intermediate_size=2 * hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
-        max_position_embeddings=max_positions,
-        pad_token_id=tokenizer.pad_token_id,
-        initializer_range=initializer_range,
+        **_sizes(tokenizer, layers, hidden, max_positions, initializer_range),
     )
-    torch.manual_seed(seed)
-    BertForMaskedLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return Path(folder)
+    return _save(BertForMaskedLM, config, tokenizer, folder, seed)
 
 
 def save_random_llama(
@@ -113,23 +103,36 @@ def save_random_llama(
     margin tiny. ``vocab_size`` larger than the tokenizer's gives the output layer of a model
     with a large (e.g. text) vocabulary, for memory measurements.
     """
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
         vocab_size=max(vocab_size or 0, len(tokenizer)),
-        hidden_size=hidden,
-        intermediate_size=2 * hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=max_positions,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        initializer_range=initializer_range,
+        **_sizes(tokenizer, layers, hidden, max_positions, initializer_range),
     )
+    return _save(LlamaForCausalLM, config, tokenizer, folder, seed)
+
+
+def _sizes(tokenizer, layers, hidden, max_positions, initializer_range) -> dict:
+    """The configuration both random architectures share."""
+    return {
+        "hidden_size": hidden,
+        "intermediate_size": 2 * hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "max_position_embeddings": max_positions,
+        "pad_token_id": tokenizer.pad_token_id,
+        "initializer_range": initializer_range,
+    }
+
+
+def _save(model_class, config, tokenizer, folder: Path, seed: int) -> Path:
+    """Initialise ``model_class(config)`` from ``seed`` and save it with ``tokenizer``."""
+    import torch
+
     torch.manual_seed(seed)
-    LlamaForCausalLM(config).save_pretrained(folder)
+    model_class(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return Path(folder)

@@ -35,6 +35,11 @@ def test_the_pth_file_is_installed_in_site_packages():
     assert pth.is_file(), "install the package (pip install . or -e .); the hook comes with it"
 
 
+def without_and_with_the_hook(code: str) -> tuple[dict, dict]:
+    """The JSON ``code`` prints, in a Python without the hook and in one with it."""
+    return json.loads(python(code, PERTURBATION_BENCH_NO_AUTOLOAD="1")), json.loads(python(code))
+
+
 def test_a_plain_start_imports_nothing_heavy_and_the_hook_can_be_turned_off():
     code = (
         "import json, sys; print(json.dumps({"
@@ -43,8 +48,7 @@ def test_a_plain_start_imports_nothing_heavy_and_the_hook_can_be_turned_off():
         "'heavy': sorted(m for m in ('lm_eval', 'torch', 'datasets', 'pyarrow', 'inspect', "
         "'importlib.abc', 'pathlib', 'logging') if m in sys.modules)}))"
     )
-    bare = json.loads(python(code, PERTURBATION_BENCH_NO_AUTOLOAD="1"))
-    hooked = json.loads(python(code))
+    bare, hooked = without_and_with_the_hook(code)
     assert hooked["finder"] and not bare["finder"]
     assert hooked["ours"] == ["perturbation_bench", "perturbation_bench._autoload"]
     assert bare["ours"] == []
@@ -60,8 +64,7 @@ def test_importlib_resources_sees_the_same_files_with_and_without_the_hook():
         "'spec_loader': type(lm_eval.models.__spec__.loader).__name__, "
         "'manager_loader': type(m.__loader__).__name__, 'dna_hf': 'dna-hf' in model_registry}))"
     )
-    bare = json.loads(python(code, PERTURBATION_BENCH_NO_AUTOLOAD="1"))
-    hooked = json.loads(python(code))
+    bare, hooked = without_and_with_the_hook(code)
     assert len(bare["files"]) > 10
     assert {k: v for k, v in hooked.items() if k != "dna_hf"} == {
         k: v for k, v in bare.items() if k != "dna_hf"
