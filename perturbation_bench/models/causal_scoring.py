@@ -136,10 +136,14 @@ class CausalScorer:
         device: where inputs go.
         batch_size: pieces (or prefixes) per forward pass.
         share: use shared prefixes and identical-piece reuse.
+        progress: show a progress bar over the pieces.
     """
 
-    def __init__(self, model, device, batch_size: int, share: bool = True) -> None:
+    def __init__(
+        self, model, device, batch_size: int, share: bool = True, progress: bool = False
+    ) -> None:
         self.model, self.device, self.batch_size, self.share = model, device, batch_size, share
+        self.progress = progress
         self.decoder, self.head = _split_output_layer(model)
         self._fallback_logged = False
         parameters = inspect.signature(self.decoder.forward).parameters if self.decoder else {}
@@ -167,11 +171,18 @@ class CausalScorer:
             totals[owner] += result[0]
             greedy[owner] = greedy[owner] and result[1]
 
-        for (_, owners), result in zip(work.singles, self._score_singles(work.singles)):
-            for owner in owners:
+        from tqdm import tqdm
+
+        with tqdm(
+            total=len(work.singles) + len(work.shared),
+            desc="dna-hf: scoring pieces",
+            disable=not self.progress,
+        ) as self._bar:
+            for (_, owners), result in zip(work.singles, self._score_singles(work.singles)):
+                for owner in owners:
+                    add(owner, result)
+            for owner, result in self._score_shared(work.shared):
                 add(owner, result)
-        for owner, result in self._score_shared(work.shared):
-            add(owner, result)
         return list(zip(totals, greedy))
 
     def _cache_reusable(self) -> bool:
@@ -201,6 +212,7 @@ class CausalScorer:
                     states[row, piece.first_target - 1 : len(piece.tokens) - 1],
                     piece.tokens[piece.first_target :],
                 )
+            self._bar.update(len(batch))
         return results
 
     @torch.no_grad()
@@ -212,6 +224,7 @@ class CausalScorer:
         for (shared, _, _), group in sorted(groups.items()):
             for start in range(0, len(group), self.batch_size):
                 yield from self._score_shared_batch(shared, group[start : start + self.batch_size])
+                self._bar.update(len(group[start : start + self.batch_size]))
 
     def _score_shared_batch(self, shared: int, batch: list):
         prefix = torch.tensor([job[1].tokens[:shared] for job in batch], device=self.device)

@@ -3,9 +3,9 @@
 Registered with lm-eval as ``--model dna-hf``. It reuses HFLM's loading, tokenization and
 data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_scoring.CausalScorer`:
 
-1. Exact sums: ``softmax_dtype`` is always float32, so the log-softmax and the per-sequence sum
-   run in float32 whatever the weight dtype (bf16 weights are fine). A sum of ~8,000 log-probs
-   near -10,000 keeps a resolution of ~1e-3 nats instead of bf16's 64.
+1. Exact sums: every target's log-probability is taken in float32 whatever the weight dtype
+   (bf16 weights are fine) and the per-sequence sum in float64, so a sum of ~8,000 log-probs
+   near -10,000 keeps its float32 resolution instead of bf16's 64 nats.
 2. Data parallel on any device: under ``accelerate launch`` or ``torchrun`` each process scores
    its share of the documents and rank 0 reports. On CPU the processes talk over gloo. The rank
    is the *global* process index, so multi-node launches shard correctly (HFLM uses the local
@@ -16,7 +16,7 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    ``window_stride`` scored tokens (default ``max_length // 2``), so every continuation token is
    scored exactly once and sees at least ``max_length + 1 - window_stride`` tokens of context
    (all of it inside the first window). ``LL = sum over windows``. A request that fits is one
-   window equal to the request itself, so its score is identical to plain scoring.
+   window equal to the request itself.
 4. Guards: a sequence that tokenizes to the tokenizer's unknown token stops the run
    (:class:`TokenizationError`: the model cannot read it, and every such pair would score as
    noise); ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is
@@ -85,6 +85,7 @@ class DnaHFLM(HFLM):
     Args (model_args, on top of HFLM's):
         window_stride: scored tokens per sliding window after the first (default
             ``max_length // 2``).
+        share_prefix: compute what a pair's sequences share once (default true).
     """
 
     def __init__(
@@ -155,7 +156,7 @@ class DnaHFLM(HFLM):
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        scores = self._scorer().score(pieces, pairs)
+        scores = self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs)
         for ((context, continuation), _, _), answer in zip(requests, scores):
             self.cache_hook.add_partial("loglikelihood", (context, continuation), answer)
         return scores
@@ -170,11 +171,13 @@ class DnaHFLM(HFLM):
         """Whether the pairs noted by :meth:`loglikelihood` index these requests."""
         return self._pairs is not None and self._n_paired_requests == len(requests)
 
-    def _scorer(self) -> CausalScorer:
+    def _scorer(self, quiet: bool) -> CausalScorer:
         batch_size = self.batch_size
         if not isinstance(batch_size, int):
             batch_size = int(self._detect_batch_size()) if str(batch_size).startswith("auto") else 1
-        return CausalScorer(self.model, self.device, batch_size, share=self.share_prefix)
+        return CausalScorer(
+            self.model, self.device, batch_size, share=self.share_prefix, progress=not quiet
+        )
 
     def _check_tokens(self, requests: list[Request]) -> None:
         """Stop on unknown tokens in a continuation; warn once about BOS before a literal prefix."""
