@@ -177,11 +177,11 @@ class CausalScorer:
             total=len(work.singles) + len(work.shared),
             desc="dna-hf: scoring pieces",
             disable=not self.progress,
-        ) as self._bar:
-            for (_, owners), result in zip(work.singles, self._score_singles(work.singles)):
+        ) as bar:
+            for (_, owners), result in zip(work.singles, self._score_singles(work.singles, bar)):
                 for owner in owners:
                     add(owner, result)
-            for owner, result in self._score_shared(work.shared):
+            for owner, result in self._score_shared(work.shared, bar):
                 add(owner, result)
         return list(zip(totals, greedy))
 
@@ -194,8 +194,11 @@ class CausalScorer:
         return False
 
     @torch.no_grad()
-    def _score_singles(self, singles: list[tuple[Piece, list[int]]]) -> list[tuple[float, bool]]:
-        """One result per entry of ``singles``, in order; batched longest first."""
+    def _score_singles(
+        self, singles: list[tuple[Piece, list[int]]], bar
+    ) -> list[tuple[float, bool]]:
+        """One result per entry of ``singles``, in order; batched longest first; ``bar`` counts
+        the pieces done."""
         results: list = [None] * len(singles)
         order = sorted(range(len(singles)), key=lambda i: len(singles[i][0].tokens), reverse=True)
         for start in range(0, len(order), self.batch_size):
@@ -212,11 +215,11 @@ class CausalScorer:
                     states[row, piece.first_target - 1 : len(piece.tokens) - 1],
                     piece.tokens[piece.first_target :],
                 )
-            self._bar.update(len(batch))
+            bar.update(len(batch))
         return results
 
     @torch.no_grad()
-    def _score_shared(self, jobs: list) -> Iterator[tuple[int, tuple[float, bool]]]:
+    def _score_shared(self, jobs: list, bar) -> Iterator[tuple[int, tuple[float, bool]]]:
         groups = defaultdict(list)
         for job in jobs:
             shared, a, b = job[:3]
@@ -224,7 +227,7 @@ class CausalScorer:
         for (shared, _, _), group in sorted(groups.items()):
             for start in range(0, len(group), self.batch_size):
                 yield from self._score_shared_batch(shared, group[start : start + self.batch_size])
-                self._bar.update(len(group[start : start + self.batch_size]))
+                bar.update(len(group[start : start + self.batch_size]))
 
     def _score_shared_batch(self, shared: int, batch: list):
         prefix = torch.tensor([job[1].tokens[:shared] for job in batch], device=self.device)

@@ -41,6 +41,7 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
+from perturbation_bench.dna import changed_span
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.models.requests import document_pairs
@@ -81,12 +82,6 @@ def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int
         out.append((start, run))
         first = last + 1
     return out
-
-
-def changed_base_span(a: str, b: str) -> tuple[int, int]:
-    """``[s, e)`` from the first to the last character where two equal-length strings differ."""
-    differing = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    return differing[0], differing[-1] + 1
 
 
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
@@ -199,7 +194,7 @@ class DnaMaskedLM(DataParallel, LM):
                 f"{self.tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
                 "lengths and the tokenizer gives no character offsets (a fast tokenizer is needed)"
             )
-        start, end = changed_base_span(*texts)
+        start, end = changed_span(*texts)  # the texts differ: their tokens do
         inputs = []
         for encoding, index in zip(encodings, (first, second)):
             ids = encoding["input_ids"]

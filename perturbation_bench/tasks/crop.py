@@ -17,17 +17,7 @@ the crop afterwards.
 
 from __future__ import annotations
 
-import numpy as np
-
-
-def changed_span(original: str, perturbed: str) -> tuple[int, int] | None:
-    """``[s, e)`` from the first to the last differing base (upper case), or None if identical."""
-    a = np.frombuffer(original.upper().encode("ascii"), dtype=np.uint8)
-    b = np.frombuffer(perturbed.upper().encode("ascii"), dtype=np.uint8)
-    differing = np.flatnonzero(a != b)
-    if differing.size == 0:
-        return None
-    return int(differing[0]), int(differing[-1]) + 1
+from perturbation_bench.dna import changed_span
 
 
 def crop_start(original: str, perturbed: str, length: int) -> tuple[int, bool]:
