@@ -5,6 +5,7 @@ Subcommands:
     build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF or GFF3
     validate    check a dataset's invariants, optionally against the genome
     report      intervals, strata, paired comparisons and plots from lm-eval runs
+    check       a dry run of an lm_eval command line: options, data, tokenizer, no weights
     bench       time a naive scorer, lm-eval ``hf`` and ``dna-hf`` on the same model and pairs
 """
 
@@ -52,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument(
         "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
     )
+    from perturbation_bench import check as dry_run
+
+    dry_run.add_arguments(
+        commands.add_parser("check", help="dry run of lm_eval's --tasks/--metadata/--model_args")
+    )
     bench.add_arguments(
         commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
     )
@@ -69,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "check":
+            return dry_run.run(args)
         if args.sharing:
             from perturbation_bench import sharing_bench
 
@@ -157,7 +165,16 @@ def _build(args: argparse.Namespace) -> int:
     print(f"wrote {written} pairs to {path}")
     for reason, count in sorted(excluded.items()):
         print(f"excluded {count} ({reason})")
+    _announce_task(Path(args.out), settings.config)
     return 0
+
+
+def _announce_task(out: Path, config: str) -> None:
+    """Write the built config's own task YAML (``tasks/named.py``) and say how to run it."""
+    from perturbation_bench.tasks.named import write_task_yaml
+
+    path = write_task_yaml(out, config)
+    print(f"task {path.stem}: lm_eval --include_path {path.parent} --tasks {path.stem} ...")
 
 
 def _check_settings(settings, allow_disruptive: bool = False) -> None:

@@ -233,7 +233,14 @@ def test_validate_catches_one_broken_row_per_invariant(
     pq.write_table(table.from_pylist(rows, schema=table.schema), broken)
     checks, _ = validate(broken, fasta=genome_files[0])
     failing = {c.name: c for c in checks if c.broken}
-    assert failing[invariant].broken == 1 and failing[invariant].first.endswith("row 3")
+    assert failing[invariant].broken == 1 and f"{broken} row 3" in failing[invariant].first
+    if invariant == "synonymous_only":  # names the codon and the amino acids
+        start = rows[3]["patch_start_in_seq"]
+        codon = rows[3]["original_sequence"][start : start + 3].upper()
+        assert f"row 3: codon at {start}: {codon} (" in failing[invariant].first
+        assert failing[invariant].first.endswith(") -> TAA (*)")
+    else:
+        assert failing[invariant].first.endswith("row 3")
     assert main(["validate", str(broken), "--fasta", str(genome_files[0])]) == 1
 
 
@@ -288,6 +295,37 @@ def test_validate_and_task_loading_apply_the_same_pair_rules(built, tmp_path, ca
     assert re.search(message, line)
     with pytest.raises(DataValidationError, match=message):
         load_pairs("syn_human", data_dir=str(tmp_path))
+
+
+def soft_mask(row: dict, start: int, end: int) -> None:
+    """Lower-case ``[start, end)`` of both sequences, as a repeat-masked genome writes them."""
+    for name in ("original_sequence", "sequence"):
+        seq = row[name]
+        row[name] = seq[:start] + seq[start:end].lower() + seq[end:]
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+@pytest.mark.parametrize("where", ["patch", "flank", "window"])
+def test_soft_masked_rows_get_the_same_verdict_from_validate_and_the_tasks(
+    built, genome_files, tmp_path, kind, where
+):
+    """The tasks score soft-masked bases as bases; validate must accept the same rows."""
+    table = pq.read_table(built[kind])
+    rows = table.to_pylist()
+    for row in rows[::2]:
+        start, end = row["patch_start_in_seq"], row["patch_end_in_seq"]
+        span = {"patch": (start, end), "flank": (0, start), "window": (0, WINDOW)}[where]
+        soft_mask(row, *span)
+    data = tmp_path / f"{kind}_human"
+    data.mkdir()
+    pq.write_table(table.from_pylist(rows, schema=table.schema), data / "test.parquet")
+    checks, n_rows = validate(data, fasta=genome_files[0])
+    assert n_rows == len(rows)
+    assert {c.name: c.broken for c in checks if c.checked} == {
+        c.name: 0 for c in checks if c.checked
+    }
+    assert {c.name for c in checks if c.checked} >= {"pair_rules", "diff_in_patch", "matches_genome"}
+    assert len(load_pairs(f"{kind}_human", data_dir=str(tmp_path))["test"]) == len(rows)
 
 
 def test_validate_without_fasta_skips_the_genome_check(built, capsys):

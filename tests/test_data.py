@@ -168,7 +168,7 @@ def test_dataset_revision_reaches_the_hub_call(monkeypatch, tmp_path):
 def test_a_misspelt_config_lists_the_folders_there(tmp_path):
     write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
     write_parquet(random_pairs(2, 30), tmp_path, "motif_zebrafish")
-    with pytest.raises(DataSourceError, match="folders there: motif_zebrafish, syn_zebrafish"):
+    with pytest.raises(DataSourceError, match="configs there: motif_zebrafish, syn_zebrafish"):
         load_pairs(data_dir=str(tmp_path), config="syn_zebrafsh")
 
 

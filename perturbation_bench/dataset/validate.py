@@ -6,7 +6,8 @@ lengths, letters ACGTN); a file that breaks them is reported with its row and re
 are not checked further. Then each invariant is checked on every row (files are streamed in
 record batches); one line per invariant says how many rows break it, with the first such row. An
 invariant whose columns a dataset lacks, or that needs a FASTA that was not given, is reported
-as skipped, never as passed. Positions are 0-based, half-open.
+as skipped, never as passed. Positions are 0-based, half-open. Sequences are compared in upper
+case, as the tasks read them: a soft-masked (lower-case) base is a base.
 
 - ``window_size``: the length equals ``window_size_bp`` (syn) or
   ``window_genome_end - window_genome_start``.
@@ -41,6 +42,8 @@ class Invariant:
     columns: tuple[str, ...]
     holds: Callable[[dict], bool] | None
     kinds: tuple[str, ...] = ("syn", "motif")
+    explain: Callable[[dict], str] | None = None
+    """For the first row that breaks it: what exactly is wrong there."""
     unit: str = "rows"
     checked: int = 0
     broken: int = 0
@@ -72,6 +75,13 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     def translate(row, name):
         return code.translate(row[name][row["patch_start_in_seq"] : row["patch_end_in_seq"]])
 
+    def first_changed_amino_acid(row) -> str:
+        for i in range(row["patch_start_in_seq"], row["patch_end_in_seq"] - 2, 3):
+            a, b = row["original_sequence"][i : i + 3], row["sequence"][i : i + 3]
+            if code.translate(a) != code.translate(b):
+                return f"codon at {i}: {a} ({code.translate(a)}) -> {b} ({code.translate(b)})"
+        return "the patch translates differently"
+
     checks = [
         Invariant("window_size", ("original_sequence", "window_genome_start", "window_genome_end"),
                   _window_size),
@@ -80,7 +90,7 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
                                     "phase_gtf"), _codon_aligned),
         Invariant("synonymous_only", patch,
                   lambda r: translate(r, "original_sequence") == translate(r, "sequence"),
-                  kinds=("syn",)),
+                  kinds=("syn",), explain=first_changed_amino_acid),
         Invariant("patch_is_repeat", (*patch, "actual_motif"),
                   lambda r: r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]]
                   == r["actual_motif"], kinds=("motif",)),
@@ -88,7 +98,7 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     genome = Genome(fasta) if fasta is not None else None
 
     def matches_genome(r):
-        return r["chr"] in genome and r["original_sequence"].upper() == genome.fetch(
+        return r["chr"] in genome and r["original_sequence"] == genome.fetch(
             r["chr"], r["window_genome_start"], r["window_genome_end"], r["strand"]
         )
 
@@ -112,6 +122,10 @@ def parquet_files(path: str | Path) -> list[Path]:
     return files
 
 
+SEQUENCE_FIELDS = ("original_sequence", "sequence", "actual_motif")
+"""Columns read in upper case (module docstring)."""
+
+
 def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
     for path in files:
         parquet = pq.ParquetFile(path)
@@ -119,6 +133,9 @@ def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
         row = 0
         for batch in parquet.iter_batches(batch_size=256):
             for record in batch.to_pylist():
+                for name in SEQUENCE_FIELDS:
+                    if isinstance(record.get(name), str):
+                        record[name] = record[name].upper()
                 yield path, row, columns, record
                 row += 1
 
@@ -164,7 +181,14 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
             check.checked += 1
             if not check.holds(record):
                 check.broken += 1
-                check.first = check.first or f"{path_} row {row}"
+                if check.first is None:
+                    detail = f": {check.explain(record)}" if check.explain else ""
+                    check.first = f"{path_} row {row}{detail}"
+    for check in checks:
+        if not check.checked and not check.skipped_because:
+            check.skipped_because = (
+                "no rows: every file failed pair_rules" if rules.broken else "no rows"
+            )
     return [rules, *checks], n_rows
 
 

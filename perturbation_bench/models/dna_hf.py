@@ -17,12 +17,15 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    scored exactly once and sees at least ``max_length + 1 - window_stride`` tokens of context
    (all of it inside the first window). ``LL = sum over windows``. A request that fits is one
    window equal to the request itself.
-4. Guards: a sequence that tokenizes to the tokenizer's unknown token stops the run
-   (:class:`TokenizationError`: the model cannot read it, and every such pair would score as
-   noise); ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is
+4. Guards: unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other
+   token and counted (log and results: ``unknown_tokens`` in the results' config); an unknown
+   token of A/C/G/T alone stops the run (:class:`TokenizationError`: the tokenizer or preset does
+   not fit the data, ``models/tokens.py``); ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is
    the first token as in the reference scorer (an empty context still starts from the
    ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True`` with a prefix logs a warning.
-   Errors in the model arguments (``window_stride``) are one-line user errors.
+   Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
+   neither a folder nor a hub id: ``models/arguments.py``) are one-line user errors, raised
+   before any weight is read.
 5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
    every token before the change; their common prefix is computed once and reused through the
    key/value cache when that pays, and identical sliding windows are scored once
@@ -40,10 +43,19 @@ from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.models.arguments import (
+    check_batch_size,
+    check_model_source,
+    loading_errors,
+)
 from perturbation_bench.models.causal_scoring import CausalScorer, Piece
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.requests import document_pairs
-from perturbation_bench.models.tokens import refuse_unknown_tokens
+from perturbation_bench.models.tokens import (
+    UnknownTokenCounter,
+    formatting_setting,
+    unknown_tokens,
+)
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -95,7 +107,7 @@ class DnaHFLM(HFLM):
         if str(share_prefix).lower() not in ("true", "false"):
             raise OptionsError(f"share_prefix must be true or false, got {share_prefix!r}")
         self.share_prefix = str(share_prefix).lower() == "true"
-        self._pairs = None
+        self._pairs = self._instances = None
         if window_stride is not None and (
             isinstance(window_stride, bool) or not isinstance(window_stride, int)
         ):
@@ -109,13 +121,22 @@ class DnaHFLM(HFLM):
                 f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax_dtype!r} "
                 "is not supported (leave it out)"
             )
+        pretrained = kwargs.get("pretrained", args[0] if args else None)
+        if isinstance(pretrained, str):
+            check_model_source(pretrained)
+        if isinstance(kwargs.get("tokenizer"), str):
+            check_model_source(kwargs["tokenizer"], "tokenizer")
+        check_batch_size(kwargs.get("batch_size", 1))
         join_process_group(kwargs.get("device"))  # HFLM's Accelerator() then joins it
-        super().__init__(*args, softmax_dtype="float32", **kwargs)
+        with loading_errors(pretrained):
+            super().__init__(*args, softmax_dtype="float32", **kwargs)
         self._use_global_rank(kwargs)
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         self._windowing_logged = False
         self._bos_warned = False
+        self._unknown = UnknownTokenCounter("dna-hf")
+        self._unknown_summary = self._unknown.summary(1)
 
     def _use_global_rank(self, kwargs: dict) -> None:
         accelerator = getattr(self, "accelerator", None)
@@ -136,7 +157,8 @@ class DnaHFLM(HFLM):
         self, requests: list[Request], disable_tqdm: bool = False, override_bs=None
     ):
         """Score ``requests``, splitting those that do not fit into windows (module docstring)."""
-        self._check_tokens(requests)
+        instances = self._instances if self._pairs_fit(requests) else [None] * len(requests)
+        self._check_tokens(requests, instances)
         pieces, n_windowed = [], 0
         for (context, continuation), context_enc, continuation_enc in requests:
             tokens = context_enc + continuation_enc
@@ -147,7 +169,8 @@ class DnaHFLM(HFLM):
             pieces.append(
                 [Piece(tuple(tokens[start:end]), target - start) for start, target, end in windows]
             )
-        pairs, self._pairs = (self._pairs, None) if self._pairs_fit(requests) else ([], None)
+        pairs = self._pairs if self._pairs_fit(requests) else []
+        self._pairs = self._instances = None
         log.info(
             "dna-hf process %d of %d: %d loglikelihood requests",
             self.rank,
@@ -164,12 +187,20 @@ class DnaHFLM(HFLM):
     def loglikelihood(self, requests, disable_tqdm: bool = False):
         """Note which requests pair up per document (for sharing), then score as HFLM does."""
         self._pairs = document_pairs(requests, strict=False) if self.share_prefix else []
-        self._n_paired_requests = len(requests)
-        return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        self._instances = requests
+        scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        self._unknown_summary = self._unknown.summary(self.world_size)
+        if self.rank == 0:
+            self._unknown.log(self._unknown_summary, len(requests))
+        return scores
+
+    def get_model_info(self) -> dict:
+        """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``)."""
+        return {**super().get_model_info(), "unknown_tokens": self._unknown_summary}
 
     def _pairs_fit(self, requests) -> bool:
-        """Whether the pairs noted by :meth:`loglikelihood` index these requests."""
-        return self._pairs is not None and self._n_paired_requests == len(requests)
+        """Whether the pairs and instances noted by :meth:`loglikelihood` index these requests."""
+        return self._instances is not None and len(self._instances) == len(requests)
 
     def _scorer(self, quiet: bool) -> CausalScorer:
         batch_size = self.batch_size
@@ -179,10 +210,14 @@ class DnaHFLM(HFLM):
             self.model, self.device, batch_size, share=self.share_prefix, progress=not quiet
         )
 
-    def _check_tokens(self, requests: list[Request]) -> None:
-        """Stop on unknown tokens in a continuation; warn once about BOS before a literal prefix."""
-        for (context, continuation), context_enc, continuation_enc in requests:
-            refuse_unknown_tokens(self.tokenizer, continuation, continuation_enc)
+    def _check_tokens(self, requests: list[Request], instances: list) -> None:
+        """Count unknown tokens from non-ACGT k-mers, stop on others (``models/tokens.py``);
+        warn once about BOS before a literal prefix."""
+        for ((context, continuation), _, continuation_enc), instance in zip(requests, instances):
+            setting = formatting_setting(instance.doc) if instance is not None else ""
+            count = unknown_tokens(self.tokenizer, continuation, continuation_enc, setting=setting)
+            if instance is not None:
+                self._unknown.add(instance, count)
             if context and self.add_bos_token and not self._bos_warned:
                 self._bos_warned = True
                 log.warning(

@@ -22,6 +22,9 @@ is scored on its own) and scores each pair ``(o, p)`` of continuations after the
    that do, each run scored in its own window centred on it (every masked position is masked in
    every window that contains it, and scored exactly once). Windowing is logged with counts.
 5. ``D`` empty (identical sequences): both LLs are 0, a tie, which counts as wrong.
+6. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
+   counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
+   alone stops the run (``models/tokens.py``).
 
 So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
 (``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL.
@@ -43,9 +46,18 @@ from tqdm import tqdm
 
 from perturbation_bench.dna import changed_span
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
+from perturbation_bench.models.arguments import (
+    check_batch_size,
+    check_model_source,
+    loading_errors,
+)
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.models.requests import document_pairs
-from perturbation_bench.models.tokens import refuse_unknown_tokens
+from perturbation_bench.models.tokens import (
+    UnknownTokenCounter,
+    formatting_setting,
+    unknown_tokens,
+)
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -127,24 +139,32 @@ class DnaMaskedLM(DataParallel, LM):
         unused.pop("max_batch_size", None)
         if unused:
             raise OptionsError(f"dna-mlm does not take {', '.join(sorted(unused))}")
+        check_model_source(pretrained)
+        if tokenizer is not None:
+            check_model_source(tokenizer, "tokenizer")
+        check_batch_size(batch_size)
         if plugin:
             _register_plugin(plugin)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._device = self._start_data_parallel(device)
         self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
-        self.tokenizer = AutoTokenizer.from_pretrained(
-            tokenizer or pretrained, trust_remote_code=trust_remote_code, revision=revision
-        )
+        with loading_errors(tokenizer or pretrained):
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                tokenizer or pretrained, trust_remote_code=trust_remote_code, revision=revision
+            )
         if self.tokenizer.mask_token_id is None:
             raise OptionsError(f"{pretrained}: the tokenizer has no mask token; not a masked LM?")
-        self.model = AutoModelForMaskedLM.from_pretrained(
-            pretrained,
-            trust_remote_code=trust_remote_code,
-            revision=revision,
-            dtype=dtype if dtype == "auto" else getattr(torch, dtype),
-        ).to(self._device)
+        with loading_errors(pretrained):
+            self.model = AutoModelForMaskedLM.from_pretrained(
+                pretrained,
+                trust_remote_code=trust_remote_code,
+                revision=revision,
+                dtype=dtype if dtype == "auto" else getattr(torch, dtype),
+            ).to(self._device)
         self.model.eval()
         self.max_length = int(max_length or self._default_max_length())
+        self._unknown = UnknownTokenCounter("dna-mlm")
+        self._unknown_summary = self._unknown.summary(1)
         if self._world_size > 1:
             log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
 
@@ -172,7 +192,19 @@ class DnaMaskedLM(DataParallel, LM):
         totals = [0.0] * len(requests)
         for index, log_prob in self._score(inputs, disable_tqdm):
             totals[index] += log_prob
+        self._unknown_summary = self._unknown.summary(self._world_size)
+        if self._rank == 0:
+            self._unknown.log(self._unknown_summary, len(requests))
         return [(total, False) for total in totals]
+
+    def get_model_info(self) -> dict:
+        """What lm-eval records about the model in the results' config."""
+        return {
+            "model_dtype": str(self.model.dtype),
+            "model_num_parameters": self.model.num_parameters(),
+            "max_length": self.max_length,
+            "unknown_tokens": self._unknown_summary,
+        }
 
     def _pair_inputs(self, requests, first: int, second: int) -> tuple[list[MaskedInput], bool]:
         """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
@@ -182,8 +214,12 @@ class DnaMaskedLM(DataParallel, LM):
             self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast) for text in texts
         ]
         ids_o, ids_p = (e["input_ids"] for e in encodings)
-        for text, ids in zip(texts, (ids_o, ids_p)):
-            refuse_unknown_tokens(self.tokenizer, text, ids)
+        for ids, index in zip((ids_o, ids_p), (first, second)):
+            request = requests[index]
+            count = unknown_tokens(
+                self.tokenizer, request.args[1], ids, formatting_setting(request.doc)
+            )
+            self._unknown.add(request, count)
         windowed = max(len(ids_o), len(ids_p)) > self.max_length
         if len(ids_o) == len(ids_p):
             masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]

@@ -1,25 +1,142 @@
-"""A guard shared by the model classes: the tokenizer must be able to read the sequences."""
+"""Unknown tokens, shared by the model classes: scored where the data holds them, refused where
+the tokenizer does not fit.
+
+A tokenizer's unknown token has a log-probability like any other token, and a reference scorer
+simply scores it. Two causes are told apart, by the characters each unknown token covers:
+
+- a k-mer holding a base other than A/C/G/T (``N`` in an assembly gap, an IUPAC code): the data
+  really holds something the vocabulary has no word for. Such tokens are scored and counted
+  (:class:`UnknownTokenCounter`: pairs and tokens affected, the first pair), and the run goes on;
+- a k-mer of A/C/G/T alone (a trailing partial k-mer, a tokenizer of another k): the tokenizer or
+  preset does not fit the data, every such pair would score noise, and the run stops with a
+  :class:`TokenizationError` naming the preset and the k-mer.
+
+With a fast tokenizer the characters come from its offsets. A slow tokenizer gives none; then
+the sequence is tokenized again with every non-ACGT base read as ``A``, and an unknown token that
+remains comes from A/C/G/T alone.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+
+import torch
+
 from perturbation_bench.errors import TokenizationError
 
+log = logging.getLogger(f"lm_eval.{__name__}")
 
-def refuse_unknown_tokens(tokenizer, text: str, ids: list[int]) -> None:
-    """Raise :class:`TokenizationError` if ``ids`` (the tokens of ``text``) hold the unknown token.
+_NOT_ACGT = re.compile("[^ACGT]")
 
-    A sequence the model reads as unknown tokens scores as noise, so every such pair would count
-    as a random outcome; the usual cause is a k-mer tokenizer given a sequence whose length is
-    not a multiple of k.
+
+def unknown_tokens(tokenizer, sequence: str, ids: list[int], setting: str = "") -> int:
+    """How many of ``ids`` (the tokens of a request holding ``sequence``) are the unknown token,
+    all from k-mers of ``sequence`` that hold a non-ACGT base (module docstring).
+
+    Args:
+        setting: the preset and formatting in use, for the error message.
+
+    Raises:
+        TokenizationError: an unknown token of ``sequence`` covers A/C/G/T alone.
     """
     unknown = tokenizer.unk_token_id
     if unknown is None or unknown not in ids:
-        return
+        return 0
+    count = ids.count(unknown)
+    offending = _acgt_unknown_kmer(tokenizer, sequence)
+    if offending is None:
+        return count
     raise TokenizationError(
-        f"{tokenizer.name_or_path}: a sequence of {len(text)} characters tokenizes to {len(ids)} "
-        f"tokens of which {ids.count(unknown)} are the unknown token {tokenizer.unk_token!r}, so "
-        "the model cannot read it. Likely fix: the preset or k-mer size of the model's tokenizer "
-        '(--metadata \'{"preset": "carbon"}\' or \'{"kmer_size": 6}\' for 6-mer models, which '
-        "read a trailing partial k-mer as unknown), or a DNA prefix the tokenizer expects "
-        "(dna_prefix)."
+        f"{tokenizer.name_or_path}: a sequence of {len(sequence)} characters tokenizes to "
+        f"{len(ids)} tokens of which {count} are the unknown token {tokenizer.unk_token!r}, and "
+        f"{offending} has only A/C/G/T bases, so the tokenizer does not fit the data as "
+        f"formatted ({setting or 'preset unknown'}). Likely fix: the preset or k-mer size of the "
+        'model\'s tokenizer (--metadata \'{"preset": "carbon"}\' or \'{"kmer_size": 6}\' for '
+        "6-mer models, which read a trailing partial k-mer as unknown), or a DNA prefix the "
+        "tokenizer expects (dna_prefix)."
+    )
+
+
+def _acgt_unknown_kmer(tokenizer, sequence: str) -> str | None:
+    """Where ``sequence`` tokenizes to an unknown token of A/C/G/T alone (a phrase for the
+    message), or None if it does not."""
+    unknown = tokenizer.unk_token_id
+    if tokenizer.is_fast:
+        encoding = tokenizer(sequence, add_special_tokens=False, return_offsets_mapping=True)
+        for token, (start, end) in zip(encoding["input_ids"], encoding["offset_mapping"]):
+            if token == unknown and end > start and not _NOT_ACGT.search(sequence[start:end]):
+                return f"the k-mer {sequence[start:end]!r} at bases {start}-{end}"
+        return None
+    as_acgt = tokenizer(_NOT_ACGT.sub("A", sequence), add_special_tokens=False)["input_ids"]
+    return "a k-mer" if unknown in as_acgt else None
+
+
+class UnknownTokenCounter:
+    """Unknown tokens from non-ACGT k-mers, counted per pair across a run (all ranks).
+
+    ``add`` notes the tokens of one request; ``summary`` gathers every rank's counts (a pair seen
+    twice, e.g. lm-eval's padding of a short rank, counts once).
+    """
+
+    def __init__(self, model_name: str) -> None:
+        self.model_name = model_name
+        self.by_pair: dict[tuple[str, int], int] = {}
+        self.names: dict[tuple[str, int], str] = {}
+
+    def add(self, request, tokens: int) -> None:
+        """Count ``tokens`` unknown tokens of lm-eval ``Instance`` ``request``."""
+        if not tokens:
+            return
+        key = (request.task_name, request.doc_id)
+        self.by_pair[key] = self.by_pair.get(key, 0) + tokens
+        self.names.setdefault(key, _describe(request))
+
+    def summary(self, world_size: int) -> dict:
+        """``{"pairs", "tokens", "first_pair"}`` over every rank; logs it once on rank 0 when
+        there are any. With several processes every rank must call it (a collective)."""
+        seen = [(self.by_pair, self.names)]
+        if world_size > 1:
+            seen = [None] * world_size
+            torch.distributed.all_gather_object(seen, (self.by_pair, self.names))
+        by_pair, names = {}, {}
+        for counts, described in seen:
+            by_pair.update(counts)
+            names.update(described)
+        first = min(by_pair) if by_pair else None
+        return {
+            "pairs": len(by_pair),
+            "tokens": sum(by_pair.values()),
+            "first_pair": names[first] if first else None,
+        }
+
+    def log(self, summary: dict, n_requests: int) -> None:
+        """Warn with the counts of :meth:`summary`, if any."""
+        if summary["pairs"]:
+            log.warning(
+                "%s: %d pairs hold %d unknown tokens from k-mers with a non-ACGT base (N); they "
+                "are scored like any other token (first: %s). %d requests scored.",
+                self.model_name,
+                summary["pairs"],
+                summary["tokens"],
+                summary["first_pair"],
+                n_requests,
+            )
+
+
+def _describe(request) -> str:
+    """``task doc N (benchmark_id=...)`` for an lm-eval ``Instance``."""
+    doc = request.doc if isinstance(request.doc, dict) else {}
+    label = next((f" ({k}={doc[k]!r})" for k in ("benchmark_id", "variant_id") if doc.get(k)), "")
+    return f"{request.task_name} doc {request.doc_id}{label}"
+
+
+def formatting_setting(doc) -> str:
+    """The preset and formatting a document's requests are made with, from its scoring columns
+    (written by ``tasks/hooks.py``, read here by name: models do not import tasks)."""
+    if not isinstance(doc, dict) or "scoring_kmer_size" not in doc:
+        return ""
+    return (
+        f"preset {doc.get('scoring_preset')!r}, kmer_size={doc['scoring_kmer_size']}, "
+        f"dna_prefix={doc.get('scoring_prefix')!r}"
     )

@@ -9,6 +9,8 @@ samples and reports match pairs by content).
 
 The context-length tasks (``perturbation_<config>_<L>bp``) fix ``L`` in their YAML's
 ``dataset_kwargs`` (``task_context_bp``); ``--metadata '{"context_bp": L}'`` crops any other task.
+A built config's own task (``tasks/named.py``) fixes its folder the same way (``task_data_dir``,
+which wins over a ``data_dir`` option meant for the other tasks of the run).
 """
 
 from __future__ import annotations
@@ -24,12 +26,18 @@ from perturbation_bench.pair_files import SEQUENCE_COLUMNS, read_pairs
 from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.tasks.crop import crop_start
 from perturbation_bench.tasks.options import Formatting, parse_options
-from perturbation_bench.tasks.sources import hub_parquet_files, local_parquet_files
+from perturbation_bench.tasks.sources import (
+    config_folders,
+    hub_parquet_files,
+    local_parquet_files,
+)
 from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 PREFIX_COLUMN = "scoring_prefix"
+PRESET_COLUMN = "scoring_preset"
+"""The preset's name, for messages (the models read these columns as literals)."""
 KMER_COLUMN = "scoring_kmer_size"
 RC_COLUMN = "scoring_rc_average"
 CROP_START_COLUMN = "scoring_crop_start"
@@ -40,13 +48,17 @@ TOKENS_COLUMN = "scoring_token_counts"
 
 
 def load_pairs(
-    config_name: str | None = None, task_context_bp: int | None = None, **metadata
+    config_name: str | None = None,
+    task_context_bp: int | None = None,
+    task_data_dir: str | None = None,
+    **metadata,
 ) -> datasets.DatasetDict:
     """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring).
 
     ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
     it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
-    ``task_context_bp`` comes from the YAML of a context-length task.
+    ``task_context_bp`` comes from the YAML of a context-length task, ``task_data_dir`` from
+    that of a built config's own task.
     """
     install_excepthook()
     options = parse_options(metadata)
@@ -58,9 +70,14 @@ def load_pairs(
     context_bp = task_context_bp or options.context_bp
     if config_name is None:
         if not (options.config and options.data_dir):
+            found = ""
+            if options.data_dir:
+                found = f"; configs in {options.data_dir}: "
+                found += ", ".join(config_folders(options.data_dir)) or "none"
             raise OptionsError(
                 "perturbation_custom needs the config and its folder: "
-                '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' (DIR/syn_zebrafish/*.parquet)'
+                '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' '
+                f"(DIR/syn_zebrafish/*.parquet){found}"
             )
         config_name = options.config
     elif options.config not in (None, config_name):
@@ -68,7 +85,9 @@ def load_pairs(
             f"the config option selects the data of perturbation_custom only; this task reads "
             f"{config_name!r} (run perturbation_custom for {options.config!r})"
         )
-    if options.data_dir == "demo":
+    if task_data_dir:
+        files = local_parquet_files(task_data_dir, config_name)
+    elif options.data_dir == "demo":
         files = local_parquet_files(demo_data_dir(), config_name)
     elif options.data_dir:
         files = local_parquet_files(options.data_dir, config_name)
@@ -86,6 +105,7 @@ def load_pairs(
     formatting, rows = options.formatting, table.num_rows
     table = (
         table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
+        .append_column(PRESET_COLUMN, pa.array([options.preset] * rows, pa.string()))
         .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
         .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
         .append_column(CROP_START_COLUMN, _crop_starts(table, context_bp, config_name))

@@ -20,16 +20,27 @@ def local_parquet_files(data_dir: str | Path, config: str) -> list[Path]:
     """Return ``data_dir/config/*.parquet``, sorted; raise if there are none."""
     folder = Path(data_dir).expanduser() / config
     if not folder.is_dir():
-        present = sorted(p.name for p in folder.parent.glob("*") if p.is_dir())
+        if any(folder.parent.glob("*.parquet")):
+            raise DataSourceError(
+                f"data_dir {str(data_dir)!r} holds parquet files itself, so it is a config "
+                f"folder: pass its parent ({folder.parent.parent}) as data_dir"
+            )
+        present = config_folders(folder.parent)
         raise DataSourceError(
             f"data_dir {str(data_dir)!r} has no folder {config!r}: expected the hub layout "
-            f"{Path(data_dir) / config / '*.parquet'}; folders there: "
+            f"{Path(data_dir) / config / '*.parquet'}; configs there: "
             f"{', '.join(present) if present else 'none'}"
         )
     files = sorted(folder.glob("*.parquet"))
     if not files:
         raise DataSourceError(f"no *.parquet file in {folder}")
     return files
+
+
+def config_folders(data_dir: str | Path) -> list[str]:
+    """The configs in ``data_dir``: its sub-folders that hold parquet files, sorted."""
+    root = Path(data_dir).expanduser()
+    return sorted(p.name for p in root.glob("*") if p.is_dir() and any(p.glob("*.parquet")))
 
 
 def hub_parquet_files(config: str, revision: str | None = None) -> list[Path]:

@@ -1,0 +1,74 @@
+"""Model arguments checked before any weight is read: where the model comes from, batch sizes.
+
+A run that is going to fail should fail in its first second, in one line, not after minutes of
+loading weights or a transformers traceback. ``pretrained`` (and ``tokenizer``) must be:
+
+- a local folder, or
+- a Hugging Face hub id (``owner/name``); with the hub off (``HF_HUB_OFFLINE=1``) it must already
+  be in the local cache.
+
+Anything else (a path that does not exist, a file, a name that is not a valid hub id) is
+"no such model folder". Loading errors from the hub itself (a misspelt id, no network) are turned
+into one line by :func:`loading_errors`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from perturbation_bench.errors import OptionsError
+
+
+def check_model_source(name, argument: str = "pretrained") -> None:
+    """Raise :class:`OptionsError` unless ``name`` is a local folder or a usable hub id."""
+    if not isinstance(name, str) or not name:
+        raise OptionsError(f"{argument} must name a model folder or hub id, got {name!r}")
+    path = os.path.expanduser(name)
+    if os.path.isdir(path):
+        return
+    if os.path.exists(path):
+        raise OptionsError(f"{argument}={name}: a file, not a model folder")
+    from huggingface_hub import constants, try_to_load_from_cache
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(name)
+    except HFValidationError:
+        raise OptionsError(
+            f"{argument}={name}: no such model folder (from {os.getcwd()}), and not a hub id"
+        ) from None
+    if constants.HF_HUB_OFFLINE and not isinstance(try_to_load_from_cache(name, "config.json"), str):
+        raise OptionsError(
+            f"{argument}={name}: no such model folder (from {os.getcwd()}), and the Hugging Face "
+            "hub is off (HF_HUB_OFFLINE=1) with nothing cached for that hub id"
+        )
+
+
+@contextlib.contextmanager
+def loading_errors(name):
+    """Turn a hub loading failure of ``name`` (a hub id: not a local folder, not a model object)
+    into one :class:`OptionsError`."""
+    try:
+        yield
+    except OSError as err:
+        if not isinstance(name, str) or os.path.isdir(os.path.expanduser(name)):
+            raise
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise OptionsError(
+            f"pretrained={name}: no such model folder, and loading it from the Hugging Face hub "
+            f"failed: {first}"
+        ) from None
+
+
+def check_batch_size(value, allow_auto: bool = True) -> None:
+    """Raise :class:`OptionsError` unless ``value`` is a positive whole number (or ``auto``,
+    ``auto:N``)."""
+    text = str(value).strip()
+    if allow_auto and (text == "auto" or text.startswith("auto:")):
+        text = text[5:] or "1"
+    if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+        raise OptionsError(
+            f"batch size must be a positive whole number{' or auto' if allow_auto else ''}, "
+            f"got {value!r}"
+        )
