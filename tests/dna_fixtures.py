@@ -84,11 +84,12 @@ def evaluate(
     metadata: dict,
     model: str = "hf",
     output_path: Path | None = None,
+    include: list = (),
     **model_args,
 ) -> dict:
     """Run tasks through lm-eval's Python API on the CPU with only this package's task folder
     indexed, the model arguments merged into the task metadata as the CLI does; with ``output_path``, save results and samples files as ``lm_eval --output_path
-    --log_samples`` does."""
+    --log_samples`` does; ``include``: more task folders to index."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
@@ -97,7 +98,8 @@ def evaluate(
 
     model_args = {"pretrained": model_path, "dtype": "float32", **model_args}
     metadata = model_args | metadata  # as lm-eval's CLI merges --model_args into --metadata
-    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    folders = [str(tasks_dir()), *map(str, include)]
+    manager = TaskManager(include_path=folders, include_defaults=False, metadata=metadata)
     tracker = EvaluationTracker(output_path=str(output_path)) if output_path else None
     result = simple_evaluate(
         model=model,

@@ -293,6 +293,8 @@ def test_validate_and_task_loading_apply_the_same_pair_rules(built, tmp_path, ca
     line = next(text for text in lines if "pair_rules" in text)
     assert line.startswith(f"FAIL pair_rules: 1 of 1 files break it (first: {broken}: ")
     assert re.search(message, line)
+    assert "SKIP window_size: not checked (no rows: every file failed pair_rules)" in lines
+    assert not any(text.endswith("()") for text in lines)
     with pytest.raises(DataValidationError, match=message):
         load_pairs("syn_human", data_dir=str(tmp_path))
 
@@ -393,6 +395,14 @@ def test_tasks_run_on_a_built_dataset(built, genome_files, tiny_models, tmp_path
     assert (
         result["results"]["perturbation_custom"]["sample_len"] == pq.read_metadata(custom).num_rows
     )
+    # the built config also runs under its own name, from the YAML build wrote beside it,
+    # whatever data_dir the run gives the other tasks
+    assert (tmp_path / "perturbation_motif_gaa_human.yaml").is_file()
+    named = evaluate(tiny_models["char"], ["perturbation_motif_gaa_human", "perturbation_syn_human"],
+                     {"data_dir": str(data_dir)}, include=[tmp_path])  # fmt: skip
+    assert named["results"]["perturbation_motif_gaa_human"]["alias"] == "perturbation_motif_gaa_human"
+    assert named["results"]["perturbation_motif_gaa_human"]["sample_len"] == pq.read_metadata(custom).num_rows
+    assert named["results"]["perturbation_syn_human"]["sample_len"] == pq.read_metadata(built["syn"]).num_rows
 
 
 def test_demo_dataset_is_what_the_script_builds(tmp_path):

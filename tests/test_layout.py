@@ -18,7 +18,8 @@ FORBIDDEN = {  # importer -> subpackages it must never import
     "report": {"models", "tasks", "dataset"},
     "shared": set(SUBPACKAGES),  # top-level modules the subpackages share
 }
-SHARED = ("dna", "comparison", "pair_files", "errors", "paths", "random_pairs", "random_models")
+SHARED = ("dna", "comparison", "pair_files", "errors", "paths", "random_pairs", "random_models",
+          "active_models")
 
 
 def imported_subpackages(source: Path) -> set[str]:

@@ -42,6 +42,7 @@ import torch
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
+from perturbation_bench.active_models import announce
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.models.arguments import (
     check_batch_size,
@@ -104,6 +105,7 @@ class DnaHFLM(HFLM):
         self, *args, window_stride: int | None = None, share_prefix: bool | str = True, **kwargs
     ) -> None:
         install_excepthook()
+        announce("dna-hf")
         if str(share_prefix).lower() not in ("true", "false"):
             raise OptionsError(f"share_prefix must be true or false, got {share_prefix!r}")
         self.share_prefix = str(share_prefix).lower() == "true"

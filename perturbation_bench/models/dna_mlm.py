@@ -45,6 +45,7 @@ from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
 from perturbation_bench.dna import changed_span
+from perturbation_bench.active_models import announce
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.arguments import (
     check_batch_size,
@@ -133,6 +134,7 @@ class DnaMaskedLM(DataParallel, LM):
         **unused,
     ) -> None:
         install_excepthook()
+        announce("dna-mlm")
         super().__init__()
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 

@@ -14,6 +14,7 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
+from perturbation_bench.active_models import announce
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.markov_chain import chain_for
 
@@ -31,6 +32,7 @@ class KmerMarkovLM(LM):
         **unused,
     ) -> None:
         install_excepthook()
+        announce("kmer-markov")
         super().__init__()
         for key in ("batch_size", "max_batch_size", "device"):
             unused.pop(key, None)  # lm-eval passes these to every model; nothing to batch here

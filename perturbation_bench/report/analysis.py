@@ -64,7 +64,7 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
-            rows.extend(stream_sample_pairs(path, task, run.model, by))
+            rows.extend(stream_sample_pairs(path, task, run.model, by, run.scale))
     return pd.DataFrame(rows), notes
 
 

@@ -1,7 +1,17 @@
 """The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins, and
 accuracy against context length.
 
-Accuracy axes are drawn from the chance level (0.5): bars rise above it or fall below it.
+Rules every figure keeps:
+
+- accuracy bars rise from 0, with the chance level (0.5) drawn as a line, and carry the Wilson
+  95% interval, the same interval the table gives for a proportion (so 0 of 24 is drawn as
+  [0, 13.8%], not as a point);
+- binned plots write each bin's number of pairs beside its point and join two neighbouring bins
+  by a line only when both hold at least :data:`MIN_BIN_PAIRS` pairs;
+- series that may coincide get their own marker and a small horizontal offset, so none hides
+  another;
+- causal log-likelihoods (whole sequences) and masked marginals (the differing positions only)
+  are not on one scale: their margins get separate panels.
 """
 
 from __future__ import annotations
@@ -16,6 +26,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 SIZE, DPI = (9, 5), 100
 CHANCE = 0.5
+MIN_BIN_PAIRS = 10
+"""Fewest pairs in a bin for a line to join it to its neighbour."""
+MARKERS = "osD^vP*X"
+OFFSET = 0.06
+"""Horizontal offset between series, in units of the gap between two bins."""
 
 
 def _save(figure, path: Path) -> None:
@@ -24,8 +39,20 @@ def _save(figure, path: Path) -> None:
     plt.close(figure)
 
 
+def _chance(axes) -> None:
+    axes.axhline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+
+
+def _error_bars(rows: list[dict], key: str = "wilson_95") -> list[list[float]]:
+    """Matplotlib's ``yerr`` for the ``key`` intervals of ``rows``."""
+    return [
+        [r["pairwise_acc"] - r[key][0] for r in rows],
+        [r[key][1] - r["pairwise_acc"] for r in rows],
+    ]
+
+
 def accuracy(summary: list[dict], path: Path) -> None:
-    """Pairwise accuracy per task (groups) and model (bars), bootstrap 95% bars, chance line."""
+    """Pairwise accuracy per task (groups) and model (bars) from 0, Wilson 95% bars, chance line."""
     tasks = sorted({s["task"] for s in summary})
     models = sorted({s["model"] for s in summary})
     width = 0.8 / len(models)
@@ -34,41 +61,60 @@ def accuracy(summary: list[dict], path: Path) -> None:
         rows = {s["task"]: s for s in summary if s["model"] == model}
         present = [task for task in tasks if task in rows]
         xs = [tasks.index(task) + (m - (len(models) - 1) / 2) * width for task in present]
-        acc = [rows[task]["pairwise_acc"] for task in present]
-        errors = [[a - rows[t]["bootstrap_95"][0] for a, t in zip(acc, present)],
-                  [rows[t]["bootstrap_95"][1] - a for a, t in zip(acc, present)]]  # fmt: skip
-        axes.bar(xs, [a - CHANCE for a in acc], width, bottom=CHANCE, label=model,
-                 yerr=errors, capsize=4)  # fmt: skip
-    axes.axhline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+        drawn = [rows[task] for task in present]
+        axes.bar(xs, [r["pairwise_acc"] for r in drawn], width, label=model,
+                 yerr=_error_bars(drawn), capsize=4)  # fmt: skip
+    _chance(axes)
     axes.set_xticks(range(len(tasks)), [t.removeprefix("perturbation_") for t in tasks])
     axes.set_ylabel("pairwise accuracy (LL original > LL perturbed)")
     axes.set_xlabel("task")
-    axes.set_title("Pairwise accuracy with bootstrap 95% intervals")
-    bottom = min([CHANCE - 0.05] + [s["bootstrap_95"][0] - 0.02 for s in summary])
-    axes.set_ylim(max(0.0, bottom), 1.0)
+    axes.set_title("Pairwise accuracy with Wilson 95% intervals")
+    axes.set_ylim(0.0, 1.0)
     axes.legend(fontsize="small")
     _save(figure, path)
 
 
+def _shift(index: int, count: int) -> float:
+    """Offset of series ``index`` of ``count``, centred on 0, in units of :data:`OFFSET`."""
+    return (index - (count - 1) / 2) * OFFSET
+
+
+def _binned_series(axes, xs, rows: list[dict], index: int, count: int, label: str) -> None:
+    """Series ``index`` of ``count`` of a binned plot: points with Wilson bars and their n, a line
+    only between neighbouring bins that both hold :data:`MIN_BIN_PAIRS` pairs (module docstring)."""
+    shifted = [x + _shift(index, count) for x in xs]
+    marker = MARKERS[index % len(MARKERS)]
+    drawn = axes.errorbar(shifted, [r["pairwise_acc"] for r in rows], yerr=_error_bars(rows),
+                          marker=marker, linestyle="none", capsize=4, label=label)  # fmt: skip
+    colour = drawn[0].get_color()
+    for k in range(len(rows) - 1):
+        joined = xs[k + 1] - xs[k] == 1 and min(rows[k]["n"], rows[k + 1]["n"]) >= MIN_BIN_PAIRS
+        if joined:
+            axes.plot(shifted[k : k + 2], [rows[k]["pairwise_acc"], rows[k + 1]["pairwise_acc"]],
+                      color=colour)  # fmt: skip
+    for x, row in zip(shifted, rows):
+        axes.annotate(f"n={row['n']}", (x, row["pairwise_acc"]), textcoords="offset points",
+                      xytext=(6, -10 - 9 * index), fontsize="x-small", color=colour)  # fmt: skip
+
+
 def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
-    """Accuracy per bin of ``fraction_codons_changed`` (syn tasks), Wilson 95% bars."""
+    """Accuracy per bin of ``fraction_codons_changed`` (syn tasks), Wilson 95% bars, n per bin."""
     figure, axes = plt.subplots(figsize=SIZE)
     series = sorted({(s["model"], s["task"]) for s in strata_rows})
     bins = sorted({s["value"] for s in strata_rows})
-    for model, task in series:
+    for index, (model, task) in enumerate(series):
         rows = {s["value"]: s for s in strata_rows if (s["model"], s["task"]) == (model, task)}
         xs = [i for i, b in enumerate(bins) if b in rows]
-        acc = [rows[bins[i]]["pairwise_acc"] for i in xs]
-        errors = [[a - rows[bins[i]]["wilson_95"][0] for a, i in zip(acc, xs)],
-                  [rows[bins[i]]["wilson_95"][1] - a for a, i in zip(acc, xs)]]  # fmt: skip
-        axes.errorbar(xs, acc, yerr=errors, marker="o", capsize=4,
-                      label=f"{model} / {task.removeprefix('perturbation_')}")  # fmt: skip
-    axes.axhline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+        _binned_series(axes, xs, [rows[bins[i]] for i in xs], index, len(series),
+                       f"{model} / {task.removeprefix('perturbation_')}")  # fmt: skip
+    _chance(axes)
     axes.set_xticks(range(len(bins)), bins)
     axes.set_xlabel("share of codons changed (fraction_codons_changed bin)")
     axes.set_ylabel("pairwise accuracy")
     axes.set_ylim(0.0, 1.0)
-    axes.set_title("Accuracy against share of codons changed (Wilson 95% intervals)")
+    axes.set_title(
+        f"Accuracy against share of codons changed (Wilson 95%; lines join bins of >= {MIN_BIN_PAIRS} pairs)"
+    )
     if series:
         axes.legend(fontsize="small")
     else:
@@ -76,20 +122,33 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     _save(figure, path)
 
 
+SCALE_LABELS = {
+    "causal": "log-likelihood of the whole sequence",
+    "masked": "masked marginal over the differing positions",
+}
+
+
 def margins(pairs, path: Path) -> None:
-    """Histograms of LL(original) - LL(perturbed) per model, one panel per task."""
+    """Histograms of LL(original) - LL(perturbed) per model: a row of panels per score scale
+    (``pairs["scale"]``: causal or masked), a column per task."""
     tasks = sorted(pairs["task"].unique())
-    figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False)
-    for axes, task in zip(panels[0], tasks):
-        rows = pairs[pairs["task"] == task]
-        edges = np.histogram_bin_edges(rows["margin"], bins=30)  # shared: models comparable
-        for model, group in rows.groupby("model", sort=True):
-            axes.hist(group["margin"], bins=edges, alpha=0.5, label=model)
-        axes.axvline(0, color="black", linestyle="--", linewidth=1)
-        axes.set_title(task.removeprefix("perturbation_"))
-        axes.set_xlabel("margin (nats)")
-        axes.set_ylabel("pairs")
-        axes.legend(fontsize="small")
+    scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
+    figure, panels = plt.subplots(len(scales), len(tasks), figsize=(SIZE[0], SIZE[1] * len(scales)),
+                                  squeeze=False)  # fmt: skip
+    for row, scale in enumerate(scales):
+        for axes, task in zip(panels[row], tasks):
+            rows = pairs[(pairs["task"] == task) & (pairs["scale"] == scale)]
+            if rows.empty:
+                axes.set_axis_off()
+                continue
+            edges = np.histogram_bin_edges(rows["margin"], bins=30)  # shared: models comparable
+            for model, group in rows.groupby("model", sort=True):
+                axes.hist(group["margin"], bins=edges, alpha=0.5, label=model)
+            axes.axvline(0, color="black", linestyle="--", linewidth=1)
+            axes.set_title(f"{task.removeprefix('perturbation_')} ({scale})")
+            axes.set_xlabel(f"margin (nats; {SCALE_LABELS[scale]})")
+            axes.set_ylabel("pairs")
+            axes.legend(fontsize="small")
     figure.suptitle(
         "Margins: LL(original) - LL(perturbed) per pair (right of 0: the model prefers the original)"
     )
@@ -97,19 +156,21 @@ def margins(pairs, path: Path) -> None:
 
 
 def context_sweep(rows: list[dict], path: Path) -> None:
-    """Accuracy against context length (log x axis): a line per model and config, bootstrap 95%
-    intervals as bands, chance line."""
+    """Accuracy against context length (log x axis): a line per model and config, each with its
+    own marker and a small offset, bootstrap 95% intervals as bands, chance line."""
     figure, axes = plt.subplots(figsize=SIZE)
-    for model, config in sorted({(r["model"], r["config"]) for r in rows}):
+    keys = sorted({(r["model"], r["config"]) for r in rows})
+    for index, (model, config) in enumerate(keys):
         series = sorted((r for r in rows if (r["model"], r["config"]) == (model, config)),
                         key=lambda r: r["context_bp"])  # fmt: skip
-        xs = [r["context_bp"] for r in series]
-        line = axes.plot(xs, [r["pairwise_acc"] for r in series], marker="o",
+        xs = [r["context_bp"] * 2 ** _shift(index, len(keys)) for r in series]
+        line = axes.plot(xs, [r["pairwise_acc"] for r in series],
+                         marker=MARKERS[index % len(MARKERS)],
                          label=f"{Path(model).name} / {config.removeprefix('perturbation_')}")  # fmt: skip
         axes.fill_between(xs, [r["bootstrap_95"][0] for r in series],
                           [r["bootstrap_95"][1] for r in series], alpha=0.15,
                           color=line[0].get_color())  # fmt: skip
-    axes.axhline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+    _chance(axes)
     axes.set_xscale("log", base=2)
     lengths = sorted({r["context_bp"] for r in rows})
     axes.set_xticks(lengths, [f"{n:,}" for n in lengths])

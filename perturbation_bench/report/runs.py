@@ -41,6 +41,9 @@ class Run:
     samples: dict[str, Path]
     ignored: list[str] = field(default_factory=list)
     limit: float | None = None
+    scale: str = "causal"
+    """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains) or ``masked``
+    (masked marginals over the differing positions, ``--model dna-mlm``): not one scale."""
 
 
 def find_run(folder: str | Path) -> Run:
@@ -74,20 +77,26 @@ def find_run(folder: str | Path) -> Run:
         samples[task] = path
     if not samples:
         raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
-    model, limit = _run_settings(parents.pop())
-    return Run(folder, model, samples, ignored, limit)
+    model, limit, scale = _run_settings(parents.pop())
+    return Run(folder, model, samples, ignored, limit, scale)
 
 
-def _run_settings(folder: Path) -> tuple[str, float | None]:
-    """Model name and ``--limit`` from the newest readable results file (the folder name and
-    None without one)."""
+MASKED_MODELS = ("dna-mlm",)
+"""lm-eval model names whose LLs are masked marginals (:attr:`Run.scale`)."""
+
+
+def _run_settings(folder: Path) -> tuple[str, float | None, str]:
+    """Model name, ``--limit`` and score scale from the newest readable results file (the folder
+    name, None and causal without one)."""
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
             data = json.loads(results.read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        return str(data.get("model_name") or folder.name), (data.get("config") or {}).get("limit")
-    return folder.name, None
+        config = data.get("config") or {}
+        scale = "masked" if config.get("model") in MASKED_MODELS else "causal"
+        return str(data.get("model_name") or folder.name), config.get("limit"), scale
+    return folder.name, None, "causal"
 
 
 def pair_id(original: str, perturbed: str) -> str:
@@ -95,7 +104,9 @@ def pair_id(original: str, perturbed: str) -> str:
     return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
 
 
-def stream_sample_pairs(path: Path, task: str, model: str, extra_columns=()) -> Iterator[dict]:
+def stream_sample_pairs(
+    path: Path, task: str, model: str, extra_columns=(), scale: str = "causal"
+) -> Iterator[dict]:
     """Stream one samples file as per-pair rows, with a progress bar over its bytes.
 
     Raises:
@@ -131,6 +142,7 @@ def stream_sample_pairs(path: Path, task: str, model: str, extra_columns=()) -> 
                 "pair_id": pair_id(original, perturbed),
                 "task": task,
                 "model": model,
+                "scale": scale,
                 "doc_id": int(sample.get("doc_id", number - 1)),
                 "ll_original": ll_original,
                 "ll_perturbed": ll_perturbed,

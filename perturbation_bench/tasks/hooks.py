@@ -21,6 +21,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from perturbation_bench.active_models import package_model_created
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pair_files import SEQUENCE_COLUMNS, read_pairs
 from perturbation_bench.paths import demo_data_dir
@@ -113,12 +114,12 @@ def load_pairs(
     )
     if options.reduction == "mean":
         table = table.append_column(TOKENS_COLUMN, _token_counts(table, formatting, metadata))
-    if formatting.dna_prefix and "add_bos_token" not in metadata:
+    if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
             "reference scorer; with --model hf and a tokenizer that adds a BOS token, pass "
             "add_bos_token=False in --model_args, or lm-eval scores after BOS + prefix "
-            "(--model dna-hf does this by default)",
+            "(--model dna-hf needs nothing: it defaults to that)",
             formatting.dna_prefix,
         )
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
