@@ -2,7 +2,8 @@
 
 Subcommands:
     path        print the folder to pass to ``lm_eval --include_path``
-    build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF or GFF3
+    build       build a dataset (``build syn`` or ``build motif``) from a FASTA and a GTF or GFF3,
+                or pairs from a variant file (``build variants``)
     validate    check a dataset's invariants, optionally against the genome
     report      intervals, strata, paired comparisons and plots from lm-eval runs
     check       a dry run of an lm_eval command line: options, data, tokenizer, no weights
@@ -36,6 +37,13 @@ def main(argv: list[str] | None = None) -> int:
         kinds.add_parser("syn", help="synonymous recoding to the most frequent codons")
     )
     _add_build_arguments(kinds.add_parser("motif", help="an in-frame repeat (default CAG x 10)"))
+    variants = kinds.add_parser("variants", help="reference/alternate windows of a variant file")
+    variants.add_argument("--variants", required=True, help="VCF (.vcf, .vcf.gz) or table "
+                          "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt")  # fmt: skip
+    variants.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
+    variants.add_argument("--out", required=True, help="output folder (hub layout)")
+    variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
     check = commands.add_parser("validate", help="check a dataset's invariants")
     check.add_argument("path", help="a parquet file or a folder of them")
     check.add_argument("--fasta", help="also check original_sequence against this genome")
@@ -130,6 +138,8 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
+    if args.kind == "variants":
+        return _build_variants(args)
     from perturbation_bench.dataset.annotation import read_cds_exons
     from perturbation_bench.dataset.build import BuildSettings, build_dataset
     from perturbation_bench.dataset.codons import load_codon_table
@@ -169,11 +179,28 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _announce_task(out: Path, config: str) -> None:
-    """Write the built config's own task YAML (``tasks/named.py``) and say how to run it."""
-    from perturbation_bench.tasks.named import write_task_yaml
+def _build_variants(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.tasks.named import VARIANT_TEMPLATE
+    from perturbation_bench.variants.build import build_variant_dataset
 
-    path = write_task_yaml(out, config)
+    if args.window < 2:
+        raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
+    path, written, excluded, read = build_variant_dataset(
+        args.variants, Genome(args.fasta), args.config, Path(args.out), args.window
+    )
+    print(f"read {read} variants; wrote {written} pairs to {path}")
+    for reason, count in sorted(excluded.items()):
+        print(f"excluded {count} ({reason})")
+    _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
+    return 0
+
+
+def _announce_task(out: Path, config: str, template: str | None = None) -> None:
+    """Write the built config's own task YAML (``tasks/named.py``) and say how to run it."""
+    from perturbation_bench.tasks.named import TEMPLATE, write_task_yaml
+
+    path = write_task_yaml(out, config, template or TEMPLATE)
     print(f"task {path.stem}: lm_eval --include_path {path.parent} --tasks {path.stem} ...")
 
 

@@ -1,6 +1,9 @@
 """Run one perturbation-bench task through lm-eval's Python API, for multi-process launches.
 
-    torchrun --nproc_per_node 2 tests/dp_driver.py MODEL DATA_DIR OUT.json [dna-hf|dna-mlm]
+    torchrun --nproc_per_node 2 tests/dp_driver.py MODEL DATA_DIR OUT.json [MODEL_KIND [TASK [METADATA]]]
+
+MODEL_KIND: dna-hf (default) or dna-mlm; TASK: default perturbation_syn_human; METADATA: JSON
+merged into the task metadata.
 
 Rank 0 writes the results JSON (results and per-pair LLs); every process evaluates its share.
 """
@@ -21,14 +24,11 @@ from perturbation_bench.tasks.pairing import logged_pairs  # noqa: E402
 setup_logging("INFO")
 model_path, data_dir, out = sys.argv[1:4]
 model = sys.argv[4] if len(sys.argv) > 4 else "dna-hf"
-result = evaluate(model_path, ["perturbation_syn_human"], {"data_dir": data_dir}, model=model)
+task = sys.argv[5] if len(sys.argv) > 5 else "perturbation_syn_human"
+metadata = {"data_dir": data_dir, **(json.loads(sys.argv[6]) if len(sys.argv) > 6 else {})}
+result = evaluate(model_path, [task], metadata, model=model)
 if result is not None:
     Path(out).write_text(
-        json.dumps(
-            {
-                "results": result["results"]["perturbation_syn_human"],
-                "lls": logged_pairs(result, "perturbation_syn_human"),
-            },
-            default=str,
-        )
+        json.dumps({"results": result["results"][task], "lls": logged_pairs(result, task)},
+                   default=str)  # fmt: skip
     )

@@ -56,6 +56,7 @@ def test_path_command_prints_the_task_folder(capsys):
         "perturbation_bench",
         "perturbation_bench_context",
         "perturbation_custom",
+        "perturbation_variants",
     }
 
 

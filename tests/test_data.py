@@ -233,7 +233,7 @@ def test_the_config_option_belongs_to_the_custom_task(tmp_path):
     write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
     docs = load_pairs(data_dir=str(tmp_path), config="syn_zebrafish")["test"]
     assert docs.num_rows == 2
-    with pytest.raises(OptionsError, match="perturbation_custom needs the config and its folder.*; configs in .*: syn_zebrafish$"):
+    with pytest.raises(OptionsError, match="perturbation_custom and perturbation_variants need the config and its folder.*; configs in .*: syn_zebrafish$"):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):
         load_pairs("syn_human", data_dir=str(tmp_path), config="syn_zebrafish")

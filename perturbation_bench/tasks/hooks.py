@@ -76,7 +76,7 @@ def load_pairs(
                 found = f"; configs in {options.data_dir}: "
                 found += ", ".join(config_folders(options.data_dir)) or "none"
             raise OptionsError(
-                "perturbation_custom needs the config and its folder: "
+                "perturbation_custom and perturbation_variants need the config and its folder: "
                 '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' '
                 f"(DIR/syn_zebrafish/*.parquet){found}"
             )

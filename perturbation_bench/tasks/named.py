@@ -19,6 +19,8 @@ import yaml
 from perturbation_bench.paths import tasks_dir
 
 TEMPLATE = "_perturbation_template_yaml"
+VARIANT_TEMPLATE = "_perturbation_variants_template_yaml"
+"""The template of variant configs (``build variants``): the variant task's metrics."""
 
 
 def task_name(config: str) -> str:

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.ranking import SCORES
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ OPTION_KEYS = (
     "rc_average",
     "reduction",
     "context_bp",
+    "score",
 )
 REDUCTIONS = ("sum", "mean")
 
@@ -93,6 +95,8 @@ class TaskOptions:
         reduction: ``sum`` or ``mean`` of a sequence's token log-probs (module docstring).
         context_bp: crop every pair to this many bp around its changes (``tasks/crop.py``);
             None keeps the whole window.
+        score: the variant task's ranking score, ``llr`` or ``abs_llr`` (``ranking.py``);
+            the other tasks ignore it.
     """
 
     preset: str
@@ -102,6 +106,7 @@ class TaskOptions:
     config: str | None = None
     reduction: str = "sum"
     context_bp: int | None = None
+    score: str = "llr"
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
@@ -145,6 +150,9 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             f"context_bp must be a whole number of bp, at least the k-mer size {kmer_size}, "
             f"got {context_bp!r}"
         )
+    score = metadata.get("score") or "llr"
+    if score not in SCORES:
+        raise OptionsError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
     data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
@@ -158,6 +166,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         config=config,
         reduction=reduction,
         context_bp=context_bp,
+        score=score,
     )
 
 

@@ -1,0 +1,83 @@
+"""Variant-effect ranking metrics, defined once for the variant task and the report (TraitGym's).
+
+A variant's score ranks how harmful the model finds it. With ``margin = LL(ref window) -
+LL(alt window)`` (nats)::
+
+    llr      s = margin          TraitGym's "LLR, minus" (-LLR, LLR = log P(alt) - log P(ref))
+    abs_llr  s = |margin|        TraitGym's "absLLR, plus", its choice for complex traits
+
+Over the labelled variants (``label`` true = positive; unlabelled ones take no part):
+
+- ``auroc``: scikit-learn's ``roc_auc_score(labels, s)``;
+- ``auprc``: ``average_precision_score(labels, s)``;
+- ``auroc_by_chrom``, ``auprc_by_chrom``: the metric on each chromosome's variants, averaged with
+  weights ``n_c / sum(n)``, ``n_c`` the chromosome's labelled variants (both classes). A
+  chromosome whose variants are all of one class has no such metric: it is left out of the
+  average (and named), the weights renormalised over the others.
+
+A metric that cannot be computed (no labelled variant, or a single class overall) is NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+SCORES = ("llr", "abs_llr")
+
+
+def variant_score(margin: float, score: str = "llr") -> float:
+    """``s`` of the module docstring for one variant."""
+    return abs(margin) if score == "abs_llr" else margin
+
+
+def auroc(labels, scores) -> float:
+    """Area under the ROC curve (NaN with fewer than two classes)."""
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(labels, scores)) if len(set(labels)) == 2 else math.nan
+
+
+def auprc(labels, scores) -> float:
+    """Average precision, scikit-learn's estimate of the area under the precision-recall curve."""
+    from sklearn.metrics import average_precision_score
+
+    return float(average_precision_score(labels, scores)) if len(set(labels)) == 2 else math.nan
+
+
+METRICS = {"auroc": auroc, "auprc": auprc}
+
+
+@dataclass
+class ByChromosome:
+    """A by-chromosome weighted average and what it was made of."""
+
+    value: float
+    rows: list[tuple[str, int, float]] = field(default_factory=list)
+    """``(chrom, n, metric)`` of every chromosome averaged."""
+    left_out: list[str] = field(default_factory=list)
+    """Chromosomes whose variants are all of one class."""
+
+
+def by_chromosome(metric: str, labels, scores, chroms) -> ByChromosome:
+    """``<metric>_by_chrom`` of the module docstring."""
+    groups = defaultdict(lambda: ([], []))
+    for label, score, chrom in zip(labels, scores, chroms):
+        groups[chrom][0].append(label)
+        groups[chrom][1].append(score)
+    result = ByChromosome(math.nan)
+    for chrom in sorted(groups):
+        chrom_labels, chrom_scores = groups[chrom]
+        if len(set(chrom_labels)) < 2:
+            result.left_out.append(chrom)
+            continue
+        result.rows.append((chrom, len(chrom_labels), METRICS[metric](chrom_labels, chrom_scores)))
+    result.value = weighted_average(result.rows)
+    return result
+
+
+def weighted_average(rows) -> float:
+    """``sum(n_c m_c) / sum(n_c)`` over ``(chrom, n, metric)`` rows (NaN without rows)."""
+    total = sum(n for _, n, _ in rows)
+    return sum(n * m for _, n, m in rows) / total if total else math.nan

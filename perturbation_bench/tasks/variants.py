@@ -1,0 +1,99 @@
+"""The variant task (``perturbation_variants``): a config built by ``perturbation-bench build
+variants`` scored as pairs (reference window, alternate window), with TraitGym's metrics.
+
+Per variant, the pair metrics of every task (``pairwise_acc``, ``tie_rate``, ``margin = LL(ref
+window) - LL(alt window)``); where the data has a ``label`` column, also the ranking metrics of
+:mod:`perturbation_bench.ranking` (``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``)
+on the score chosen with ``--metadata '{"score": "llr"|"abs_llr"}'`` (default ``llr``).
+Variants whose label is null take part in the pair metrics only.
+
+The ranking metrics aggregate over the whole task: each document hands lm-eval the triple
+``(score, label, chrom)`` and the aggregation, run once on rank 0 after lm-eval has gathered
+every rank's documents, computes the metric over all of them, so one and several processes give
+the same value.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.ranking import METRICS, by_chromosome, variant_score
+from perturbation_bench.tasks.hooks import load_pairs
+from perturbation_bench.tasks.options import parse_options
+from perturbation_bench.tasks.pairing import process_results as pair_results
+
+log = logging.getLogger(f"lm_eval.{__name__}")
+
+SCORE_COLUMN = "scoring_score"
+VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
+
+
+def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
+    """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.hooks.load_pairs` of a
+    variant config, with the score option in a column for :func:`process_results`."""
+    score = parse_options(metadata).score
+    dataset = load_pairs(config_name, task_context_bp, task_data_dir, **metadata)
+    table = dataset["test"].data.table
+    missing = [name for name in VARIANT_COLUMNS if name not in table.column_names]
+    if missing:
+        raise OptionsError(
+            f"the variant task reads configs built by 'perturbation-bench build variants'; this "
+            f"one has no {', '.join(missing)} column(s) (run perturbation_custom for it)"
+        )
+    if "label" in table.column_names:
+        labelled = table.num_rows - table.column("label").null_count
+        log.info("perturbation-bench variants: %d of %d variants labelled; score %s",
+                 labelled, table.num_rows, score)  # fmt: skip
+    dataset["test"] = dataset["test"].add_column(SCORE_COLUMN, [score] * table.num_rows)
+    return dataset
+
+
+def process_results(doc, results) -> dict:
+    """The pair metrics, and the ``(score, label, chrom)`` triple of each ranking metric where
+    the data has labels (module docstring)."""
+    metrics = pair_results(doc, results)
+    if "label" in doc:
+        triple = (variant_score(metrics["margin"], doc[SCORE_COLUMN]), doc["label"], doc["chrom"])
+        metrics.update({name: triple for name in RANKING_METRICS})
+    return metrics
+
+
+def _labelled(items) -> tuple[list[bool], list[float], list[str]]:
+    kept = [(bool(label), score, chrom) for score, label, chrom in items if label is not None]
+    return [k[0] for k in kept], [k[1] for k in kept], [k[2] for k in kept]
+
+
+def auroc(items) -> float:
+    """lm-eval aggregation: AUROC over the labelled variants."""
+    labels, scores, _ = _labelled(items)
+    return METRICS["auroc"](labels, scores)
+
+
+def auprc(items) -> float:
+    """lm-eval aggregation: AUPRC (average precision) over the labelled variants."""
+    labels, scores, _ = _labelled(items)
+    return METRICS["auprc"](labels, scores)
+
+
+def _by_chrom(metric: str, items) -> float:
+    result = by_chromosome(metric, *_labelled(items))
+    if result.left_out:
+        log.warning(
+            "%s_by_chrom: %d chromosome(s) with variants of one class only left out of the "
+            "average: %s", metric, len(result.left_out), ", ".join(result.left_out),
+        )  # fmt: skip
+    return result.value
+
+
+def auroc_by_chrom(items) -> float:
+    """lm-eval aggregation: AUROC per chromosome, averaged weighted by variants (``ranking.py``)."""
+    return _by_chrom("auroc", items)
+
+
+def auprc_by_chrom(items) -> float:
+    """lm-eval aggregation: AUPRC per chromosome, averaged weighted by variants (``ranking.py``)."""
+    return _by_chrom("auprc", items)
+
+
+RANKING_METRICS = ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom")

@@ -1,0 +1,1 @@
+"""Variant effect prediction: variant files and genomes made into pairs (``build variants``)."""

@@ -1,0 +1,141 @@
+"""``perturbation-bench build variants``: a variant file and a genome become a pair dataset.
+
+Each variant of the file (``reading.py``; one per ALT) becomes one row whose ``original_sequence``
+is its reference window and ``sequence`` its alternate window (``windows.py``), so every task and
+model of this package scores it as a pair. Columns, in order::
+
+    chrom pos ref alt variant_id [label] window_start variant_offset is_clamped
+    <every other column of the file> original_sequence sequence
+
+``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
+``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
+excluded and counted per reason (``windows.py``); the counts are printed and written to
+``<config>/_build_report.json``, and variants read = rows written + excluded. Rows stream to the
+parquet file in batches in file order; same inputs, same bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from perturbation_bench import __version__
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.variants.reading import read_variants
+from perturbation_bench.variants.windows import (
+    allele_problem,
+    resolve_chromosome,
+    variant_windows,
+)
+
+PARQUET_NAME = "test-00000-of-00001.parquet"
+REPORT_NAME = "_build_report.json"
+BATCH_ROWS = 512
+LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", "variant_offset",
+           "is_clamped")  # fmt: skip
+SEQUENCES = ("original_sequence", "sequence")
+FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
+               "variant_id": pa.string(), "label": pa.bool_(), "window_start": pa.int64(),
+               "variant_offset": pa.int64(), "is_clamped": pa.bool_(),
+               "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
+
+
+def variant_rows(variants, genome, window: int, excluded: Counter):
+    """Rows (module docstring) for ``variants``; the excluded ones counted in ``excluded``."""
+    for variant in variants:
+        problem = allele_problem(variant.ref, variant.alt)
+        chrom = resolve_chromosome(variant.chrom, genome)
+        if problem is None and chrom is None:
+            problem = "chromosome_not_in_fasta"
+        windows = problem or variant_windows(
+            genome, chrom, variant.pos, variant.ref, variant.alt, window
+        )
+        if isinstance(windows, str):
+            excluded[windows] += 1
+            continue
+        extra = dict(variant.extra)
+        label = {"label": extra.pop("label")} if "label" in extra else {}
+        variant_id = extra.pop("variant_id", None) or (
+            f"{variant.chrom}:{variant.pos}:{variant.ref}:{variant.alt}"
+        )
+        yield {"chrom": variant.chrom, "pos": variant.pos, "ref": variant.ref, "alt": variant.alt,
+               "variant_id": str(variant_id), **label, "window_start": windows.window_start,
+               "variant_offset": windows.variant_offset, "is_clamped": windows.is_clamped,
+               **extra, "original_sequence": windows.reference, "sequence": windows.alternate}  # fmt: skip
+
+
+def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
+    """The schema of every row, in the order of ``first``: fixed types for this module's
+    columns, the file's own types for the carried ones."""
+    return pa.schema(
+        [pa.field(name, FIXED_TYPES.get(name) or carried.field(name).type) for name in first]
+    )
+
+
+def build_variant_dataset(
+    variants_path: str | Path, genome, config: str, out: str | Path, window: int = 8192
+) -> tuple[Path, int, Counter, int]:
+    """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
+
+    Returns:
+        The parquet path, rows written, exclusion counts, and variants read.
+    """
+    folder = Path(out) / config
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PARQUET_NAME
+    excluded: Counter = Counter()
+    carried, variants = read_variants(variants_path)
+    counted = _Counted(variants)
+    rows = variant_rows(counted, genome, window, excluded)
+    written, writer, schema = 0, None, None
+    try:
+        while batch := list(itertools.islice(rows, BATCH_ROWS)):
+            if writer is None:
+                schema = row_schema(batch[0], carried)
+                writer = pq.ParquetWriter(path, schema)
+            writer.write_table(_batch_table(batch, schema, variants_path, written))
+            written += len(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        raise DataValidationError(
+            f"{variants_path}: no variant could be made into a pair (excluded: "
+            f"{dict(sorted(excluded.items())) or 'none read'})"
+        )
+    report = {
+        "read": counted.count,
+        "written": written,
+        "excluded": dict(sorted(excluded.items())),
+        "settings": {"variants": str(variants_path), "fasta": str(genome.path), "config": config,
+                     "window": window, "script_version": f"perturbation-bench {__version__}"},
+    }  # fmt: skip
+    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
+    return path, written, excluded, counted.count
+
+
+def _batch_table(batch: list[dict], schema: pa.Schema, source, first_row: int) -> pa.Table:
+    try:
+        return pa.Table.from_pylist(batch, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
+        raise DataValidationError(
+            f"{source}: a value among output rows {first_row}-{first_row + len(batch) - 1} does "
+            f"not fit its column's type ({err})"
+        ) from None
+
+
+class _Counted:
+    """An iterator that counts what it yields."""
+
+    def __init__(self, items) -> None:
+        self.items, self.count = iter(items), 0
+
+    def __iter__(self):
+        for item in self.items:
+            self.count += 1
+            yield item

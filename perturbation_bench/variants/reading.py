@@ -1,0 +1,153 @@
+"""Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv, tsv).
+
+Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, as in a VCF),
+``ref``, ``alt`` and the record's other fields (``extra``):
+
+- VCF: one variant per ALT of a record (a multi-allelic record gives several), ``variant_id``
+  from the ID column where it is set; INFO and samples are not read.
+- table: the columns ``chrom``, ``pos``, ``ref``, ``alt`` are required; ``label`` (bool, or
+  true/false/1/0 in text) and every other column are carried into ``extra``. An ``alt`` holding
+  commas is split like a multi-allelic VCF record. TraitGym's ``test.parquet`` reads as it is.
+
+A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
+``alt``, a label that is not a truth value) stops with a :class:`DataValidationError` naming the
+file, the 0-based record and the reason. Alleles are upper-cased; what a window can be built
+from is decided later (``windows.py``), where exclusions are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perturbation_bench.errors import DataSourceError, DataValidationError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+REQUIRED = ("chrom", "pos", "ref", "alt")
+TRUE, FALSE = {"true", "1", "yes", "t"}, {"false", "0", "no", "f"}
+
+
+@dataclass
+class Variant:
+    """One allele of one record: 1-based ``pos``; ``record``: its 0-based index in the file."""
+
+    chrom: str
+    pos: int
+    ref: str
+    alt: str
+    record: int
+    extra: dict = field(default_factory=dict)
+
+
+def is_vcf(path: str | Path) -> bool:
+    """Whether ``path`` is named as a VCF (``.vcf``, ``.vcf.gz``, ``.vcf.bgz``)."""
+    name = Path(path).name.lower()
+    return name.endswith((".vcf", ".vcf.gz", ".vcf.bgz"))
+
+
+def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
+    """The types of the carried fields, and the variants of ``path`` in file order (module
+    docstring)."""
+    import pyarrow as pa
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataSourceError(f"no variant file at {path}")
+    if is_vcf(path):
+        return pa.schema([("variant_id", pa.string())]), _read_vcf(path)
+    table = _load_table(path)
+    missing = [name for name in REQUIRED if name not in table.columns]
+    if missing:
+        raise DataValidationError(
+            f"{path}: missing column(s) {', '.join(missing)}; a variant table needs "
+            f"{', '.join(REQUIRED)} (pos 1-based), optionally label and any other columns"
+        )
+    carried = [name for name in table.columns if name not in REQUIRED]
+    try:
+        schema = pa.Schema.from_pandas(table[carried], preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
+        raise DataValidationError(f"{path}: a column mixes types ({err})") from None
+    schema = pa.schema(  # pandas' string columns arrive as large_string
+        [(f.name, pa.string() if pa.types.is_large_string(f.type) else f.type) for f in schema]
+    )
+    return schema, _table_variants(path, table, carried)
+
+
+def _read_vcf(path: Path) -> Iterator[Variant]:
+    import pysam
+
+    try:
+        vcf = pysam.VariantFile(str(path))
+    except (OSError, ValueError) as err:
+        raise DataSourceError(f"cannot read VCF {path}: {err}") from None
+    with vcf:
+        for record_index, record in enumerate(vcf):
+            extra = {"variant_id": record.id} if record.id else {}
+            for alt in record.alts or (".",):  # "." (no ALT) is excluded and counted later
+                yield _variant(path, record_index, record.chrom, record.pos, record.ref, alt, extra)
+
+
+def _table_variants(path: Path, table, carried: list[str]) -> Iterator[Variant]:
+    for index, row in enumerate(table.to_dict("records")):
+        extra = {name: row[name] for name in carried}
+        if "label" in extra:
+            extra["label"] = _truth(path, index, extra["label"])
+        alts = row["alt"].split(",") if isinstance(row["alt"], str) else [row["alt"]]
+        for alt in alts:
+            yield _variant(path, index, row["chrom"], row["pos"], row["ref"], alt, extra)
+
+
+def _load_table(path: Path):
+    import pandas as pd
+
+    name = path.name.lower()
+    try:
+        if name.endswith(".parquet"):
+            return pd.read_parquet(path)
+        if name.endswith((".csv", ".csv.gz")):
+            return pd.read_csv(path, dtype={"chrom": str})
+        if name.endswith((".tsv", ".tsv.gz", ".txt")):
+            return pd.read_csv(path, sep="\t", dtype={"chrom": str})
+    except Exception as err:  # pyarrow and pandas raise many kinds for an unreadable file
+        raise DataSourceError(f"cannot read variant table {path}: {err}") from None
+    raise DataSourceError(
+        f"{path}: unknown variant file type; expected .vcf(.gz), .parquet, .csv or .tsv"
+    )
+
+
+def _variant(path: Path, index: int, chrom, pos, ref, alt, extra: dict) -> Variant:
+    """A checked :class:`Variant` (module docstring), or a one-line error naming the record."""
+    import math
+
+    for name, value in (("chrom", chrom), ("ref", ref), ("alt", alt)):
+        if not isinstance(value, str) or not value.strip():
+            raise DataValidationError(f"{path}: record {index}: {name} is empty or missing ({value!r})")
+    if isinstance(pos, float) and (math.isnan(pos) or pos != int(pos)):
+        raise DataValidationError(f"{path}: record {index}: pos is not a whole number ({pos!r})")
+    try:
+        position = int(pos)
+    except (TypeError, ValueError):
+        raise DataValidationError(f"{path}: record {index}: pos is not a whole number ({pos!r})") from None
+    if position < 1:
+        raise DataValidationError(f"{path}: record {index}: pos must be 1-based (>= 1), got {position}")
+    return Variant(chrom.strip(), position, ref.strip().upper(), alt.strip().upper(), index, dict(extra))
+
+
+def _truth(path: Path, index: int, value) -> bool | None:
+    """A label as a bool; None stays None (an unlabelled variant)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in TRUE:
+        return True
+    if text in FALSE:
+        return False
+    raise DataValidationError(
+        f"{path}: record {index}: label {value!r} is not a truth value (true/false, 1/0)"
+    )

@@ -1,0 +1,324 @@
+"""Variant files as pair datasets (``build variants``) and the variant task's metrics.
+
+Windows are checked against an independent construction: the whole chromosome edited, then the
+window cut out of it (the package cuts first and edits the window)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from dna_fixtures import evaluate
+from perturbation_bench.cli import main
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.ranking import by_chromosome
+from perturbation_bench.tasks.pairing import logged_pairs
+
+W = 200
+TASK = "perturbation_variants"
+
+
+@pytest.fixture(scope="module")
+def genome(tmp_path_factory):
+    """chr1 (5,000 bp) and chr2 (3,000 bp) with 'chr' names, and their sequences."""
+    rng = random.Random(3)
+    sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(5000)),
+                 "chr2": "".join(rng.choice("ACGT") for _ in range(3000))}  # fmt: skip
+    path = tmp_path_factory.mktemp("genome") / "g.fa"
+    with path.open("w") as handle:
+        for name, seq in sequences.items():
+            handle.write(f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n")
+    return path, sequences
+
+
+def expected_pair(sequences, chrom: str, pos: int, ref: str, alt: str, window: int = W):
+    """Independent construction: clamp the window, edit the whole chromosome, cut both."""
+    seq = sequences[chrom]
+    p = pos - 1
+    start = p - window // 2
+    start = 0 if start < 0 else min(start, len(seq) - window)
+    edited = seq[:p] + alt + seq[p + len(ref) :]
+    return seq[start : start + window], edited[start : start + window], start, p - start
+
+
+def build(tmp_path, variants: Path, fasta: Path, config="toy", *extra) -> pd.DataFrame:
+    args = ["build", "variants", "--variants", str(variants), "--fasta", str(fasta),
+            "--config", config, "--out", str(tmp_path / "out"), "--window", str(W), *extra]  # fmt: skip
+    assert main(args) == 0
+    return pd.read_parquet(tmp_path / "out" / config / "test-00000-of-00001.parquet")
+
+
+def cases(sequences):
+    """(chrom as written, pos, ref, alt) of each kind of variant, alleles from the genome."""
+    s1, s2 = sequences["chr1"], sequences["chr2"]
+    other = lambda b: "A" if b != "A" else "C"  # noqa: E731
+    return [
+        ("1", 2500, s1[2499], other(s1[2499])),  # SNV, no chr prefix in the file
+        ("chr1", 1200, s1[1199:1202], "".join(other(b) for b in s1[1199:1202])),  # MNV
+        ("1", 3000, s1[2999], s1[2999] + "GATTACA"),  # insertion
+        ("1", 3500, s1[3499:3505], s1[3499]),  # 5-base deletion
+        ("2", 10, s2[9], other(s2[9])),  # at the start: window clamped to 0
+        ("2", 2995, s2[2994], other(s2[2994])),  # at the end: clamped to L - W
+        ("chr2", 1500, s2[1499:1501], s2[1499]),  # 1-base deletion
+    ]
+
+
+def test_windows_equal_an_independent_construction(genome, tmp_path):
+    fasta, sequences = genome
+    table = pd.DataFrame(cases(sequences), columns=["chrom", "pos", "ref", "alt"])
+    table.to_csv(tmp_path / "v.tsv", sep="\t", index=False)
+    rows = build(tmp_path, tmp_path / "v.tsv", fasta)
+    assert len(rows) == len(table)
+    for row, (chrom, pos, ref, alt) in zip(rows.to_dict("records"), table.itertuples(index=False)):
+        name = chrom if chrom.startswith("chr") else f"chr{chrom}"
+        reference, alternate, start, offset = expected_pair(sequences, name, pos, ref, alt)
+        assert (row["original_sequence"], row["sequence"]) == (reference, alternate), (chrom, pos)
+        assert (row["window_start"], row["variant_offset"]) == (start, offset)
+        assert row["is_clamped"] == (offset != W // 2)
+        assert len(row["sequence"]) == W and row["chrom"] == chrom
+        assert row["variant_id"] == f"{chrom}:{pos}:{ref}:{alt}"
+    assert list(rows["is_clamped"]) == [False, False, False, False, True, True, False]
+
+
+def test_exclusions_are_counted_and_counts_add_up(genome, tmp_path, capsys):
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    wrong = "A" if s1[99] != "A" else "C"
+    rows = [("1", 1000, s1[999], "G" if s1[999] != "G" else "T"),  # kept
+            ("1", 100, wrong, s1[99]),  # ref does not match the genome: never swapped
+            ("1", 200, s1[199], "<DEL>"), ("1", 201, s1[200], "*"), ("1", 202, s1[201], "N"),
+            ("1", 203, s1[202], s1[202]), ("chr9", 5, "A", "C"),
+            ("2", 2999, sequences["chr2"][2998:3000], sequences["chr2"][2998]),  # needs a base past the end
+            ("1", 6000, "A", "C")]  # fmt: skip
+    pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
+    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
+    assert report["excluded"] == {
+        "chromosome_not_in_fasta": 1, "deletion_past_chromosome_end": 1, "non_acgt_allele": 1,
+        "position_past_chromosome_end": 1, "ref_equals_alt": 1, "ref_mismatch": 1,
+        "star_alt": 1, "symbolic_or_breakend_alt": 1,
+    }  # fmt: skip
+    assert report["read"] == len(rows) == report["written"] + sum(report["excluded"].values())
+    assert len(built) == report["written"] == 1
+    assert "excluded 1 (ref_mismatch)" in capsys.readouterr().out
+
+
+def write_vcf(path: Path, records: list[str]) -> Path:
+    header = ["##fileformat=VCFv4.2", "##contig=<ID=chr1,length=5000>", "##contig=<ID=chr2,length=3000>",
+              "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"]  # fmt: skip
+    path.write_text("\n".join(header + records) + "\n")
+    return path
+
+
+def test_vcf_multiallelic_records_split_and_gzip_reads_the_same(genome, tmp_path):
+    import pysam
+
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    alts = [b for b in "ACGT" if b != s1[1999]]
+    vcf = write_vcf(tmp_path / "v.vcf", [
+        f"chr1\t2000\trs1\t{s1[1999]}\t{alts[0]},{alts[1]}\t.\t.\t.",
+        f"chr2\t1000\t.\t{sequences['chr2'][999]}\t<DUP>\t.\t.\t.",
+    ])  # fmt: skip
+    plain = build(tmp_path / "plain", vcf, fasta)
+    pysam.tabix_compress(str(vcf), str(tmp_path / "v.vcf.gz"))
+    gzipped = build(tmp_path / "gz", tmp_path / "v.vcf.gz", fasta)
+    pd.testing.assert_frame_equal(plain, gzipped)
+    assert list(plain["alt"]) == alts[:2] and list(plain["variant_id"]) == ["rs1", "rs1"]
+    for row in plain.to_dict("records"):
+        assert (row["original_sequence"], row["sequence"]) == expected_pair(
+            sequences, "chr1", 2000, s1[1999], row["alt"]
+        )[:2]
+
+
+def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
+    """TraitGym's Mendelian columns and types: chrom without chr, 1-based pos, SNVs, bool label."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        chrom = rng.choice(["1", "2"])
+        seq = sequences[f"chr{chrom}"]
+        pos = rng.randrange(1, len(seq) + 1)
+        ref = seq[pos - 1]
+        rows.append({"chrom": chrom, "pos": pos, "ref": ref,
+                     "alt": rng.choice([b for b in "ACGT" if b != ref]), "OMIM": f"MIM {i}",
+                     "consequence": rng.choice(["PLS", "dELS", "missense_variant"]),
+                     "label": i % 4 == 0, "tss_dist": rng.randrange(10**5),
+                     "match_group": f"g{i // 10}"})  # fmt: skip
+    return pd.DataFrame(rows).astype({"pos": "int64", "label": bool})
+
+
+def test_traitgym_parquet_loads_as_it_is_and_builds_the_same_bytes_twice(genome, tmp_path):
+    fasta, sequences = genome
+    traitgym_like(sequences).to_parquet(tmp_path / "test.parquet")
+    first = build(tmp_path / "a", tmp_path / "test.parquet", fasta)
+    build(tmp_path / "b", tmp_path / "test.parquet", fasta)
+    assert list(first.columns) == ["chrom", "pos", "ref", "alt", "variant_id", "label",
+                                   "window_start", "variant_offset", "is_clamped", "OMIM",
+                                   "consequence", "tss_dist", "match_group",
+                                   "original_sequence", "sequence"]  # fmt: skip
+    assert first["label"].dtype == bool and len(first) == 60
+    files = [tmp_path / d / "out" / "toy" / "test-00000-of-00001.parquet" for d in ("a", "b")]
+    assert files[0].read_bytes() == files[1].read_bytes()
+    assert (tmp_path / "a" / "out" / "perturbation_toy.yaml").is_file()
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [({"pos": None}, "record 2: pos is not a whole number"),
+     ({"ref": ""}, "record 2: ref is empty or missing"),
+     ({"label": "maybe"}, "record 2: label 'maybe' is not a truth value")],
+)  # fmt: skip
+def test_unreadable_records_stop_with_file_record_and_reason(genome, tmp_path, bad, message):
+    fasta, sequences = genome
+    table = traitgym_like(sequences, n=4).astype({"pos": object, "label": object})
+    for column, value in bad.items():
+        table.at[2, column] = value
+    table.to_csv(tmp_path / "v.csv", index=False)
+    with pytest.raises(DataValidationError, match=f"{tmp_path / 'v.csv'}: {message}"):
+        from perturbation_bench.dataset.genome import Genome
+        from perturbation_bench.variants.build import build_variant_dataset
+
+        build_variant_dataset(tmp_path / "v.csv", Genome(fasta), "toy", tmp_path / "out", W)
+
+
+def test_ranking_metrics_equal_scikit_learn_and_a_hand_computation():
+    labels = [True, False, False, True, True, False, False, True, True]
+    scores = [3.0, 1.0, 2.0, 1.0, 4.0, 3.0, 2.0, 0.5, 0.7]
+    chroms = ["A", "A", "A", "B", "B", "B", "B", "C", "C"]  # C: positives only, left out
+    auroc = by_chromosome("auroc", labels, scores, chroms)
+    auprc = by_chromosome("auprc", labels, scores, chroms)
+    # A: the positive (3) above both negatives: AUROC 1, AP 1. B: positives 1, 4 against
+    # negatives 3, 2: 2 of 4 pairs right, AUROC 1/2; ranked 4+ 3- 2- 1+: AP = 1/2*1 + 1/2*2/4.
+    assert auroc.rows == [("A", 3, 1.0), ("B", 4, 0.5)] and auroc.left_out == ["C"]
+    assert auroc.value == pytest.approx((3 * 1.0 + 4 * 0.5) / 7)
+    assert auprc.value == pytest.approx((3 * 1.0 + 4 * 0.75) / 7)
+    from perturbation_bench.ranking import auprc as global_auprc
+    from perturbation_bench.ranking import auroc as global_auroc
+
+    assert global_auroc(labels, scores) == roc_auc_score(labels, scores)
+    assert global_auprc(labels, scores) == average_precision_score(labels, scores)
+
+
+@pytest.fixture(scope="module")
+def labelled_variants(genome, tmp_path_factory):
+    """A built, labelled variant config (40 SNVs over two chromosomes) and its data_dir."""
+    fasta, sequences = genome
+    root = tmp_path_factory.mktemp("variants")
+    traitgym_like(sequences, n=40, seed=5).to_parquet(root / "test.parquet")
+    build(root, root / "test.parquet", fasta, "labelled")
+    return root / "out"
+
+
+def expected_metrics(lls, labels, chroms, score="llr") -> dict:
+    margins = [a - b for a, b in lls]
+    scores = [abs(m) for m in margins] if score == "abs_llr" else margins
+    return {
+        "auroc": roc_auc_score(labels, scores),
+        "auprc": average_precision_score(labels, scores),
+        **{f"{metric}_by_chrom": sum(
+            (chroms == c).sum() * fn([l for l, k in zip(labels, chroms) if k == c],
+                                     [s for s, k in zip(scores, chroms) if k == c])
+            for c in sorted(set(chroms))) / len(chroms)
+           for metric, fn in (("auroc", roc_auc_score), ("auprc", average_precision_score))},
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("score", ["llr", "abs_llr"])
+def test_the_variant_task_reports_every_metric(tiny_models, labelled_variants, score):
+    metadata = {"config": "labelled", "data_dir": str(labelled_variants), "score": score}
+    result = evaluate(tiny_models["char"], [TASK], metadata, model="dna-hf")
+    rows = pd.read_parquet(labelled_variants / "labelled")
+    lls = logged_pairs(result, TASK)
+    got = result["results"][TASK]
+    for name, value in expected_metrics(lls, list(rows["label"]), rows["chrom"], score).items():
+        assert got[f"{name},pairs"] == pytest.approx(value), name
+    assert got["pairwise_acc,pairs"] == pytest.approx(sum(a > b for a, b in lls) / len(lls))
+
+
+def test_a_variant_config_without_labels_reports_the_pair_metrics_only(tiny_models, genome, tmp_path):
+    fasta, sequences = genome
+    traitgym_like(sequences, n=8).drop(columns=["label"]).to_parquet(tmp_path / "v.parquet")
+    build(tmp_path, tmp_path / "v.parquet", fasta, "unlabelled")
+    result = evaluate(tiny_models["char"], [TASK],
+                      {"config": "unlabelled", "data_dir": str(tmp_path / "out")})  # fmt: skip
+    keys = {key.split(",")[0] for key in result["results"][TASK]}
+    assert "pairwise_acc" in keys and not keys & {"auroc", "auprc", "auroc_by_chrom"}
+
+
+def test_a_non_variant_config_is_refused_by_the_variant_task(pair_data):
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.tasks.variants import load_variant_pairs
+
+    with pytest.raises(OptionsError, match="no chrom, pos, ref, alt column"):
+        load_variant_pairs(config="syn_human", data_dir=str(pair_data))
+
+
+def test_two_processes_report_the_same_ranking_metrics_as_one(tiny_models, labelled_variants, tmp_path):
+    import sys
+
+    from dna_fixtures import assert_same_results, launch
+
+    metadata = {"config": "labelled"}
+    single = evaluate(tiny_models["char"], [TASK], {"data_dir": str(labelled_variants), **metadata},
+                      model="dna-hf")  # fmt: skip
+    out = tmp_path / "dp.json"
+    run = launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                  str(Path(__file__).with_name("dp_driver.py")), tiny_models["char"],
+                  str(labelled_variants), str(out), "dna-hf", TASK, json.dumps(metadata)])  # fmt: skip
+    parallel = json.loads(out.read_text())
+    assert_same_results(parallel["results"], single["results"][TASK])
+    assert "dna-hf process 1 of 2: 40 loglikelihood requests" in run.stderr  # 20 of 40 variants
+
+
+def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
+    """gpn's own run_vep (window, masking, tokenization, both strands) on a random GPN model,
+    its Trainer told to stay on the CPU in float32; dna-mlm with context_bp = W and rc_average
+    must give margin = -(LLR_fwd + LLR_rev) / 2 for every variant."""
+    import datasets
+    import gpn
+    import gpn.ss.run_vep as gpn_vep
+    from gpn.data import Genome as GpnGenome
+    from gpn.model import GPNConfig, GPNForMaskedLM
+    from transformers import AutoTokenizer
+
+    from perturbation_bench.random_models import single_nucleotide_tokenizer
+
+    fasta, sequences = genome
+    gpn.register_auto_classes()
+    tokenizer = single_nucleotide_tokenizer()
+    GPNForMaskedLM(GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                             n_layers=2, pad_token_id=tokenizer.pad_token_id)
+                   ).save_pretrained(tmp_path / "gpn")  # fmt: skip
+    tokenizer.save_pretrained(tmp_path / "gpn")
+    variants = traitgym_like(sequences, n=30, seed=9)
+    variants = variants[variants["pos"].between(W, 2900)].reset_index(drop=True)  # unclamped
+    variants.to_parquet(tmp_path / "v.parquet")
+    build(tmp_path, tmp_path / "v.parquet", fasta, "gpn_check")
+    gpn_window = 128
+
+    def on_the_cpu(**kwargs):
+        return real_arguments(**{**kwargs, "fp16": False, "torch_compile": False,
+                                 "use_cpu": True, "report_to": []})  # fmt: skip
+
+    real_arguments = gpn_vep.TrainingArguments
+    gpn_vep.TrainingArguments = on_the_cpu
+    try:
+        named = variants.assign(chrom="chr" + variants["chrom"])[["chrom", "pos", "ref", "alt"]]
+        llr = gpn_vep.run_vep(datasets.Dataset.from_pandas(named), GpnGenome(str(fasta)),
+                              gpn_window, AutoTokenizer.from_pretrained(tmp_path / "gpn"),
+                              gpn_vep.MLMforVEPModel(str(tmp_path / "gpn")))  # fmt: skip
+    finally:
+        gpn_vep.TrainingArguments = real_arguments
+    metadata = {"config": "gpn_check", "data_dir": str(tmp_path / "out"), "rc_average": True,
+                "context_bp": gpn_window}  # fmt: skip
+    result = evaluate(str(tmp_path / "gpn"), [TASK], metadata, model="dna-mlm", plugin="gpn")
+    margins = [a - b for a, b in logged_pairs(result, TASK)]
+    assert len(margins) == len(variants) > 15
+    assert margins == pytest.approx([-x for x in llr], abs=1e-4)
