@@ -322,3 +322,59 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
     margins = [a - b for a, b in logged_pairs(result, TASK)]
     assert len(margins) == len(variants) > 15
     assert margins == pytest.approx([-x for x in llr], abs=1e-4)
+
+
+def test_the_ranking_bootstraps_resample_as_traitgym_does():
+    from perturbation_bench.report.statistics import (
+        chromosome_bootstrap_interval,
+        paired_stratified_bootstrap_difference,
+        stratified_bootstrap_interval,
+    )
+
+    # chromosomes resampled, weights renormalised, metrics kept: a replicate is AA (1.0), BB
+    # (0.5) or AB/BA ((3 + 2) / 7); AA and BB each have probability 1/4, far beyond 2.5%
+    assert chromosome_bootstrap_interval([("A", 3, 1.0), ("B", 4, 0.5)], n_boot=4000) == (0.5, 1.0)
+    labels = [True] * 5 + [False] * 15
+    prevalence = stratified_bootstrap_interval(lambda y, s: y.mean(), labels, range(20), n_boot=200)
+    assert prevalence == (0.25, 0.25)  # each class keeps its size in every resample
+    separated = [float(label) + i / 100 for i, label in enumerate(labels)]
+    assert stratified_bootstrap_interval(roc_auc_score, labels, separated, n_boot=200) == (1.0, 1.0)
+    noisy = [random.Random(i).random() for i in range(20)]
+    assert paired_stratified_bootstrap_difference(average_precision_score, labels, noisy, noisy,
+                                                  n_boot=200) == (0.0, 0.0, 0.0)  # fmt: skip
+    diff, low, high = paired_stratified_bootstrap_difference(
+        average_precision_score, labels, separated, noisy, n_boot=500
+    )
+    assert diff == pytest.approx(1.0 - average_precision_score(labels, noisy))
+    assert low <= diff <= high
+
+
+def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
+    tiny_models, labelled_variants, tmp_path
+):
+    from matplotlib.image import imread
+
+    from perturbation_bench.report.analysis import make_report
+
+    metadata = {"config": "labelled", "data_dir": str(labelled_variants)}
+    runs = []
+    for kind in ("char", "bpe"):
+        evaluate(tiny_models[kind], [TASK], metadata, model="dna-hf", output_path=tmp_path / kind)
+        runs.append(tmp_path / kind)
+    report = make_report(runs, tmp_path / "report", seed=0, n_boot=200)
+    summary = report["variants"]["summary"]
+    assert len(summary) == 2 and {r["n"] for r in summary} == {40}
+    for row in summary:  # the report's metrics are the task's
+        (results,) = (tmp_path / Path(row["model"]).name).glob("*/results_*.json")
+        task = json.loads(results.read_text())["results"][TASK]
+        for name in ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom"):
+            assert row[name] == pytest.approx(task[f"{name},pairs"]), name
+            assert row[f"{name}_95"][0] <= row[name] <= row[f"{name}_95"][1], name
+    strata = [s for s in report["variants"]["strata"] if s["column"] == "consequence"]
+    assert sum(s["n"] for s in strata) == 2 * 40
+    (difference,) = report["variants"]["auprc_differences"]
+    assert difference["n_common"] == 40
+    assert difference["auprc_difference"] == pytest.approx(summary[0]["auprc"] - summary[1]["auprc"])
+    assert "## Variant effect (labelled variants)" in (tmp_path / "report" / "report.md").read_text()
+    for name in ("roc.png", "precision_recall.png"):
+        assert imread(tmp_path / "report" / name).shape[:2] == (500, 900)

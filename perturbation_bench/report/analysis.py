@@ -15,7 +15,9 @@ Output folder:
 - the context-length sweep: for every model and config scored at two or more context lengths
   (the ``perturbation_<config>_<L>bp`` tasks and the whole windows), accuracy per length with
   its bootstrap interval, as a table and as ``context_sweep.png``;
-- ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``).
+- ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``);
+- for labelled variant tasks, the ranking metrics with intervals, per stratum and paired
+  (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perturbation_bench.report import variant_metrics
 from perturbation_bench.report.runs import CONTEXT_SUFFIX, STRATA, find_run, stream_sample_pairs
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
@@ -184,6 +187,11 @@ def make_report(
         "strata": strata(pairs, list(by), seed, n_boot),
         "comparisons": comparisons(pairs, seed, n_boot),
         "context_sweep": context_sweep(pairs, seed, n_boot),
+        "variants": {
+            "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
+            "strata": variant_metrics.ranking_strata(pairs, list(by)),
+            "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
+        },
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
         "notes": notes,
     }
@@ -197,6 +205,10 @@ def make_report(
     plots.margins(pairs, out / "margins.png")
     if report["context_sweep"]:
         plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
+    if report["variants"]["summary"]:
+        plots.ranking_curves(
+            variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
+        )
     return report
 
 
@@ -258,6 +270,10 @@ def to_markdown(report: dict) -> str:
     lines += [
         f"| {r['model']} | {r['motif']:.2f} | {r['synonymous']:.2f} |" for r in published["rows"]
     ]
+    variants = report["variants"]
+    lines += variant_metrics.markdown(
+        variants["summary"], variants["strata"], variants["auprc_differences"]
+    )
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
     lines += ["", "![accuracy](accuracy.png)", "", "![accuracy by codons changed](accuracy_by_codons_changed.png)",

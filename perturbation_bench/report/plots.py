@@ -1,5 +1,5 @@
-"""The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins, and
-accuracy against context length.
+"""The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins,
+accuracy against context length, and for labelled variant tasks ROC and precision-recall curves.
 
 Rules every figure keeps:
 
@@ -180,3 +180,40 @@ def context_sweep(rows: list[dict], path: Path) -> None:
     axes.set_title("Accuracy against context length (bootstrap 95% bands)")
     axes.legend(fontsize="small")
     _save(figure, path)
+
+
+def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
+    """ROC and precision-recall curves of the labelled variants (``labelled``: rows with
+    ``label`` and ``score``): one figure each, a panel per task, a line per model with its
+    own marker; chance is the diagonal (ROC) and the share of positives (precision-recall)."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    tasks = sorted(labelled["task"].unique())
+    for path, kind in ((roc_path, "roc"), (pr_path, "pr")):
+        figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False)
+        for axes, task in zip(panels[0], tasks):
+            rows = labelled[labelled["task"] == task]
+            for index, (model, group) in enumerate(rows.groupby("model", sort=True)):
+                if group["label"].nunique() < 2:
+                    continue
+                if kind == "roc":
+                    x, y, _ = roc_curve(group["label"], group["score"])
+                else:
+                    y, x, _ = precision_recall_curve(group["label"], group["score"])
+                axes.plot(x, y, marker=MARKERS[index % len(MARKERS)], markevery=0.1,
+                          label=Path(model).name)  # fmt: skip
+            if kind == "roc":
+                axes.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="chance")
+                axes.set_xlabel("false positive rate")
+                axes.set_ylabel("true positive rate")
+            else:
+                axes.axhline(rows["label"].mean(), color="black", linestyle="--", linewidth=1,
+                             label=f"chance ({rows['label'].mean():.2f} positive)")  # fmt: skip
+                axes.set_xlabel("recall")
+                axes.set_ylabel("precision")
+            axes.set_xlim(0, 1)
+            axes.set_ylim(0, 1.02)
+            axes.set_title(task.removeprefix("perturbation_"))
+            axes.legend(fontsize="small")
+        figure.suptitle("ROC curves" if kind == "roc" else "Precision-recall curves")
+        _save(figure, path)

@@ -24,8 +24,11 @@ from pathlib import Path
 
 from perturbation_bench.comparison import original_wins
 from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.ranking import variant_score
 
-STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped")
+STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
+          "consequence")
+SCORE_KEY = "scoring_score"  # the variant task's score option, written into each document
 TASK_PREFIX = "perturbation_"
 CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
@@ -149,6 +152,10 @@ def stream_sample_pairs(
                 "correct": int(original_wins(ll_original, ll_perturbed)),
                 "tie": int(ll_original == ll_perturbed),
                 "margin": ll_original - ll_perturbed,
+                "label": doc.get("label"),
+                "chrom": doc.get("chrom"),
+                "score_kind": doc.get(SCORE_KEY),
+                "score": variant_score(ll_original - ll_perturbed, doc.get(SCORE_KEY) or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": doc.get(CONTEXT_KEY) or len(original),
                 **{name: doc.get(name) for name in columns},

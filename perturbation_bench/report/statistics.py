@@ -1,6 +1,6 @@
-"""Confidence intervals and tests for pairwise accuracy.
+"""Confidence intervals and tests for pairwise accuracy and for variant ranking metrics.
 
-All take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(perturbed)]``).
+The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(perturbed)]``):
 
 - :func:`bootstrap_interval`: percentile interval of the mean over ``n_boot`` resamples of the
   pairs, drawn with a seeded generator (same seed, same interval).
@@ -11,6 +11,12 @@ All take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(perturbed)]``).
 - :func:`mcnemar_exact`: two-sided exact McNemar test on the discordant pairs: with ``b`` pairs
   only model A gets right and ``c`` only B, ``p = min(1, 2 P[X <= min(b, c)])``,
   ``X ~ Binomial(b + c, 1/2)`` (1 when ``b + c = 0``).
+
+The ranking ones resample as TraitGym does (``ranking.py`` defines the metrics):
+:func:`stratified_bootstrap_interval` (global AUROC/AUPRC: positives and negatives resampled
+separately), :func:`chromosome_bootstrap_interval` (by-chromosome averages: chromosomes
+resampled, weights renormalised), :func:`paired_stratified_bootstrap_difference` (two models on
+the same variants). All are seeded percentile intervals.
 """
 
 from __future__ import annotations
@@ -71,3 +77,58 @@ def _z(level: float) -> float:
     from statistics import NormalDist
 
     return NormalDist().inv_cdf(1 - (1 - level) / 2)
+
+
+def stratified_bootstrap_interval(
+    metric, labels, scores, seed: int = 0, n_boot: int = 1000, level: float = LEVEL
+) -> tuple[float, float]:
+    """Percentile interval of ``metric(labels, scores)`` over resamples that draw the positives
+    and the negatives separately, each class keeping its size (TraitGym's bootstrap of a global
+    AUROC or AUPRC)."""
+    labels, scores = np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)
+    positives, negatives = np.flatnonzero(labels), np.flatnonzero(~labels)
+    if not len(positives) or not len(negatives):
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_boot):
+        rows = np.concatenate([rng.choice(positives, len(positives)),
+                               rng.choice(negatives, len(negatives))])  # fmt: skip
+        values.append(metric(labels[rows], scores[rows]))
+    return _percentiles(values, level)
+
+
+def chromosome_bootstrap_interval(
+    rows, seed: int = 0, n_boot: int = 1000, level: float = LEVEL
+) -> tuple[float, float]:
+    """Percentile interval of a by-chromosome weighted average over resamples of its
+    ``(chrom, n, metric)`` rows with replacement, the weights renormalised in each and the
+    metrics not recomputed (TraitGym's bootstrap of ``*_by_chrom``)."""
+    if not rows:
+        return math.nan, math.nan
+    n = np.array([row[1] for row in rows], dtype=float)
+    metric = np.array([row[2] for row in rows], dtype=float)
+    picks = np.random.default_rng(seed).integers(0, len(rows), size=(n_boot, len(rows)))
+    values = (n[picks] * metric[picks]).sum(axis=1) / n[picks].sum(axis=1)
+    return _percentiles(values, level)
+
+
+def paired_stratified_bootstrap_difference(
+    metric, labels, scores_a, scores_b, seed: int = 0, n_boot: int = 1000, level: float = LEVEL
+) -> tuple[float, float, float]:
+    """``(metric_a - metric_b, low, high)`` for two models' scores of the same variants, each
+    resample drawing positives and negatives separately and the SAME variants for both models."""
+    labels = np.asarray(labels, dtype=bool)
+    a, b = np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)
+    difference = metric(labels, a) - metric(labels, b)
+    low, high = stratified_bootstrap_interval(
+        lambda y, s: metric(y, a[s.astype(int)]) - metric(y, b[s.astype(int)]),
+        labels, np.arange(len(labels)), seed=seed, n_boot=n_boot, level=level,
+    )  # fmt: skip
+    return float(difference), low, high
+
+
+def _percentiles(values, level: float) -> tuple[float, float]:
+    tail = (1 - level) / 2
+    low, high = np.nanquantile(np.asarray(values, dtype=float), [tail, 1 - tail])
+    return float(low), float(high)

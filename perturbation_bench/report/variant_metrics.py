@@ -1,0 +1,137 @@
+"""The report's variant section: ranking metrics of the labelled variant tasks, with intervals.
+
+For every model and task whose samples carry a ``label`` (``perturbation_variants`` and built
+variant configs), over the labelled variants, with each task's score (``llr`` or ``abs_llr``,
+:mod:`perturbation_bench.ranking`):
+
+- ``auroc``, ``auprc`` with a stratified bootstrap 95% interval (positives and negatives
+  resampled separately), ``auroc_by_chrom``, ``auprc_by_chrom`` with a chromosome bootstrap 95%
+  interval (``report/statistics.py``); chromosomes of one class are left out and named;
+- the same four per stratum (``consequence`` and every ``--by`` column), without intervals;
+- for every two models on a task, ``AUPRC_a - AUPRC_b`` over the variants both scored (matched
+  by ``pair_id``) with a paired stratified bootstrap 95% interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pandas as pd
+
+from perturbation_bench.ranking import METRICS, by_chromosome
+from perturbation_bench.report.statistics import (
+    chromosome_bootstrap_interval,
+    paired_stratified_bootstrap_difference,
+    stratified_bootstrap_interval,
+)
+
+
+def labelled(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``pairs`` with a label (empty if no task has labels)."""
+    if "label" not in pairs.columns:
+        return pairs.iloc[0:0]
+    return pairs[pairs["label"].notna()].assign(label=lambda f: f["label"].astype(bool))
+
+
+def _metrics(group: pd.DataFrame) -> dict:
+    labels, scores, chroms = list(group["label"]), list(group["score"]), list(group["chrom"])
+    out = {name: fn(labels, scores) for name, fn in METRICS.items()}
+    for name in METRICS:
+        result = by_chromosome(name, labels, scores, chroms)
+        out[f"{name}_by_chrom"] = result.value
+        out[f"{name}_by_chrom_rows"] = result.rows
+        out["chromosomes_left_out"] = result.left_out
+    return out
+
+
+def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list[dict]:
+    """Per model and labelled task: the four metrics with their intervals (module docstring)."""
+    out = []
+    for (model, task), group in labelled(pairs).groupby(["model", "task"], sort=True):
+        values = _metrics(group)
+        row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
+               "n": len(group), "n_positive": int(group["label"].sum()),
+               "chromosomes_left_out": values["chromosomes_left_out"]}  # fmt: skip
+        for name, fn in METRICS.items():
+            row[name] = values[name]
+            row[f"{name}_95"] = list(stratified_bootstrap_interval(
+                fn, group["label"], group["score"], seed=seed, n_boot=n_boot))  # fmt: skip
+            row[f"{name}_by_chrom"] = values[f"{name}_by_chrom"]
+            row[f"{name}_by_chrom_95"] = list(chromosome_bootstrap_interval(
+                values[f"{name}_by_chrom_rows"], seed=seed, n_boot=n_boot))  # fmt: skip
+        out.append(row)
+    return out
+
+
+def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
+    """Per model, labelled task and stratum value (``consequence``, ``by``): the four metrics."""
+    out = []
+    frame = labelled(pairs)
+    for column in ("consequence", *by):
+        if column not in frame.columns:
+            continue
+        present = frame[frame[column].notna()]
+        for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
+            values = _metrics(group)
+            out.append({"model": model, "task": task, "column": column, "value": str(value),
+                        "n": len(group), "n_positive": int(group["label"].sum()),
+                        **{k: v for k, v in values.items() if not k.endswith(("_rows", "left_out"))}})  # fmt: skip
+    return out
+
+
+def auprc_differences(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list[dict]:
+    """Every two models on a labelled task: paired AUPRC difference (module docstring)."""
+    out = []
+    for task, group in labelled(pairs).groupby("task", sort=True):
+        tables = {m: g.set_index("pair_id") for m, g in group.groupby("model", sort=True)}
+        for a, b in itertools.combinations(sorted(tables), 2):
+            common = tables[a].index.intersection(tables[b].index)
+            labels = tables[a].loc[common, "label"]
+            diff, low, high = paired_stratified_bootstrap_difference(
+                METRICS["auprc"], labels, tables[a].loc[common, "score"],
+                tables[b].loc[common, "score"], seed=seed, n_boot=n_boot,
+            )  # fmt: skip
+            out.append({"task": task, "model_a": a, "model_b": b, "n_common": len(common),
+                        "auprc_difference": diff, "paired_bootstrap_95": [low, high]})  # fmt: skip
+    return out
+
+
+def markdown(summary: list[dict], strata: list[dict], differences: list[dict]) -> list[str]:
+    """The report.md lines of the variant section (none without labelled tasks)."""
+    if not summary:
+        return []
+
+    def value(x, interval=None):
+        if x is None or (isinstance(x, float) and math.isnan(x)):
+            return "n/a"
+        return f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    lines = ["", "## Variant effect (labelled variants)", "",
+             "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
+             "value. AUROC/AUPRC with stratified bootstrap 95%; by-chromosome weighted averages "
+             "with chromosome bootstrap 95%.", "",
+             "| model | task | score | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | chromosomes left out |",
+             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for r in summary:
+        lines.append(
+            f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} ({r['n_positive']}) | "
+            f"{value(r['auroc'], r['auroc_95'])} | {value(r['auprc'], r['auprc_95'])} | "
+            f"{value(r['auroc_by_chrom'], r['auroc_by_chrom_95'])} | "
+            f"{value(r['auprc_by_chrom'], r['auprc_by_chrom_95'])} | "
+            f"{', '.join(r['chromosomes_left_out']) or 'none'} |"
+        )
+    if strata:
+        lines += ["", "| model | task | column | value | n (positive) | AUROC | AUPRC |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} "
+                  f"({s['n_positive']}) | {value(s['auroc'])} | {value(s['auprc'])} |"
+                  for s in strata]  # fmt: skip
+    if differences:
+        lines += ["", "| task | A | B | common variants | AUPRC A - B | paired bootstrap 95% |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {d['task']} | {d['model_a']} | {d['model_b']} | {d['n_common']} | "
+                  f"{value(d['auprc_difference'], d['paired_bootstrap_95'])} |"
+                  for d in differences]  # fmt: skip
+    lines += ["", "![ROC curves](roc.png)", "", "![precision-recall curves](precision_recall.png)"]
+    return lines
