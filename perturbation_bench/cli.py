@@ -44,6 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
     variants.add_argument("--out", required=True, help="output folder (hub layout)")
     variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    mutations = kinds.add_parser("mutations", help="a variant table of mutations by consequence class")
+    mutations.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    annotation = mutations.add_mutually_exclusive_group(required=True)
+    annotation.add_argument("--gtf", help="annotation GTF (a .gff3/.gff name is read as GFF3)")
+    annotation.add_argument("--gff3", help="annotation GFF3")
+    mutations.add_argument("--out", required=True, help="the variant table to write (.parquet)")
+    mutations.add_argument("--classes", help="comma-separated classes (default: all)")
+    mutations.add_argument("--positive", help="classes labelled true (default: stop_gained,"
+                           "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)")  # fmt: skip
+    mutations.add_argument("--per-class", type=int, default=500, help="variants per class (default 500)")
+    mutations.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
+    mutations.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     check = commands.add_parser("validate", help="check a dataset's invariants")
     check.add_argument("path", help="a parquet file or a folder of them")
     check.add_argument("--fasta", help="also check original_sequence against this genome")
@@ -140,6 +152,8 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
 def _build(args: argparse.Namespace) -> int:
     if args.kind == "variants":
         return _build_variants(args)
+    if args.kind == "mutations":
+        return _build_mutations(args)
     from perturbation_bench.dataset.annotation import read_cds_exons
     from perturbation_bench.dataset.build import BuildSettings, build_dataset
     from perturbation_bench.dataset.codons import load_codon_table
@@ -193,6 +207,37 @@ def _build_variants(args: argparse.Namespace) -> int:
     for reason, count in sorted(excluded.items()):
         print(f"excluded {count} ({reason})")
     _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
+    return 0
+
+
+def _build_mutations(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.annotation import read_cds_exons
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.variants import mutations
+
+    def class_list(text, default):
+        names = tuple(n.strip() for n in text.split(",") if n.strip()) if text else default
+        unknown = sorted(set(names) - set(mutations.CLASSES))
+        if unknown:
+            raise OptionsError(f"unknown class(es) {', '.join(unknown)}; classes: "
+                               f"{', '.join(mutations.CLASSES)}")  # fmt: skip
+        return names
+
+    classes = class_list(args.classes, mutations.CLASSES)
+    positive = class_list(args.positive, mutations.POSITIVE)
+    if args.per_class < 1 or args.per_gene < 1:
+        raise OptionsError("--per-class and --per-gene must be at least 1")
+    exons = read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
+    chosen, summary = mutations.scan(Genome(args.fasta), exons, classes, args.per_class,
+                                     args.per_gene, args.seed, positive)  # fmt: skip
+    summary_path = mutations.write_table(chosen, summary, Path(args.out), positive)
+    print(f"wrote {len(chosen)} variants to {args.out} (summary: {summary_path})")
+    for consequence, count in summary["counts"].items():
+        print(f"  {consequence}: {count} of {summary['candidates'][consequence]} candidates")
+    for reason, count in summary["excluded"].items():
+        print(f"  excluded {count} ({reason})")
+    for note in summary["notes"]:
+        print(f"  {note}")
     return 0
 
 

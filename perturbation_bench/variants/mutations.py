@@ -1,0 +1,283 @@
+"""``perturbation-bench build mutations``: a variant table of in-silico mutations by consequence
+class, labelled by the genetic code itself, from any genome and annotation.
+
+Transcripts: the same choice and reading of the annotation as ``build syn`` (``Ensembl_canonical``,
+else the longest CDS; GTF or GFF3: ``dataset/annotation.py``). A transcript's CDS is its CDS
+exons in transcript order (reverse-complemented on the minus strand). Classes are decided by
+translating codons before and after the change with the standard genetic code (NCBI table 1,
+from Biopython; stops ``TAA``, ``TAG``, ``TGA``), with codon ``i`` the CDS bases ``3i .. 3i+2``:
+
+- ``start_lost``: a single-base change in codon 0, which must be ``ATG``;
+- ``stop_lost``: a single-base change in the last codon, which must be a stop, that makes it a
+  sense codon;
+- in every other codon (which must be a sense codon): ``stop_gained`` (the new codon is a
+  stop), ``synonymous_variant`` (same amino acid) or ``missense_variant`` (another one);
+- ``splice_donor_variant`` / ``splice_acceptor_variant``: a single-base change at intron
+  positions +1/+2 after a CDS exon that is not the last, or -2/-1 before one that is not the
+  first, only where the intron reads ``GT...AG`` on the transcript's strand;
+- ``frameshift_variant``: a 1-base deletion of a CDS base outside the first and last codons,
+  written as a VCF writes it: ``pos`` = the (1-based) position of the base before it on the
+  forward strand, ``ref`` = that base + the deleted base, ``alt`` = that base;
+- ``intergenic_variant``: a single-base change at least :data:`INTERGENIC_DISTANCE` bp from
+  every chosen transcript's CDS span (the annotation is read for its CDS records).
+
+Alleles are on the genome's forward strand, as in a VCF. Candidates are drawn with seeded
+generators: per transcript and class at most ``per_gene``, then per class at most ``per_class``
+over all transcripts; a genome position is used once at most (classes are filled in the order
+above). ``label`` is true for the ``positive`` classes, false for ``synonymous_variant``, null
+for the others. Excluded and counted: transcripts whose CDS is not a whole number of codons,
+whose phases do not continue the frame, that hold an internal stop; codons or sites holding a
+base other than A/C/G/T; introns without ``GT...AG``; transcripts on chromosomes the FASTA lacks. Same inputs and seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from perturbation_bench.dna import reverse_complement
+
+CLASSES = ("stop_gained", "start_lost", "stop_lost", "splice_donor_variant",
+           "splice_acceptor_variant", "frameshift_variant", "missense_variant",
+           "synonymous_variant", "intergenic_variant")  # fmt: skip
+POSITIVE = ("stop_gained", "start_lost", "splice_donor_variant", "splice_acceptor_variant",
+            "frameshift_variant")  # fmt: skip
+NEGATIVE = ("synonymous_variant",)
+INTERGENIC_DISTANCE = 5_000
+COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
+
+
+def standard_code() -> dict[str, str]:
+    """Codon -> amino acid (``*`` for stops) of NCBI translation table 1."""
+    from Bio.Data import CodonTable
+
+    table = CodonTable.unambiguous_dna_by_id[1]
+    return {**table.forward_table, **{codon: "*" for codon in table.stop_codons}}
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One candidate: forward-strand alleles at 1-based ``pos``, and what it is."""
+
+    chrom: str
+    pos: int
+    ref: str
+    alt: str
+    consequence: str
+    gene_id: str
+    transcript_id: str
+
+
+class Transcript:
+    """A chosen transcript's CDS and where each of its bases lies in the genome."""
+
+    def __init__(self, exons, genome) -> None:
+        self.exons = sorted(exons, key=lambda e: e.exon_rank)
+        first = self.exons[0]
+        self.chrom, self.strand = first.chrom, first.strand
+        self.transcript_id, self.gene_id = first.transcript_id, first.gene_id
+        self.positions: list[int] = []  # genome position of every CDS base, transcript order
+        pieces = []
+        for exon in self.exons:
+            bases = genome.fetch(exon.chrom, exon.start, exon.end, exon.strand)
+            pieces.append(bases)
+            span = range(exon.start, exon.end)
+            self.positions += list(span) if self.strand == "+" else list(reversed(span))
+        self.cds = "".join(pieces)
+
+    def problem(self, code: dict[str, str]) -> str | None:
+        """Why this transcript cannot be scanned (module docstring), or None."""
+        if len(self.cds) % 3 or len(self.cds) < 6:
+            return "cds_not_whole_codons"
+        if any(exon.phase != exon.expected_phase for exon in self.exons):
+            return "phase_inconsistent"
+        codons = [self.cds[i : i + 3] for i in range(3, len(self.cds) - 3, 3)]
+        if any(code.get(codon) == "*" for codon in codons):
+            return "internal_stop"
+        return None
+
+    def forward(self, base: str) -> str:
+        """A transcript-strand base on the genome's forward strand."""
+        return base if self.strand == "+" else COMPLEMENT[base]
+
+    def mutation(self, position: int, ref: str, alt: str, consequence: str) -> Mutation:
+        return Mutation(self.chrom, position + 1, self.forward(ref), self.forward(alt),
+                        consequence, self.gene_id, self.transcript_id)  # fmt: skip
+
+
+def coding_candidates(transcript: Transcript, code: dict, excluded: Counter):
+    """Every single-base coding candidate of ``transcript`` (start, stop, internal codons)."""
+    cds, last = transcript.cds, len(transcript.cds) // 3 - 1
+    for index in range(last + 1):
+        codon = cds[3 * index : 3 * index + 3]
+        if set(codon) - set("ACGT"):
+            excluded["codon_with_non_acgt_base"] += 1
+            continue
+        if index == 0 and codon != "ATG":
+            excluded["first_codon_not_atg"] += 1
+            continue
+        if index == last and code[codon] != "*":
+            excluded["last_codon_not_stop"] += 1
+            continue
+        for offset in range(3):
+            for alt in "ACGT".replace(codon[offset], ""):
+                changed = codon[:offset] + alt + codon[offset + 1 :]
+                consequence = _codon_class(index, last, code[codon], code[changed])
+                if consequence:
+                    yield transcript.mutation(transcript.positions[3 * index + offset],
+                                              codon[offset], alt, consequence)  # fmt: skip
+
+
+def _codon_class(index: int, last: int, before: str, after: str) -> str | None:
+    if index == 0:
+        return "start_lost"
+    if index == last:
+        return "stop_lost" if after != "*" else None
+    if after == "*":
+        return "stop_gained"
+    return "synonymous_variant" if after == before else "missense_variant"
+
+
+def splice_candidates(transcript: Transcript, genome, excluded: Counter):
+    """Changes at +1/+2 and -2/-1 of each intron between CDS exons that reads GT...AG."""
+    for upstream, downstream in zip(transcript.exons, transcript.exons[1:]):
+        if transcript.strand == "+":
+            donor, acceptor = [upstream.end, upstream.end + 1], [downstream.start - 2, downstream.start - 1]
+        else:
+            donor, acceptor = [upstream.start - 1, upstream.start - 2], [downstream.end + 1, downstream.end]
+        sites = donor + acceptor  # transcript order: +1, +2, -2, -1
+        bases = "".join(_transcript_base(transcript, genome, p) for p in sites)
+        if bases != "GTAG":
+            excluded["intron_not_gt_ag"] += 1
+            continue
+        for position, base, consequence in zip(sites, bases, ["splice_donor_variant"] * 2
+                                               + ["splice_acceptor_variant"] * 2):  # fmt: skip
+            for alt in "ACGT".replace(base, ""):
+                yield transcript.mutation(position, base, alt, consequence)
+
+
+def _transcript_base(transcript: Transcript, genome, position: int) -> str:
+    base = genome.fetch(transcript.chrom, position, position + 1)
+    return base if transcript.strand == "+" else reverse_complement(base)
+
+
+def frameshift_candidates(transcript: Transcript, genome):
+    """1-base deletions of CDS bases outside the first and last codons, VCF-style alleles."""
+    for index in range(3, len(transcript.cds) - 3):
+        deleted = transcript.positions[index]
+        before, base = genome.fetch(transcript.chrom, deleted - 1, deleted + 1)
+        if not {before, base} <= set("ACGT"):
+            continue
+        yield Mutation(transcript.chrom, deleted, before + base, before, "frameshift_variant",
+                       transcript.gene_id, transcript.transcript_id)  # fmt: skip
+
+
+def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Random, wanted: int):
+    """Up to ``wanted`` seeded single-base changes at least INTERGENIC_DISTANCE from every CDS
+    span, and how many positions qualified."""
+    spans = defaultdict(list)
+    for t in transcripts:
+        spans[t.chrom].append((min(t.positions), max(t.positions) + 1))
+    regions = []
+    for chrom in sorted(spans):
+        edges = sorted(spans[chrom])
+        cursor = 0
+        for start, end in edges + [(genome.length(chrom) + INTERGENIC_DISTANCE,) * 2]:
+            low, high = cursor + INTERGENIC_DISTANCE * (cursor > 0), start - INTERGENIC_DISTANCE
+            if high > low:
+                regions.append((chrom, low, high))
+            cursor = max(cursor, end)
+    total = sum(high - low for _, low, high in regions)
+    out = []
+    for offset in sorted(rng.sample(range(total), min(total, wanted * 2))) if total else []:
+        for chrom, low, high in regions:
+            if offset < high - low:
+                base = genome.fetch(chrom, low + offset, low + offset + 1)
+                if base in COMPLEMENT:
+                    alt = rng.choice("ACGT".replace(base, ""))
+                    out.append(Mutation(chrom, low + offset + 1, base, alt, "intergenic_variant", "", ""))
+                break
+            offset -= high - low
+    return out[:wanted], total
+
+
+def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3, seed: int = 0,
+         positive=POSITIVE):  # fmt: skip
+    """The sampled mutations (module docstring) and the summary (counts, candidates, exclusions)."""
+    code = standard_code()
+    by_transcript = defaultdict(list)
+    for exon in exons:
+        by_transcript[exon.transcript_id].append(exon)
+    excluded, available = Counter(), Counter()
+    pools = defaultdict(list)
+    transcripts = []
+    for transcript_id in sorted(by_transcript):
+        if by_transcript[transcript_id][0].chrom not in genome:
+            excluded["chromosome_not_in_fasta"] += 1
+            continue
+        transcript = Transcript(by_transcript[transcript_id], genome)
+        problem = transcript.problem(code)
+        if problem:
+            excluded[problem] += 1
+            continue
+        transcripts.append(transcript)
+        rng = random.Random(f"{seed}:{transcript_id}")
+        found = defaultdict(list)
+        for mutation in (*coding_candidates(transcript, code, excluded),
+                         *splice_candidates(transcript, genome, excluded),
+                         *frameshift_candidates(transcript, genome)):  # fmt: skip
+            found[mutation.consequence].append(mutation)
+        for consequence, candidates in found.items():
+            available[consequence] += len(candidates)
+            pools[consequence] += rng.sample(candidates, min(per_gene, len(candidates)))
+    notes = []
+    if "intergenic_variant" in classes:
+        pools["intergenic_variant"], available["intergenic_variant"] = intergenic_candidates(
+            genome, transcripts, random.Random(f"{seed}:intergenic"), per_class
+        )
+        if not pools["intergenic_variant"]:
+            notes.append(f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS")
+    chosen, used = [], set()
+    for consequence in [c for c in CLASSES if c in classes]:
+        pool = list(pools[consequence])
+        random.Random(f"{seed}:{consequence}").shuffle(pool)
+        picked = []
+        for mutation in pool:
+            key = (mutation.chrom, mutation.pos)
+            if key in used or len(picked) == per_class:
+                continue
+            used.add(key)
+            picked.append(mutation)
+        chosen += sorted(picked, key=lambda m: (m.chrom, m.pos, m.alt))
+    counts = Counter(m.consequence for m in chosen)
+    summary = {"counts": {c: counts[c] for c in CLASSES if c in classes},
+               "candidates": {c: available[c] for c in CLASSES if c in classes},
+               "transcripts_scanned": len(transcripts), "excluded": dict(sorted(excluded.items())),
+               "notes": notes, "settings": {"per_class": per_class, "per_gene": per_gene,
+                                            "seed": seed, "positive": list(positive)}}  # fmt: skip
+    return chosen, summary
+
+
+def write_table(mutations, summary: dict, out: Path, positive=POSITIVE) -> Path:
+    """Write the variant table (parquet) and ``<out>.summary.json`` beside it; return the summary path."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def label(consequence):
+        return True if consequence in positive else False if consequence in NEGATIVE else None
+
+    schema = pa.schema([("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
+                        ("alt", pa.string()), ("consequence", pa.string()), ("gene_id", pa.string()),
+                        ("transcript_id", pa.string()), ("label", pa.bool_())])  # fmt: skip
+    rows = [{"chrom": m.chrom, "pos": m.pos, "ref": m.ref, "alt": m.alt, "consequence": m.consequence,
+             "gene_id": m.gene_id, "transcript_id": m.transcript_id, "label": label(m.consequence)}
+            for m in mutations]  # fmt: skip
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), out)
+    path = out.with_name(out.name + ".summary.json")
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path

@@ -1,0 +1,196 @@
+"""Mutation scans by consequence class (``build mutations``): every row's class re-derived by a
+second implementation, Biopython's translation of the transcript read here line by line from
+the annotation (not with the package's reader), on a synthetic genome with spliced genes on both
+strands and on real yeast."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from Bio.Seq import Seq
+
+from perturbation_bench.cli import main
+
+INTRON = 60
+
+
+def revcomp(seq: str) -> str:
+    return str(Seq(seq).reverse_complement())
+
+
+@pytest.fixture(scope="module")
+def spliced(tmp_path_factory):
+    """One chromosome: G1 (+, 3 CDS exons of 101/110/89 bp, so phases 0, 1, 2), G2 (-, 2 exons),
+    G3 (+, one exon); introns GT...AG; 10 kb of intergenic sequence at the end."""
+    rng = random.Random(11)
+    from perturbation_bench.variants.mutations import standard_code
+
+    sense = [c for c, aa in standard_code().items() if aa != "*" and c != "ATG"]
+
+    def cds(n_codons):
+        return "ATG" + "".join(rng.choice(sense) for _ in range(n_codons - 2)) + "TAA"
+
+    def intron():
+        return "GT" + "".join(rng.choice("ACGT") for _ in range(INTRON - 4)) + "AG"
+
+    chrom = [rng.choice("ACGT") for _ in range(30_000)]
+    records = []
+    for gene, strand, at, lengths in (("G1", "+", 2000, [101, 110, 89]), ("G2", "-", 6000, [131, 109]),
+                                      ("G3", "+", 9000, [150])):  # fmt: skip
+        coding = cds(sum(lengths) // 3)
+        pieces, exons, offset, before = [], [], 0, 0
+        for k, length in enumerate(lengths):
+            exons.append((len("".join(pieces)), length, (3 - before % 3) % 3))
+            pieces.append(coding[offset : offset + length])
+            offset += length
+            before += length
+            if k < len(lengths) - 1:
+                pieces.append(intron())
+        gene_seq = "".join(pieces)
+        placed = gene_seq if strand == "+" else revcomp(gene_seq)
+        chrom[at : at + len(placed)] = list(placed)
+        for start_in_gene, length, phase in exons:
+            if strand == "+":
+                start = at + start_in_gene
+            else:
+                start = at + len(gene_seq) - start_in_gene - length
+            records.append(f'chrS\tt\tCDS\t{start + 1}\t{start + length}\t.\t{strand}\t{phase}\t'
+                           f'gene_id "{gene}"; transcript_id "{gene}.1";')  # fmt: skip
+    folder = tmp_path_factory.mktemp("spliced")
+    (folder / "g.fa").write_text(">chrS\n" + "".join(chrom) + "\n")
+    (folder / "a.gtf").write_text("\n".join(records) + "\n")
+    return folder / "g.fa", folder / "a.gtf"
+
+
+def read_fasta(path: Path) -> dict[str, str]:
+    genome, name = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith(">"):
+            name = line[1:].split()[0]
+            genome[name] = []
+        else:
+            genome[name].append(line.strip().upper())
+    return {k: "".join(v) for k, v in genome.items()}
+
+
+def cds_records(annotation: Path) -> dict[str, list[tuple]]:
+    """transcript -> [(chrom, start0, end0, strand)] in transcript order, from GTF or SGD GFF3."""
+    parts = defaultdict(list)
+    for line in annotation.read_text().splitlines():
+        fields = line.split("\t")
+        if len(fields) != 9 or fields[2] != "CDS":
+            continue
+        match = re.search(r'transcript_id "([^"]+)"', fields[8])
+        parents = [match.group(1)] if match else re.search(r"Parent=([^;]+)", fields[8]).group(1).split(",")
+        for parent in parents:
+            parts[parent].append((fields[0], int(fields[3]) - 1, int(fields[4]), fields[6]))
+    return {t: sorted(p, key=lambda r: r[1], reverse=p[0][3] == "-") for t, p in parts.items()}
+
+
+def spliced_cds(genome: dict, exons) -> tuple[str, list[int]]:
+    seq, positions = "", []
+    for chrom, start, end, strand in exons:
+        piece = genome[chrom][start:end]
+        seq += piece if strand == "+" else revcomp(piece)
+        positions += list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
+    return seq, positions
+
+
+def rederive(row: dict, genome: dict, transcripts: dict) -> str:
+    """The class of one table row, decided again from scratch."""
+    chrom, p = row["chrom"], row["pos"] - 1
+    if row["consequence"] == "intergenic_variant":
+        spans = [(min(e[1] for e in ex), max(e[2] for e in ex)) for ex in transcripts.values() if ex[0][0] == chrom]
+        far = all(p < start - 5000 or p >= end + 5000 for start, end in spans)
+        return "intergenic_variant" if far and genome[chrom][p] == row["ref"] else "not intergenic"
+    exons = transcripts[row["transcript_id"]]
+    before, positions = spliced_cds(genome, exons)
+    if len(row["ref"]) == 2 and len(row["alt"]) == 1:  # VCF deletion: the base after pos goes
+        assert genome[chrom][p : p + 2] == row["ref"]
+        mutated = dict(genome, **{chrom: genome[chrom][: p + 1] + genome[chrom][p + 2 :]})
+        inside = p + 1 in positions[3:-3]
+        return "frameshift_variant" if inside and len(before) % 3 == 0 else "not a frameshift"
+    assert genome[chrom][p] == row["ref"] and len(row["alt"]) == 1
+    mutated = dict(genome, **{chrom: genome[chrom][:p] + row["alt"] + genome[chrom][p + 1 :]})
+    after, _ = spliced_cds(mutated, exons)
+    if p not in positions:
+        strand = exons[0][3]
+        for k, (upstream, downstream) in enumerate(zip(exons, exons[1:])):
+            intron = (upstream[2], downstream[1]) if strand == "+" else (downstream[2], upstream[1])
+            text = genome[chrom][intron[0] : intron[1]]
+            text = text if strand == "+" else revcomp(text)
+            if not (text.startswith("GT") and text.endswith("AG")):
+                continue
+            from_5 = p - intron[0] if strand == "+" else intron[1] - 1 - p  # 0 = intron base +1
+            if from_5 in (0, 1):
+                return "splice_donor_variant"
+            if from_5 in (len(text) - 2, len(text) - 1):
+                return "splice_acceptor_variant"
+        return "not at a splice site"
+    index = positions.index(p) // 3
+    old, new = str(Seq(before).translate()), str(Seq(after).translate())
+    if index == 0:
+        return "start_lost" if before[:3] == "ATG" and after[:3] != "ATG" else "?"
+    if index == len(old) - 1:
+        return "stop_lost" if old[-1] == "*" and new[-1] != "*" else "?"
+    if new[index] == "*":
+        return "stop_gained"
+    return "synonymous_variant" if new == old else "missense_variant"
+
+
+def scan(tmp_path, fasta, annotation, *extra) -> pd.DataFrame:
+    out = tmp_path / "mutations.parquet"
+    flag = "--gtf" if str(annotation).endswith(".gtf") else "--gff3"
+    assert main(["build", "mutations", "--fasta", str(fasta), flag, str(annotation),
+                 "--out", str(out), *extra]) == 0  # fmt: skip
+    return pd.read_parquet(out)
+
+
+def test_every_class_on_both_strands_matches_an_independent_derivation(spliced, tmp_path):
+    fasta, gtf = spliced
+    table = scan(tmp_path, fasta, gtf, "--per-class", "40", "--per-gene", "20")
+    genome, transcripts = read_fasta(fasta), cds_records(gtf)
+    counts = table["consequence"].value_counts().to_dict()
+    assert set(counts) == {"stop_gained", "start_lost", "stop_lost", "splice_donor_variant",
+                           "splice_acceptor_variant", "frameshift_variant", "missense_variant",
+                           "synonymous_variant", "intergenic_variant"}  # fmt: skip
+    # 3 introns (2 in G1, 1 in G2) x 2 sites, one alternate per position (positions never repeat)
+    assert counts["splice_donor_variant"] == counts["splice_acceptor_variant"] == 6
+    for row in table.to_dict("records"):
+        assert rederive(row, genome, transcripts) == row["consequence"], row
+    assert set(table[table["consequence"] != "intergenic_variant"]["gene_id"]) == {"G1", "G2", "G3"}
+    assert not table.duplicated(["chrom", "pos"]).any()
+    positives = {"stop_gained", "start_lost", "splice_donor_variant", "splice_acceptor_variant",
+                 "frameshift_variant"}  # fmt: skip
+    for consequence, label in zip(table["consequence"], table["label"]):
+        expected = True if consequence in positives else False if consequence == "synonymous_variant" else None
+        assert (label is None or pd.isna(label)) if expected is None else label == expected
+
+
+def test_per_gene_and_per_class_caps_and_same_bytes_for_the_same_seed(spliced, tmp_path):
+    fasta, gtf = spliced
+    table = scan(tmp_path / "a", fasta, gtf, "--per-class", "5", "--per-gene", "2", "--classes",
+                 "missense_variant,synonymous_variant", "--seed", "3")  # fmt: skip
+    assert table["consequence"].value_counts().to_dict() == {"missense_variant": 5, "synonymous_variant": 5}
+    assert table.groupby(["gene_id", "consequence"]).size().max() <= 2
+    scan(tmp_path / "b", fasta, gtf, "--per-class", "5", "--per-gene", "2", "--classes",
+         "missense_variant,synonymous_variant", "--seed", "3")  # fmt: skip
+    files = [tmp_path / d / "mutations.parquet" for d in ("a", "b")]
+    assert files[0].read_bytes() == files[1].read_bytes()
+    summary = json.loads((tmp_path / "a" / "mutations.parquet.summary.json").read_text())
+    assert summary["counts"] == {"missense_variant": 5, "synonymous_variant": 5}
+    assert summary["candidates"]["missense_variant"] > summary["candidates"]["synonymous_variant"] > 5
+
+
+def test_unknown_classes_are_refused(spliced, tmp_path, capsys):
+    fasta, gtf = spliced
+    args = ["build", "mutations", "--fasta", str(fasta), "--gtf", str(gtf), "--out",
+            str(tmp_path / "m.parquet"), "--classes", "nonsense_variant"]  # fmt: skip
+    assert main(args) == 2
+    assert "unknown class(es) nonsense_variant" in capsys.readouterr().err
