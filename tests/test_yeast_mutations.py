@@ -122,3 +122,41 @@ def test_tiny_neural_models_report_every_metric_on_a_yeast_scan(yeast, tmp_path_
     labelled = pairs["label"].notna().to_numpy()
     margins = [a - b for (a, b), keep in zip(lls, labelled) if keep]
     assert got["auroc,pairs"] == pytest.approx(roc_auc_score(pairs["label"][labelled].astype(bool), margins))
+
+
+def test_the_report_draws_the_class_ladder_of_a_scan(yeast, scan, tmp_path):  # noqa: F811
+    from matplotlib.image import imread
+
+    from perturbation_bench.report.analysis import make_report
+    from perturbation_bench.report.variant_metrics import LADDER
+
+    metadata = {"data_dir": str(scan[1]), "config": "mutations_yeast"}
+    chain = f"fasta={yeast / 'chr2.fa'},order=3,counts={tmp_path / 'chr2-3.npz'}"
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    from perturbation_bench.paths import tasks_dir
+
+    tracker = EvaluationTracker(output_path=str(tmp_path / "run"))
+    result = simple_evaluate(model="kmer-markov", model_args=chain, tasks=[TASK], log_samples=True,
+                             task_manager=TaskManager(include_path=str(tasks_dir()),
+                                                      include_defaults=False, metadata=metadata),
+                             evaluation_tracker=tracker)  # fmt: skip
+    lls = logged_pairs(result, TASK)  # before the tracker rewrites the samples in place
+    tracker.save_results_aggregated(results={k: v for k, v in result.items() if k != "samples"},
+                                    samples=result["samples"])  # fmt: skip
+    tracker.save_results_samples(task_name=TASK, samples=result["samples"][TASK])
+    report = make_report([tmp_path / "run"], tmp_path / "report", n_boot=200)
+    ladder = report["variants"]["class_ladder"]
+    classes = [r["consequence"] for r in ladder]
+    assert classes == [c for c in LADDER if c in classes] and len(classes) == 8
+    pairs = pd.read_parquet(scan[1] / "mutations_yeast")
+    for row in ladder:  # each class's accuracy and margin, recomputed from the logged pairs
+        mine = [(a, b) for (a, b), c in zip(lls, pairs["consequence"]) if c == row["consequence"]]
+        assert row["n"] == len(mine)
+        assert row["pairwise_acc"] == pytest.approx(sum(a > b for a, b in mine) / len(mine))
+        assert row["margin_mean"] == pytest.approx(sum(a - b for a, b in mine) / len(mine))
+        assert row["bootstrap_95"][0] <= row["pairwise_acc"] <= row["bootstrap_95"][1]
+    assert imread(tmp_path / "report" / "class_ladder.png").shape[:2] == (500, 900)
+    assert "## Class ladder" in (tmp_path / "report" / "report.md").read_text()

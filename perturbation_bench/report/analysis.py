@@ -17,7 +17,8 @@ Output folder:
   its bootstrap interval, as a table and as ``context_sweep.png``;
 - ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``);
 - for labelled variant tasks, the ranking metrics with intervals, per stratum and paired
-  (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``.
+  (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
+  ``consequence`` column, the class ladder (table and ``class_ladder.png``).
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ def make_report(
             "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
             "strata": variant_metrics.ranking_strata(pairs, list(by)),
             "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
+            "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
         },
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
         "notes": notes,
@@ -205,6 +207,10 @@ def make_report(
     plots.margins(pairs, out / "margins.png")
     if report["context_sweep"]:
         plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
+    if report["variants"]["class_ladder"]:
+        ladder = report["variants"]["class_ladder"]
+        order = sorted({r["consequence"] for r in ladder}, key=variant_metrics.ladder_order)
+        plots.class_ladder(ladder, order, out / "class_ladder.png")
     if report["variants"]["summary"]:
         plots.ranking_curves(
             variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
@@ -272,7 +278,8 @@ def to_markdown(report: dict) -> str:
     ]
     variants = report["variants"]
     lines += variant_metrics.markdown(
-        variants["summary"], variants["strata"], variants["auprc_differences"]
+        variants["summary"], variants["strata"], variants["auprc_differences"],
+        variants["class_ladder"],
     )
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]

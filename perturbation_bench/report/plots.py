@@ -217,3 +217,33 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
             axes.legend(fontsize="small")
         figure.suptitle("ROC curves" if kind == "roc" else "Precision-recall curves")
         _save(figure, path)
+
+
+def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
+    """Per consequence class in ``order`` (mildest first): pairwise accuracy with bootstrap 95%
+    bars (left, chance line) and the mean margin (right, zero line); a line per model and task,
+    each with its own marker and a small offset."""
+    keys = sorted({(r["model"], r["task"]) for r in rows})
+    figure, (left, right) = plt.subplots(1, 2, figsize=SIZE)
+    for index, (model, task) in enumerate(keys):
+        series = {r["consequence"]: r for r in rows if (r["model"], r["task"]) == (model, task)}
+        present = [c for c in order if c in series]
+        xs = [order.index(c) + _shift(index, len(keys)) for c in present]
+        drawn = [series[c] for c in present]
+        marker = MARKERS[index % len(MARKERS)]
+        label = f"{Path(model).name} / {task.removeprefix('perturbation_')}"
+        left.errorbar(xs, [r["pairwise_acc"] for r in drawn], marker=marker, capsize=4, label=label,
+                      yerr=_error_bars(drawn, "bootstrap_95"))  # fmt: skip
+        right.plot(xs, [r["margin_mean"] for r in drawn], marker=marker, label=label)
+    _chance(left)
+    right.axhline(0, color="black", linestyle="--", linewidth=1)
+    for axes in (left, right):
+        axes.set_xticks(range(len(order)), [c.removesuffix("_variant") for c in order],
+                        rotation=45, ha="right")  # fmt: skip
+        axes.set_xlabel("consequence class (mildest first)")
+    left.set_ylim(0.0, 1.0)
+    left.set_ylabel("pairwise accuracy (reference preferred)")
+    right.set_ylabel("mean margin LL(ref) - LL(alt) (nats)")
+    left.legend(fontsize="small")
+    figure.suptitle("Class ladder (bootstrap 95% intervals)")
+    _save(figure, path)

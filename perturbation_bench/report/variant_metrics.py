@@ -10,6 +10,10 @@ variant configs), over the labelled variants, with each task's score (``llr`` or
 - the same four per stratum (``consequence`` and every ``--by`` column), without intervals;
 - for every two models on a task, ``AUPRC_a - AUPRC_b`` over the variants both scored (matched
   by ``pair_id``) with a paired stratified bootstrap 95% interval.
+
+And for every task with a ``consequence`` column (labelled or not), the class ladder: pairwise
+accuracy (reference preferred) per class with its bootstrap 95% interval and the mean margin,
+classes in :data:`LADDER` order (the others after, alphabetically).
 """
 
 from __future__ import annotations
@@ -21,10 +25,40 @@ import pandas as pd
 
 from perturbation_bench.ranking import METRICS, by_chromosome
 from perturbation_bench.report.statistics import (
+    bootstrap_interval,
     chromosome_bootstrap_interval,
     paired_stratified_bootstrap_difference,
     stratified_bootstrap_interval,
 )
+
+
+LADDER = ("intergenic_variant", "synonymous_variant", "missense_variant", "stop_lost",
+          "start_lost", "splice_acceptor_variant", "splice_donor_variant", "frameshift_variant",
+          "stop_gained")  # fmt: skip
+"""From the mildest class to the most disruptive."""
+
+
+def ladder_order(value: str) -> tuple[int, str]:
+    """Sort key: :data:`LADDER` classes in order, the others after them alphabetically."""
+    return (LADDER.index(value), "") if value in LADDER else (len(LADDER), value)
+
+
+def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list[dict]:
+    """Per model, task and consequence class: n, pairwise accuracy, its bootstrap 95%, mean margin."""
+    if "consequence" not in pairs.columns:
+        return []
+    out = []
+    present = pairs[pairs["consequence"].notna()]
+    for (model, task), group in present.groupby(["model", "task"], sort=True):
+        classes = sorted(group["consequence"].unique(), key=ladder_order)
+        for consequence in classes:
+            rows = group[group["consequence"] == consequence]
+            out.append({"model": model, "task": task, "consequence": consequence, "n": len(rows),
+                        "pairwise_acc": float(rows["correct"].mean()),
+                        "bootstrap_95": list(bootstrap_interval(rows["correct"].to_numpy(),
+                                                                seed=seed, n_boot=n_boot)),
+                        "margin_mean": float(rows["margin"].mean())})  # fmt: skip
+    return out
 
 
 def labelled(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -97,17 +131,28 @@ def auprc_differences(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) ->
     return out
 
 
-def markdown(summary: list[dict], strata: list[dict], differences: list[dict]) -> list[str]:
-    """The report.md lines of the variant section (none without labelled tasks)."""
+def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
+             ladder: list[dict]) -> list[str]:  # fmt: skip
+    """The report.md lines of the variant section (none without variant tasks)."""
+    lines = []
+    if ladder:
+        lines += ["", "## Class ladder", "",
+                  "Pairwise accuracy (reference window preferred) per consequence class, mildest first.", "",
+                  "| model | task | class | n | pairwise_acc % | bootstrap 95% | margin mean |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {r['model']} | {r['task']} | {r['consequence']} | {r['n']} | "
+                  f"{100 * r['pairwise_acc']:.2f} | [{100 * r['bootstrap_95'][0]:.2f}, "
+                  f"{100 * r['bootstrap_95'][1]:.2f}] | {r['margin_mean']:.3f} |" for r in ladder]  # fmt: skip
+        lines += ["", "![class ladder](class_ladder.png)"]
     if not summary:
-        return []
+        return lines
 
     def value(x, interval=None):
         if x is None or (isinstance(x, float) and math.isnan(x)):
             return "n/a"
         return f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
-    lines = ["", "## Variant effect (labelled variants)", "",
+    lines += ["", "## Variant effect (labelled variants)", "",
              "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
              "value. AUROC/AUPRC with stratified bootstrap 95%; by-chromosome weighted averages "
              "with chromosome bootstrap 95%.", "",
