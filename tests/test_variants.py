@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -223,7 +222,7 @@ def expected_metrics(lls, labels, chroms, score="llr") -> dict:
         "auroc": roc_auc_score(labels, scores),
         "auprc": average_precision_score(labels, scores),
         **{f"{metric}_by_chrom": sum(
-            (chroms == c).sum() * fn([l for l, k in zip(labels, chroms) if k == c],
+            (chroms == c).sum() * fn([y for y, k in zip(labels, chroms) if k == c],
                                      [s for s, k in zip(scores, chroms) if k == c])
             for c in sorted(set(chroms))) / len(chroms)
            for metric, fn in (("auroc", roc_auc_score), ("auprc", average_precision_score))},

@@ -20,9 +20,10 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
 4. Guards: unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other
    token and counted (log and results: ``unknown_tokens`` in the results' config); an unknown
    token of A/C/G/T alone stops the run (:class:`TokenizationError`: the tokenizer or preset does
-   not fit the data, ``models/tokens.py``); ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is
-   the first token as in the reference scorer (an empty context still starts from the
-   ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True`` with a prefix logs a warning.
+   not fit the data, ``models/tokens.py``); ``add_bos_token`` defaults to False, so a literal
+   DNA prefix (``<dna>``, ``<s>``) is the first token as in the reference scorer (an empty
+   context still starts from the ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True``
+   with a prefix logs a warning.
    Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
    neither a folder nor a hub id: ``models/arguments.py``) are one-line user errors, raised
    before any weight is read.

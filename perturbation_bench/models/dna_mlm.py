@@ -44,8 +44,8 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
-from perturbation_bench.dna import changed_span
 from perturbation_bench.active_models import announce
+from perturbation_bench.dna import changed_span
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.arguments import (
     check_batch_size,

@@ -31,7 +31,6 @@ from perturbation_bench.report.statistics import (
     stratified_bootstrap_interval,
 )
 
-
 LADDER = ("intergenic_variant", "synonymous_variant", "missense_variant", "stop_lost",
           "start_lost", "splice_acceptor_variant", "splice_donor_variant", "frameshift_variant",
           "stop_gained")  # fmt: skip
