@@ -56,6 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     mutations.add_argument("--per-class", type=int, default=500, help="variants per class (default 500)")
     mutations.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
     mutations.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    saturation = kinds.add_parser("saturation", help="every base of regions to each other base")
+    saturation.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    saturation.add_argument("--region", action="append", default=[], metavar="CHROM:START-END",
+                            help="1-based, both ends included (repeatable)")  # fmt: skip
+    saturation.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
+    saturation.add_argument("--out", required=True, help="the variant table to write (.parquet)")
     check = commands.add_parser("validate", help="check a dataset's invariants")
     check.add_argument("path", help="a parquet file or a folder of them")
     check.add_argument("--fasta", help="also check original_sequence against this genome")
@@ -154,6 +160,8 @@ def _build(args: argparse.Namespace) -> int:
         return _build_variants(args)
     if args.kind == "mutations":
         return _build_mutations(args)
+    if args.kind == "saturation":
+        return _build_saturation(args)
     from perturbation_bench.dataset.annotation import read_cds_exons
     from perturbation_bench.dataset.build import BuildSettings, build_dataset
     from perturbation_bench.dataset.codons import load_codon_table
@@ -238,6 +246,21 @@ def _build_mutations(args: argparse.Namespace) -> int:
         print(f"  excluded {count} ({reason})")
     for note in summary["notes"]:
         print(f"  {note}")
+    return 0
+
+
+def _build_saturation(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.variants import saturation
+
+    regions = [saturation.parse_region(text) for text in args.region]
+    regions += saturation.read_bed(args.bed) if args.bed else []
+    if not regions:
+        raise OptionsError("build saturation needs --region CHROM:START-END or --bed FILE")
+    rows, summary = saturation.saturation_rows(Genome(args.fasta), regions)
+    summary_path = saturation.write_saturation(rows, summary, args.out)
+    print(f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
+          f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out")  # fmt: skip
     return 0
 
 
