@@ -57,3 +57,48 @@ def test_bad_regions_are_refused_in_one_line(fasta, tmp_path, capsys, region, me
     assert main(["build", "saturation", "--fasta", str(fasta), "--region", region,
                  "--out", str(tmp_path / "s.parquet")]) == 2  # fmt: skip
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def saturation_pairs(tmp_path_factory):
+    """A 12-base saturation scan (36 variants) in 64 bp windows, and a random masked model."""
+    import random
+
+    from perturbation_bench.random_models import (
+        as_masked_lm_tokenizer,
+        save_random_bert,
+        single_nucleotide_tokenizer,
+    )
+
+    root = tmp_path_factory.mktemp("saturation")
+    rng = random.Random(4)
+    (root / "g.fa").write_text(">chr1\n" + "".join(rng.choice("ACGT") for _ in range(400)) + "\n")
+    assert main(["build", "saturation", "--fasta", str(root / "g.fa"), "--region", "chr1:190-201",
+                 "--out", str(root / "s.parquet")]) == 0  # fmt: skip
+    assert main(["build", "variants", "--variants", str(root / "s.parquet"), "--fasta",
+                 str(root / "g.fa"), "--config", "sat", "--out", str(root / "out"),
+                 "--window", "64"]) == 0  # fmt: skip
+    model = save_random_bert(root / "mlm", as_masked_lm_tokenizer(single_nucleotide_tokenizer()))
+    return root / "out", str(model)
+
+
+@pytest.mark.parametrize("rc_average, passes", [(False, 12), (True, 24)])
+def test_dna_mlm_runs_one_pass_per_distinct_masked_input(saturation_pairs, caplog, rc_average, passes):
+    """3n pairs of a saturation scan: n masked inputs (2n with rc_average), the same values."""
+    import logging
+
+    from dna_fixtures import evaluate
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    data, model = saturation_pairs
+    metadata = {"data_dir": str(data), "config": "sat", "rc_average": rc_average}
+    with caplog.at_level(logging.INFO):
+        shared = evaluate(model, ["perturbation_variants"], metadata, model="dna-mlm")
+    inputs = 36 * (2 if rc_average else 1)
+    assert f"dna-mlm: {inputs} masked inputs, {passes} distinct (one forward pass each)" in caplog.text
+    plain = evaluate(model, ["perturbation_variants"], metadata, model="dna-mlm", dedupe="false")
+    got, expected = (logged_pairs(r, "perturbation_variants") for r in (shared, plain))
+    assert [x for pair in got for x in pair] == pytest.approx([x for pair in expected for x in pair], abs=1e-5)
+    assert shared["results"]["perturbation_variants"]["pairwise_acc,pairs"] == (
+        plain["results"]["perturbation_variants"]["pairwise_acc,pairs"]
+    )

@@ -22,7 +22,12 @@ is scored on its own) and scores each pair ``(o, p)`` of continuations after the
    that do, each run scored in its own window centred on it (every masked position is masked in
    every window that contains it, and scored exactly once). Windowing is logged with counts.
 5. ``D`` empty (identical sequences): both LLs are 0, a tie, which counts as wrong.
-6. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
+6. Identical inputs once (``dedupe``, default true): masked inputs with the same tokens and the
+   same masked positions, from any documents of the run (the three alternates of a saturation
+   scan's position, variants sharing a site), are run once and every read of every request is
+   taken from that pass. With several processes each process does this for its own documents
+   (lm-eval splits documents among processes; duplicates on two processes run on both).
+7. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
    counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
    alone stops the run (``models/tokens.py``).
 
@@ -97,6 +102,18 @@ def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int
     return out
 
 
+def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
+    """One input per distinct token list (masks included), carrying the reads of all of them."""
+    merged: dict[tuple[int, ...], MaskedInput] = {}
+    for item in inputs:
+        key = tuple(item.ids)
+        if key in merged:
+            merged[key].reads += item.reads
+        else:
+            merged[key] = MaskedInput(item.ids, list(item.reads))
+    return list(merged.values())
+
+
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
     """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
     return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
@@ -118,6 +135,7 @@ class DnaMaskedLM(DataParallel, LM):
         trust_remote_code, revision: as for transformers.
         plugin: a package to import, whose ``register_auto_classes()`` registers its models
             with transformers before loading (GPN: ``plugin=gpn``).
+        dedupe: run identical masked inputs once (rule 6; default true).
     """
 
     def __init__(
@@ -131,6 +149,7 @@ class DnaMaskedLM(DataParallel, LM):
         trust_remote_code: bool = False,
         revision: str | None = None,
         plugin: str | None = None,
+        dedupe: bool | str = True,
         **unused,
     ) -> None:
         install_excepthook()
@@ -141,6 +160,9 @@ class DnaMaskedLM(DataParallel, LM):
         unused.pop("max_batch_size", None)
         if unused:
             raise OptionsError(f"dna-mlm does not take {', '.join(sorted(unused))}")
+        if str(dedupe).lower() not in ("true", "false"):
+            raise OptionsError(f"dedupe must be true or false, got {dedupe!r}")
+        self.dedupe = str(dedupe).lower() == "true"
         check_model_source(pretrained)
         if tokenizer is not None:
             check_model_source(tokenizer, "tokenizer")
@@ -191,6 +213,11 @@ class DnaMaskedLM(DataParallel, LM):
                 len(requests) // 2,
                 self.max_length,
             )
+        if self.dedupe:
+            distinct = merge_identical(inputs)
+            log.info("dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
+                     len(inputs), len(distinct))  # fmt: skip
+            inputs = distinct
         totals = [0.0] * len(requests)
         for index, log_prob in self._score(inputs, disable_tqdm):
             totals[index] += log_prob
