@@ -87,6 +87,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario", action="append", default=[], help="with --sharing: only this scenario"
     )
+    parser.add_argument(
+        "--saturation",
+        action="store_true",
+        help="instead: a saturation scan with dedupe off and on (perturbation_bench/saturation_bench.py)",
+    )
+    parser.add_argument(
+        "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,9 +146,11 @@ def measure(
     dtype: str,
     batch_size: str,
     model_args: dict | None = None,
+    task: str | None = None,
 ) -> Measurement:
     """Run one method in this process (called in a fresh child process by :func:`run`);
-    ``model_args`` go to the lm-eval model (e.g. ``share_prefix``)."""
+    ``model_args`` go to the lm-eval model (e.g. ``share_prefix``); ``task``: default the
+    custom task."""
     import torch
 
     if device.startswith("cuda"):
@@ -150,8 +160,9 @@ def measure(
         lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
         lls, seconds = _score_lm_eval(
-            method, model, metadata, pairs, device, dtype, batch_size, model_args or {}, before
-        )
+            method, model, metadata, pairs, device, dtype, batch_size, model_args or {}, before,
+            task or TASK,
+        )  # fmt: skip
     peak = _peak_bytes(device)
     return Measurement(method, lls, seconds, peak, tokens, peak - before.get("peak", peak))
 
@@ -204,6 +215,7 @@ def _score_lm_eval(
     batch_size: str,
     model_args: dict,
     before: dict,
+    task: str = TASK,
 ):
     """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring."""
     from lm_eval import simple_evaluate
@@ -232,10 +244,10 @@ def _score_lm_eval(
     before["peak"] = _peak_bytes(device)
     start = time.perf_counter()
     result = simple_evaluate(
-        model=lm, tasks=[TASK], task_manager=manager, log_samples=True, limit=pairs
+        model=lm, tasks=[task], task_manager=manager, log_samples=True, limit=pairs
     )
     seconds = time.perf_counter() - start
-    return logged_pairs(result, TASK), seconds
+    return logged_pairs(result, task), seconds
 
 
 def _encoder(model_path: str):

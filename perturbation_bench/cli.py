@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument(
         "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
     )
+    report.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
+    report.add_argument("--gff3", help="the same, from a GFF3")
     from perturbation_bench import check as dry_run
 
     dry_run.add_arguments(
@@ -107,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
             from perturbation_bench import sharing_bench
 
             return sharing_bench.run(args)
+        if args.saturation:
+            from perturbation_bench import saturation_bench
+
+            return saturation_bench.run(args)
         return bench.run(args)
     except UserInputError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)
@@ -330,7 +336,14 @@ def _validate(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from perturbation_bench.report.analysis import make_report
 
-    report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap)
+    features = []
+    if args.gtf or args.gff3:
+        from perturbation_bench.dataset.annotation import read_cds_exons
+
+        exons = read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
+        features = [(exon.chrom, exon.start, exon.end) for exon in exons]
+    report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
+                         features=features)  # fmt: skip
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
         print(

@@ -102,3 +102,85 @@ def test_dna_mlm_runs_one_pass_per_distinct_masked_input(saturation_pairs, caplo
     assert shared["results"]["perturbation_variants"]["pairwise_acc,pairs"] == (
         plain["results"]["perturbation_variants"]["pairwise_acc,pairs"]
     )
+
+
+@pytest.fixture(scope="module")
+def causal_model(tmp_path_factory):
+    from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
+
+    return str(save_random_llama(tmp_path_factory.mktemp("lm") / "m", single_nucleotide_tokenizer()))
+
+
+def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(saturation_pairs, causal_model, caplog):
+    """12 positions x 3 alternates: 12 groups of 4 distinct sequences (the reference once), one
+    prefix pass each, the same values as pair-by-pair scoring."""
+    import logging
+
+    from dna_fixtures import evaluate
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    data, _ = saturation_pairs
+    metadata = {"data_dir": str(data), "config": "sat"}
+    with caplog.at_level(logging.INFO):
+        grouped = evaluate(causal_model, ["perturbation_variants"], metadata, model="dna-hf")
+    assert "12 piece groups share a prefix (one prefix pass each, 48 pieces)" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        pairwise = evaluate(causal_model, ["perturbation_variants"], metadata, model="dna-hf",
+                            dedupe="false")  # fmt: skip
+    assert "36 piece groups share a prefix (one prefix pass each, 72 pieces)" in caplog.text
+    got, expected = (logged_pairs(r, "perturbation_variants") for r in (grouped, pairwise))
+    for a, b in zip(got, expected, strict=True):
+        assert a == pytest.approx(b, rel=1e-6, abs=1e-3)
+
+
+@pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
+def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp_path, model):
+    """lm-eval splits the documents among processes; each dedupes its own share."""
+    import sys
+    from pathlib import Path
+
+    from dna_fixtures import assert_same_results, evaluate, launch
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    data, masked = saturation_pairs
+    path = causal_model if model == "dna-hf" else masked
+    single = evaluate(path, ["perturbation_variants"], {"data_dir": str(data), "config": "sat"},
+                      model=model)  # fmt: skip
+    out = tmp_path / "dp.json"
+    launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+            str(Path(__file__).with_name("dp_driver.py")), path, str(data), str(out), model,
+            "perturbation_variants", json.dumps({"config": "sat"})])  # fmt: skip
+    parallel = json.loads(out.read_text())
+    assert_same_results(parallel["results"], single["results"]["perturbation_variants"])
+    for a, b in zip(parallel["lls"], logged_pairs(single, "perturbation_variants"), strict=True):
+        assert a == pytest.approx(list(b), rel=1e-6, abs=1e-3)
+
+
+def test_the_saturation_map_draws_every_llr_where_it_belongs(monkeypatch, tmp_path):
+    import math
+
+    from perturbation_bench.report import plots
+
+    kept = []
+    monkeypatch.setattr(plots.plt, "close", kept.append)
+    reference = "ACGTA"
+    rows = pd.DataFrame([
+        {"model": "m", "chrom": "1", "pos": 101 + i, "ref": ref, "alt": alt,
+         "margin": -(10 * i + "ACGT".index(alt))}  # LLR = -margin = 10 i + index of alt
+        for i, ref in enumerate(reference) for alt in "ACGT" if alt != ref
+    ])  # fmt: skip
+    plots.saturation_map(rows, "1:101-105", tmp_path / "map.png", features=[("chr1", 102, 104)])
+    (figure,) = kept
+    grid = figure.axes[0].images[0].get_array()
+    for i, ref in enumerate(reference):
+        for b, base in enumerate("ACGT"):
+            value = float(grid[b, i])
+            assert math.isnan(value) if base == ref else value == 10 * i + b
+    (track,) = [a for a in figure.axes if a.get_ylabel() == "mean LLR"]
+    assert [t.get_text() for t in track.get_xticklabels()] == list(reference)
+    from matplotlib.colors import to_rgb
+
+    spans = [p for p in track.patches if tuple(p.get_facecolor()[:3]) == to_rgb("orange")]
+    assert len(spans) == 1  # the CDS exon [102, 104) 0-based holds positions 103 and 104
+    assert (tmp_path / "map.png").is_file() and (tmp_path / "map.svg").is_file()

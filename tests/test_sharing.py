@@ -45,7 +45,7 @@ def shared_and_plain(path, data, metadata=None, **model_args):
 
 
 def sharing_counts(text: str) -> tuple[int, int]:
-    shared = sum(int(n) for n in re.findall(r"(\d+) piece pairs share a prefix", text))
+    shared = sum(int(n) for n in re.findall(r"(\d+) piece groups share a prefix", text))
     reused = sum(int(n) for n in re.findall(r"(\d+) identical pieces scored once", text))
     return shared, reused
 

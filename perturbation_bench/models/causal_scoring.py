@@ -1,17 +1,20 @@
-"""Causal LM scoring that computes what the two sequences of a pair share only once.
+"""Causal LM scoring that computes what sequences share only once.
 
 A *piece* is a token list ``T`` scored from ``first_target`` on:
 ``LL = sum over t >= first_target of log p(T[t] | T[:t])`` (the model reads ``T[:-1]``). A
-request is one piece, or several with sliding windows. For the two requests of a pair (the
-original and the perturbed sequence; with ``rc_average`` each strand's pair too) the pieces are
-matched window by window:
+request is one piece, or several with sliding windows. Requests are scored in *groups*: the two
+of a pair (the original and the perturbed sequence; with ``rc_average`` each strand's pair too),
+or with ``dedupe`` every set of pairs linked by identical requests (a reference window and all
+its alternates: a saturation scan's three per position, variants sharing a site), each
+identical request scored once for all its owners. A group's pieces are matched window by window:
 
-- identical pieces (a window that ends before the change) are scored once, for both;
-- pieces with a common prefix of ``P`` input tokens, when sharing pays (``P >= MIN_SHARED`` and
-  ``P >= MIN_FRACTION`` of the input), are scored by running the prefix once, keeping its
-  key/value cache, then each sequence's remainder on that cache (the cache is cropped back to
-  ``P`` in between). Cost ``P + 2 (n - P)`` instead of ``2 n`` token passes: an ideal speed-up
-  of ``2 / (2 - p)`` for ``p = P / n``;
+- identical pieces (a window that ends before the change) are scored once, for all owners;
+- distinct pieces with a common prefix of ``P`` input tokens, when sharing pays (``P >=
+  MIN_SHARED`` and the predicted speed-up of :func:`predicted_speedup` reaches
+  ``MIN_SPEEDUP``), are scored by running the prefix once, keeping its key/value cache, then
+  every piece's remainder on that cache (one pass on a repeated cache when the remainders have
+  one length, else one pass each, the cache cropped back to ``P`` in between). Cost
+  ``P + k (n - P)`` instead of ``k n`` token passes for ``k`` pieces of ``n`` inputs;
 - everything else is scored plainly, batched by length with right padding (a causal model's
   real positions never see the padding after them).
 
@@ -60,8 +63,8 @@ def shared_inputs(a: Piece, b: Piece) -> int:
     return shared
 
 
-def predicted_speedup(shared: int, a: Piece, b: Piece, hidden_size: int) -> float:
-    """Cost of scoring two pieces plainly / with their ``shared`` prefix computed once.
+def predicted_speedup(shared: int, *pieces: Piece, hidden_size: int) -> float:
+    """Cost of scoring ``pieces`` plainly / with their ``shared`` prefix computed once.
 
     Per layer, a token costs ~12 h^2 in the linear layers and ~2 h per token it attends to, so
     attention weighs ``x = 1 / (6 h)`` against a token's linear cost. Plain: each piece of ``n``
@@ -70,31 +73,65 @@ def predicted_speedup(shared: int, a: Piece, b: Piece, hidden_size: int) -> floa
     kernels without causal blocking on a rectangle (CPU) pay in full.
     """
     x = 1.0 / (6.0 * hidden_size)
-    plain = sum(n + x * n * n / 2 for n in (len(a.tokens) - 1, len(b.tokens) - 1))
+    lengths = [len(piece.tokens) - 1 for piece in pieces]
+    plain = sum(n + x * n * n / 2 for n in lengths)
     with_prefix = shared + x * shared * shared / 2
-    for n in (len(a.tokens) - 1, len(b.tokens) - 1):
+    for n in lengths:
         with_prefix += (n - shared) * (1 + x * n)
     return plain / with_prefix
 
 
-def worth_sharing(shared: int, a: Piece, b: Piece, hidden_size: int) -> bool:
+def worth_sharing(shared: int, *pieces: Piece, hidden_size: int) -> bool:
     """The cost rule: share when the prefix is long enough and the predicted speed-up pays."""
-    return shared >= MIN_SHARED and predicted_speedup(shared, a, b, hidden_size) >= MIN_SPEEDUP
+    return shared >= MIN_SHARED and predicted_speedup(shared, *pieces, hidden_size=hidden_size) >= MIN_SPEEDUP
 
 
 @dataclass
 class Plan:
-    """What to run: pieces scored on their own, each with the requests it counts for (two when
-    a pair's pieces are identical), and the shared-prefix jobs
-    ``(P, piece_a, piece_b, request_a, request_b)``."""
+    """What to run: pieces scored on their own, each with the requests it counts for, and the
+    shared-prefix jobs ``(P, pieces, owners of each piece)``."""
 
     singles: list[tuple[Piece, list[int]]]
-    shared: list[tuple[int, Piece, Piece, int, int]]
+    shared: list[tuple[int, list[Piece], list[list[int]]]]
 
     def input_tokens(self) -> int:
-        """Token passes this plan costs (a shared job: its prefix once, both remainders)."""
+        """Token passes this plan costs (a shared job: its prefix once, every remainder)."""
         plain = sum(len(piece.tokens) - 1 for piece, _ in self.singles)
-        return plain + sum(len(a.tokens) + len(b.tokens) - 2 - p for p, a, b, _, _ in self.shared)
+        return plain + sum(p + sum(len(q.tokens) - 1 - p for q in pieces)
+                           for p, pieces, _ in self.shared)  # fmt: skip
+
+
+def request_groups(pieces, pairs, dedupe: bool) -> tuple[list[list[int]], dict[int, list[int]]]:
+    """The groups of scored requests (module docstring) and the owners of each scored request.
+
+    Without ``dedupe`` a group is a pair and every request is scored for itself; with it, each
+    distinct piece list is scored once for every request that has it (its owners), and pairs
+    that share a scored request join one group.
+    """
+    scored = list(range(len(pieces)))
+    if dedupe:
+        first = {}
+        scored = [first.setdefault(tuple(request), index) for index, request in enumerate(pieces)]
+    owners = defaultdict(list)
+    for index, target in enumerate(scored):
+        owners[target].append(index)
+    parent = {}
+
+    def root(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        parent[root(scored[a])] = root(scored[b])
+    groups = defaultdict(set)
+    for member in list(parent):
+        groups[root(member)].add(member)
+    grouped = [sorted(members) for _, members in sorted(groups.items())]
+    in_groups = set(parent)
+    alone = [[target] for target in sorted(owners) if target not in in_groups]
+    return grouped + alone, dict(owners)
 
 
 def plan(
@@ -102,29 +139,33 @@ def plan(
     pairs: list[tuple[int, int]],
     hidden_size: int,
     can_share=lambda: True,
+    dedupe: bool = False,
 ) -> Plan:
-    """Match each pair's pieces window by window (module docstring): identical pieces once,
+    """Match each group's pieces window by window (module docstring): identical pieces once,
     prefixes shared where :func:`worth_sharing` (and ``can_share()``), the rest plainly."""
     work = Plan([], [])
-    paired = set()
-    for first, second in pairs:
-        paired.update((first, second))
-        for k in range(max(len(pieces[first]), len(pieces[second]))):
-            a = pieces[first][k] if k < len(pieces[first]) else None
-            b = pieces[second][k] if k < len(pieces[second]) else None
-            if a is not None and a == b:
-                work.singles.append((a, [first, second]))
+    groups, owners = request_groups(pieces, pairs, dedupe)
+    singles: dict = {} if dedupe else None
+    for members in groups:
+        for k in range(max(len(pieces[m]) for m in members)):
+            distinct: dict[Piece, list[int]] = {}
+            for m in members:
+                if k < len(pieces[m]):
+                    distinct.setdefault(pieces[m][k], []).extend(owners[m])
+            found = list(distinct)
+            shared = min((shared_inputs(found[0], q) for q in found[1:]), default=0)
+            if len(found) > 1 and shared and worth_sharing(
+                shared, *found, hidden_size=hidden_size
+            ) and can_share():
+                work.shared.append((shared, found, [distinct[q] for q in found]))
                 continue
-            shared = shared_inputs(a, b) if a is not None and b is not None else 0
-            if shared and worth_sharing(shared, a, b, hidden_size) and can_share():
-                work.shared.append((shared, a, b, first, second))
-                continue
-            work.singles += [
-                (piece, [owner]) for piece, owner in ((a, first), (b, second)) if piece
-            ]
-    for index, request_pieces in enumerate(pieces):
-        if index not in paired:
-            work.singles += [(piece, [index]) for piece in request_pieces]
+            for piece in found:
+                if singles is None:
+                    work.singles.append((piece, distinct[piece]))
+                else:
+                    singles.setdefault(piece, []).extend(distinct[piece])
+    if singles is not None:
+        work.singles = list(singles.items())
     return work
 
 
@@ -137,13 +178,15 @@ class CausalScorer:
         batch_size: pieces (or prefixes) per forward pass.
         share: use shared prefixes and identical-piece reuse.
         progress: show a progress bar over the pieces.
+        dedupe: score identical requests once and group pairs that share one.
     """
 
     def __init__(
-        self, model, device, batch_size: int, share: bool = True, progress: bool = False
-    ) -> None:
+        self, model, device, batch_size: int, share: bool = True, progress: bool = False,
+        dedupe: bool = False,
+    ) -> None:  # fmt: skip
         self.model, self.device, self.batch_size, self.share = model, device, batch_size, share
-        self.progress = progress
+        self.progress, self.dedupe = progress, dedupe
         self.decoder, self.head = _split_output_layer(model)
         self._fallback_logged = False
         parameters = inspect.signature(self.decoder.forward).parameters if self.decoder else {}
@@ -155,12 +198,13 @@ class CausalScorer:
         """``(LL, all targets greedy)`` per request, from its ``pieces`` (``pairs``: indices of
         requests whose pieces are matched window by window)."""
         hidden = getattr(self.model.config, "hidden_size", None) or 1024
-        work = plan(pieces, pairs if self.share else [], hidden, self._cache_reusable)
-        if self.share:
+        work = plan(pieces, pairs if self.share else [], hidden, self._cache_reusable, self.dedupe)
+        if self.share or self.dedupe:
             log.info(
-                "dna-hf: %d piece pairs share a prefix (one prefix pass each), %d identical "
-                "pieces scored once for two requests, %d pieces scored plainly",
+                "dna-hf: %d piece groups share a prefix (one prefix pass each, %d pieces), %d "
+                "identical pieces scored once for several requests, %d pieces scored plainly",
                 len(work.shared),
+                sum(len(found) for _, found, _ in work.shared),
                 sum(len(owners) > 1 for _, owners in work.singles),
                 len(work.singles),
             )
@@ -181,8 +225,9 @@ class CausalScorer:
             for (_, owners), result in zip(work.singles, self._score_singles(work.singles, bar)):
                 for owner in owners:
                     add(owner, result)
-            for owner, result in self._score_shared(work.shared, bar):
-                add(owner, result)
+            for owners, result in self._score_shared(work.shared, bar):
+                for owner in owners:
+                    add(owner, result)
         return list(zip(totals, greedy))
 
     def _cache_reusable(self) -> bool:
@@ -219,50 +264,52 @@ class CausalScorer:
         return results
 
     @torch.no_grad()
-    def _score_shared(self, jobs: list, bar) -> Iterator[tuple[int, tuple[float, bool]]]:
+    def _score_shared(self, jobs: list, bar) -> Iterator[tuple[list[int], tuple[float, bool]]]:
+        """``(owners, result)`` for every part of every shared job, batched by shape."""
         groups = defaultdict(list)
         for job in jobs:
-            shared, a, b = job[:3]
-            groups[(shared, len(a.tokens), len(b.tokens))].append(job)
-        for (shared, _, _), group in sorted(groups.items()):
+            shared, found, _ = job
+            groups[(shared, tuple(len(piece.tokens) for piece in found))].append(job)
+        for (shared, _), group in sorted(groups.items()):
             for start in range(0, len(group), self.batch_size):
                 yield from self._score_shared_batch(shared, group[start : start + self.batch_size])
                 bar.update(len(group[start : start + self.batch_size]))
 
     def _score_shared_batch(self, shared: int, batch: list):
-        prefix = torch.tensor([job[1].tokens[:shared] for job in batch], device=self.device)
+        prefix = torch.tensor([job[1][0].tokens[:shared] for job in batch], device=self.device)
         output = self.decoder(input_ids=prefix, use_cache=True)
         cache = getattr(output, "cache", None) or output.past_key_values
         prefix_states = output.last_hidden_state
-        for row, (_, a, _, first, second) in enumerate(batch):
-            # positions before the last prefix one predict prefix tokens: the same for both
-            start = a.first_target - 1
-            if start < shared - 1:
-                common = self._target_log_probs(prefix_states[row, start : shared - 1],
-                                                a.tokens[start + 1 : shared])  # fmt: skip
-                yield first, common
-                yield second, common
-        if len(batch[0][1].tokens) == len(batch[0][2].tokens):  # both remainders in one pass
-            remainders = self._paired_remainder_states(cache, prefix_states, shared, batch)
+        for row, (_, found, owners) in enumerate(batch):
+            # positions before the last prefix one predict prefix tokens: the same for every piece
+            by_start = defaultdict(list)
+            for piece, piece_owners in zip(found, owners):
+                by_start[piece.first_target - 1] += piece_owners
+            for start, start_owners in sorted(by_start.items()):
+                if start < shared - 1:
+                    yield start_owners, self._target_log_probs(
+                        prefix_states[row, start : shared - 1], found[0].tokens[start + 1 : shared]
+                    )
+        sides = len(batch[0][1])
+        if len({len(piece.tokens) for piece in batch[0][1]}) == 1:  # every remainder in one pass
+            remainders = self._repeated_remainder_states(cache, prefix_states, shared, batch)
         else:
             remainders = [
-                self._remainder_states(cache, prefix_states, shared, batch, side) for side in (1, 2)
+                self._remainder_states(cache, prefix_states, shared, batch, side)
+                for side in range(sides)
             ]
-        for side, states in zip((1, 2), remainders):
-            for row, job in enumerate(batch):
-                piece = job[side]
+        for side, states in enumerate(remainders):
+            for row, (_, found, owners) in enumerate(batch):
+                piece = found[side]
                 start = max(piece.first_target - 1, shared - 1)
-                yield (
-                    job[side + 2],
-                    self._target_log_probs(
-                        states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
-                    ),
+                yield owners[side], self._target_log_probs(
+                    states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
                 )
 
     def _remainder_states(self, cache, prefix_states, shared: int, batch: list, side: int):
         """States from the last prefix position on for one side's remainders, run on the cache
         (then cropped back to the prefix)."""
-        rest = torch.tensor([job[side].tokens[shared:-1] for job in batch], device=self.device)
+        rest = torch.tensor([job[1][side].tokens[shared:-1] for job in batch], device=self.device)
         states = prefix_states[:, shared - 1 :]
         if rest.shape[1]:
             more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
@@ -270,18 +317,19 @@ class CausalScorer:
             cache.crop(-rest.shape[1])
         return states
 
-    def _paired_remainder_states(self, cache, prefix_states, shared: int, batch: list):
-        """Both sides' remainders in one pass: the cache repeated once per side."""
+    def _repeated_remainder_states(self, cache, prefix_states, shared: int, batch: list):
+        """Every side's remainder in one pass: the cache repeated once per side."""
+        sides = len(batch[0][1])
         last = prefix_states[:, shared - 1 :]
-        if len(batch[0][1].tokens) - 1 == shared:  # nothing after the prefix
-            return [last, last]
+        if len(batch[0][1][0].tokens) - 1 == shared:  # nothing after the prefix
+            return [last] * sides
         rest = torch.tensor(
-            [job[side].tokens[shared:-1] for job in batch for side in (1, 2)], device=self.device
+            [piece.tokens[shared:-1] for job in batch for piece in job[1]], device=self.device
         )
-        cache.batch_repeat_interleave(2)
+        cache.batch_repeat_interleave(sides)
         more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
-        states = more.last_hidden_state.view(len(batch), 2, rest.shape[1], -1)
-        return [torch.cat([last, states[:, side]], dim=1) for side in (0, 1)]
+        states = more.last_hidden_state.view(len(batch), sides, rest.shape[1], -1)
+        return [torch.cat([last, states[:, side]], dim=1) for side in range(sides)]
 
     def _states(self, ids: torch.Tensor) -> torch.Tensor:
         """Hidden states (or logits, for a model without a separable output layer)."""

@@ -30,7 +30,11 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
 5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
    every token before the change; their common prefix is computed once and reused through the
    key/value cache when that pays, and identical sliding windows are scored once
-   (``causal_scoring.py`` states the rule). Only the targets' log-probabilities are computed,
+   (``causal_scoring.py`` states the rule). With ``dedupe`` (default true) identical requests
+   are scored once across documents and the pairs that share one form one group (a reference
+   window and its alternates), whose common prefix is run once for all of them. Each process
+   does this for its own documents (lm-eval splits documents among processes; a duplicate on
+   two processes is scored on both). Only the targets' log-probabilities are computed,
    in float32, a chunk of positions at a time: no [batch, tokens, vocabulary] float32 tensor.
 6. Documented, logged choices: the windowing and the rank layout are logged once per run.
 """
@@ -100,16 +104,25 @@ class DnaHFLM(HFLM):
         window_stride: scored tokens per sliding window after the first (default
             ``max_length // 2``).
         share_prefix: compute what a pair's sequences share once (default true).
+        dedupe: score identical requests once, across documents, and share one prefix pass
+            among every sequence that starts with it (default true).
     """
 
     def __init__(
-        self, *args, window_stride: int | None = None, share_prefix: bool | str = True, **kwargs
+        self,
+        *args,
+        window_stride: int | None = None,
+        share_prefix: bool | str = True,
+        dedupe: bool | str = True,
+        **kwargs,
     ) -> None:
         install_excepthook()
         announce("dna-hf")
-        if str(share_prefix).lower() not in ("true", "false"):
-            raise OptionsError(f"share_prefix must be true or false, got {share_prefix!r}")
+        for name, value in (("share_prefix", share_prefix), ("dedupe", dedupe)):
+            if str(value).lower() not in ("true", "false"):
+                raise OptionsError(f"{name} must be true or false, got {value!r}")
         self.share_prefix = str(share_prefix).lower() == "true"
+        self.dedupe = str(dedupe).lower() == "true"
         self._pairs = self._instances = None
         if window_stride is not None and (
             isinstance(window_stride, bool) or not isinstance(window_stride, int)
@@ -189,7 +202,8 @@ class DnaHFLM(HFLM):
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
         """Note which requests pair up per document (for sharing), then score as HFLM does."""
-        self._pairs = document_pairs(requests, strict=False) if self.share_prefix else []
+        sharing = self.share_prefix or self.dedupe
+        self._pairs = document_pairs(requests, strict=False) if sharing else []
         self._instances = requests
         scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)
         self._unknown_summary = self._unknown.summary(self.world_size)
@@ -209,9 +223,8 @@ class DnaHFLM(HFLM):
         batch_size = self.batch_size
         if not isinstance(batch_size, int):
             batch_size = int(self._detect_batch_size()) if str(batch_size).startswith("auto") else 1
-        return CausalScorer(
-            self.model, self.device, batch_size, share=self.share_prefix, progress=not quiet
-        )
+        return CausalScorer(self.model, self.device, batch_size, share=self.share_prefix,
+                            progress=not quiet, dedupe=self.dedupe)  # fmt: skip
 
     def _check_tokens(self, requests: list[Request], instances: list) -> None:
         """Count unknown tokens from non-ACGT k-mers, stop on others (``models/tokens.py``);

@@ -165,10 +165,27 @@ def comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[
     return out
 
 
+def saturation_maps(pairs: pd.DataFrame, out: Path, features=()) -> list[str]:
+    """Draw ``saturation_<k>.png/.svg`` for every region of the saturation tasks; their names."""
+    from perturbation_bench.report import plots
+
+    if "region" not in pairs.columns or pairs["region"].isna().all():
+        return []
+    names = []
+    for k, (region, rows) in enumerate(pairs[pairs["region"].notna()].groupby("region", sort=True)):
+        plots.saturation_map(rows, region, out / f"saturation_{k + 1}.png", features)
+        names.append(f"saturation_{k + 1}.png")
+    return names
+
+
 def make_report(
-    run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000
-) -> dict:
-    """Write everything listed in the module docstring to ``out``; return the report dict."""
+    run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
+    features=(),
+) -> dict:  # fmt: skip
+    """Write everything listed in the module docstring to ``out``; return the report dict.
+
+    ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps.
+    """
     from perturbation_bench.report import plots
 
     out = Path(out)
@@ -197,6 +214,7 @@ def make_report(
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
         "notes": notes,
     }
+    report["saturation_maps"] = saturation_maps(pairs, out, features)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(to_markdown(report))
     plots.accuracy(summary, out / "accuracy.png")
@@ -281,6 +299,9 @@ def to_markdown(report: dict) -> str:
         variants["summary"], variants["strata"], variants["auprc_differences"],
         variants["class_ladder"],
     )
+    if report["saturation_maps"]:
+        lines += ["", "## Saturation maps", ""]
+        lines += [f"![saturation map]({name})" for name in report["saturation_maps"]]
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
     lines += ["", "![accuracy](accuracy.png)", "", "![accuracy by codons changed](accuracy_by_codons_changed.png)",

@@ -247,3 +247,62 @@ def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
     left.legend(fontsize="small")
     figure.suptitle("Class ladder (bootstrap 95% intervals)")
     _save(figure, path)
+
+
+def _bare(chrom) -> str:
+    """A chromosome name without its ``chr`` prefix, to match a table to an annotation."""
+    text = str(chrom)
+    return text[3:] if text.lower().startswith("chr") else text
+
+
+def saturation_map(rows, region: str, path: Path, features=()) -> None:
+    """One region of a saturation scan: a panel per model with positions along x, the four bases
+    along y and colour = LLR = LL(alt) - LL(ref) (the reference base left blank), the reference
+    sequence as tick labels where it fits, the per-position mean LLR as a track, and the
+    annotated CDS exons that overlap (``features``: ``(chrom, start0, end0)``) under it. Written
+    as PNG and SVG (``path`` with either suffix)."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    rows = rows.assign(llr=-rows["margin"])
+    positions = sorted(rows["pos"].unique())
+    models = sorted(rows["model"].unique())
+    reference = rows.drop_duplicates("pos").set_index("pos")["ref"].reindex(positions)
+    limit = float(rows["llr"].abs().max()) or 1.0
+    figure, panels = plt.subplots(2 * len(models), 1, figsize=(SIZE[0], 2.6 * len(models) + 0.6),
+                                  gridspec_kw={"height_ratios": [3, 1] * len(models)},
+                                  squeeze=False)  # fmt: skip
+    chrom = str(rows["chrom"].iloc[0])
+    for index, model in enumerate(models):
+        heat, track = panels[2 * index][0], panels[2 * index + 1][0]
+        mine = rows[rows["model"] == model]
+        grid = np.full((4, len(positions)), np.nan)
+        for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"]):
+            grid["ACGT".index(alt), positions.index(pos)] = llr
+        image = heat.imshow(grid, aspect="auto", cmap="RdBu_r", interpolation="nearest",
+                            norm=TwoSlopeNorm(0.0, -limit, limit))  # fmt: skip
+        heat.set_yticks(range(4), list("ACGT"))
+        heat.set_title(f"{Path(model).name}: {region}", fontsize="small")
+        figure.colorbar(image, ax=heat, label="LLR = LL(alt) - LL(ref)")
+        mean = mine.groupby("pos")["llr"].mean().reindex(positions)
+        track.bar(range(len(positions)), mean.to_numpy(), color="grey", width=1.0)
+        track.axhline(0, color="black", linewidth=0.5)
+        track.set_ylabel("mean LLR", fontsize="x-small")
+        track.set_xlim(-0.5, len(positions) - 0.5)
+        for feature_chrom, start, end in features:
+            if _bare(feature_chrom) != _bare(chrom):
+                continue
+            inside = [i for i, pos in enumerate(positions) if start < pos <= end]  # pos 1-based
+            if inside:
+                track.axvspan(inside[0] - 0.5, inside[-1] + 0.5, color="orange", alpha=0.25,
+                              label="CDS exon" if not track.get_legend_handles_labels()[1] else None)  # fmt: skip
+        if track.get_legend_handles_labels()[1]:
+            track.legend(fontsize="x-small", loc="upper right")
+        ticks = range(len(positions)) if len(positions) <= 120 else range(0, len(positions), max(1, len(positions) // 10))
+        labels = [reference[positions[i]] for i in ticks] if len(positions) <= 120 else [f"{positions[i]:,}" for i in ticks]
+        track.set_xticks(list(ticks), labels, fontsize="xx-small" if len(positions) > 60 else "small")
+        heat.set_xticks([])
+    figure.suptitle(f"Saturation map, {chrom}:{positions[0]:,}-{positions[-1]:,} (reference bases below)")
+    figure.tight_layout()
+    for suffix in (".png", ".svg"):
+        figure.savefig(Path(path).with_suffix(suffix), dpi=DPI)
+    plt.close(figure)

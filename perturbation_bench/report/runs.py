@@ -29,6 +29,7 @@ from perturbation_bench.ranking import variant_score
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
           "consequence")
 SCORE_KEY = "scoring_score"  # the variant task's score option, written into each document
+VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
 TASK_PREFIX = "perturbation_"
 CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
@@ -154,6 +155,7 @@ def stream_sample_pairs(
                 "margin": ll_original - ll_perturbed,
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
+                **{name: doc.get(name) for name in VARIANT_FIELDS},
                 "score_kind": doc.get(SCORE_KEY),
                 "score": variant_score(ll_original - ll_perturbed, doc.get(SCORE_KEY) or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
