@@ -113,7 +113,7 @@ def causal_model(tmp_path_factory):
 
 def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(saturation_pairs, causal_model, caplog):
     """12 positions x 3 alternates: 12 groups of 4 distinct sequences (the reference once), one
-    prefix pass each, the same values as pair-by-pair scoring."""
+    prefix pass each; the same values as pair-by-pair sharing and as plain scoring."""
     import logging
 
     from dna_fixtures import evaluate
@@ -129,9 +129,12 @@ def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(saturation_pa
         pairwise = evaluate(causal_model, ["perturbation_variants"], metadata, model="dna-hf",
                             dedupe="false")  # fmt: skip
     assert "36 piece groups share a prefix (one prefix pass each, 72 pieces)" in caplog.text
-    got, expected = (logged_pairs(r, "perturbation_variants") for r in (grouped, pairwise))
-    for a, b in zip(got, expected, strict=True):
-        assert a == pytest.approx(b, rel=1e-6, abs=1e-3)
+    plain = evaluate(causal_model, ["perturbation_variants"], metadata, model="dna-hf",
+                     dedupe="false", share_prefix="false")  # fmt: skip
+    expected = logged_pairs(plain, "perturbation_variants")
+    for run in (grouped, pairwise):
+        for a, b in zip(logged_pairs(run, "perturbation_variants"), expected, strict=True):
+            assert a == pytest.approx(b, rel=1e-6, abs=1e-3)
 
 
 @pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
@@ -182,5 +185,6 @@ def test_the_saturation_map_draws_every_llr_where_it_belongs(monkeypatch, tmp_pa
     from matplotlib.colors import to_rgb
 
     spans = [p for p in track.patches if tuple(p.get_facecolor()[:3]) == to_rgb("orange")]
-    assert len(spans) == 1  # the CDS exon [102, 104) 0-based holds positions 103 and 104
+    (span,) = spans  # the CDS exon [102, 104) 0-based holds the 1-based positions 103 and 104
+    assert (span.get_x(), span.get_x() + span.get_width()) == (1.5, 3.5)
     assert (tmp_path / "map.png").is_file() and (tmp_path / "map.svg").is_file()
