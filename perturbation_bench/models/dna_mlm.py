@@ -201,8 +201,9 @@ class DnaMaskedLM(DataParallel, LM):
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order."""
         inputs, n_windowed = [], 0
+        encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
         for first, second in document_pairs(requests, strict=True):
-            pair_inputs, windowed = self._pair_inputs(requests, first, second)
+            pair_inputs, windowed = self._pair_inputs(requests, first, second, encoded)
             n_windowed += windowed
             inputs += pair_inputs
         if n_windowed:
@@ -235,13 +236,13 @@ class DnaMaskedLM(DataParallel, LM):
             "unknown_tokens": self._unknown_summary,
         }
 
-    def _pair_inputs(self, requests, first: int, second: int) -> tuple[list[MaskedInput], bool]:
+    def _pair_inputs(
+        self, requests, first: int, second: int, encoded: dict
+    ) -> tuple[list[MaskedInput], bool]:
         """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
-        pair is longer than ``max_length`` tokens."""
+        pair is longer than ``max_length`` tokens; ``encoded`` keeps the tokenizations made."""
         texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
-        encodings = [
-            self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast) for text in texts
-        ]
+        encodings = [self._encode(text, encoded) for text in texts]
         ids_o, ids_p = (e["input_ids"] for e in encodings)
         for ids, index in zip((ids_o, ids_p), (first, second)):
             request = requests[index]
@@ -266,6 +267,16 @@ class DnaMaskedLM(DataParallel, LM):
             span = token_span(encoding["offset_mapping"], start, end)
             inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
         return inputs, windowed
+
+    def _encode(self, text: str, encoded: dict):
+        """The tokenizer's encoding of ``text`` (with offsets if fast), from ``encoded`` with
+        ``dedupe``."""
+        if self.dedupe and text in encoded:
+            return encoded[text]
+        encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast)
+        if self.dedupe:
+            encoded[text] = encoding
+        return encoding
 
     def _windowed(
         self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]
