@@ -163,6 +163,8 @@ def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp
 def test_the_saturation_map_draws_every_llr_where_it_belongs(monkeypatch, tmp_path):
     import math
 
+    import numpy as np
+
     from perturbation_bench.report import plots
 
     kept = []
@@ -175,7 +177,7 @@ def test_the_saturation_map_draws_every_llr_where_it_belongs(monkeypatch, tmp_pa
     ])  # fmt: skip
     plots.saturation_map(rows, "1:101-105", tmp_path / "map.png", features=[("chr1", 102, 104)])
     (figure,) = kept
-    grid = figure.axes[0].images[0].get_array()
+    grid = np.ma.filled(figure.axes[0].images[0].get_array(), np.nan)
     for i, ref in enumerate(reference):
         for b, base in enumerate("ACGT"):
             value = float(grid[b, i])
