@@ -22,7 +22,7 @@ from perturbation_bench.errors import OptionsError, UserInputError
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; return the exit status."""
-    from perturbation_bench import bench
+    from perturbation_bench.bench import throughput as bench
 
     parser = argparse.ArgumentParser(
         prog="perturbation-bench",
@@ -106,13 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return dry_run.run(args)
         if args.sharing:
-            from perturbation_bench import sharing_bench
+            from perturbation_bench.bench import sharing
 
-            return sharing_bench.run(args)
+            return sharing.run(args)
         if args.saturation:
-            from perturbation_bench import saturation_bench
+            from perturbation_bench.bench import saturation
 
-            return saturation_bench.run(args)
+            return saturation.run(args)
         return bench.run(args)
     except UserInputError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)

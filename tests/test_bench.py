@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
-from perturbation_bench import bench
-from perturbation_bench.bench import Measurement, format_table
+from perturbation_bench.bench import throughput as bench
+from perturbation_bench.bench.throughput import Measurement, format_table
 from perturbation_bench.comparison import pairwise_accuracy
 from perturbation_bench.random_pairs import random_pairs, write_parquet
 
@@ -52,7 +52,7 @@ def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
 
 
 def test_sharing_bench_ideals_follow_the_plan():
-    from perturbation_bench.sharing_bench import SCENARIOS, planned_speedup
+    from perturbation_bench.bench.sharing import SCENARIOS, planned_speedup
 
     by_name = {s.name: s for s in SCENARIOS}
     for p in (0.5, 0.9):  # linear-dominated: the plan reaches 2 / (2 - p)

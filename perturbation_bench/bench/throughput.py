@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sharing",
         action="store_true",
-        help="instead: the shared-prefix scenario table (perturbation_bench/sharing_bench.py)",
+        help="instead: the shared-prefix scenario table (perturbation_bench/bench/sharing.py)",
     )
     parser.add_argument(
         "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--saturation",
         action="store_true",
-        help="instead: a saturation scan with dedupe off and on (perturbation_bench/saturation_bench.py)",
+        help="instead: a saturation scan with dedupe off and on (perturbation_bench/bench/saturation.py)",
     )
     parser.add_argument(
         "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"

@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.bench import measure
+from perturbation_bench.bench.throughput import measure
 
 CONFIG = "syn_human"
 

@@ -21,7 +21,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from perturbation_bench.bench import measure
+from perturbation_bench.bench.throughput import measure
 
 WINDOW, HIDDEN, LAYERS, AT = 1024, 512, 4, 0.5
 TASK, CONFIG = "perturbation_variants", "saturation"
