@@ -509,3 +509,18 @@ def test_a_gff3_is_recognised_by_its_extension(genome_files, tmp_path):
     records = gtf_records(genome_files[1])
     write_gff3(records, tmp_path / "annotation.gff3", "ensembl")
     assert len(read_cds_exons(tmp_path / "annotation.gff3")) == len(read_cds_exons(genome_files[1]))
+
+
+def test_two_genes_sharing_an_exon_give_one_pair_and_a_duplicate_count(genome_files, tmp_path):
+    """An annotation with a second gene whose CDS copies another gene's: the same pair twice."""
+    fasta, gtf = genome_files
+    lines = [line for line in gtf.read_text().splitlines() if '\tCDS\t' in line]
+    first_gene = re.search(r'gene_id "([^"]+)"', lines[0]).group(1)
+    copy = [line.replace(f'gene_id "{first_gene}"', 'gene_id "COPY"').replace('transcript_id "', 'transcript_id "COPY_')
+            for line in lines if f'gene_id "{first_gene}"' in line]  # fmt: skip
+    doubled = tmp_path / "doubled.gtf"
+    doubled.write_text(gtf.read_text() + "\n".join(copy) + "\n")
+    single = pq.read_table(build("syn", fasta, gtf, tmp_path / "a")).num_rows
+    twice = pq.read_table(build("syn", fasta, doubled, tmp_path / "b")).num_rows
+    report = json.loads((tmp_path / "b" / "syn_human" / "_build_report.json").read_text())
+    assert twice == single and report["excluded"]["duplicate_pair"] == len(copy)

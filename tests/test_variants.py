@@ -377,3 +377,15 @@ def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
     assert "## Variant effect (labelled variants)" in (tmp_path / "report" / "report.md").read_text()
     for name in ("roc.png", "precision_recall.png"):
         assert imread(tmp_path / "report" / name).shape[:2] == (500, 900)
+
+
+def test_a_repeated_variant_is_dropped_and_counted_as_a_duplicate_pair(genome, tmp_path):
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    snv = ("1", 1000, s1[999], "G" if s1[999] != "G" else "T")
+    rows = [snv, ("1", 1200, s1[1199], "A" if s1[1199] != "A" else "C"), snv]
+    pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
+    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
+    assert report["excluded"] == {"duplicate_pair": 1}
+    assert list(built["pos"]) == [1000, 1200] and report["read"] == 3

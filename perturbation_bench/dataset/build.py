@@ -24,7 +24,8 @@ Excluded, counted per reason and written to ``_build_report.json`` beside the pa
 ``chromosome_not_in_fasta``, ``chromosome_shorter_than_window``, ``phase_inconsistent`` (the
 GTF phase does not continue the previous exons' frame), ``n_in_patch`` (a base other than ACGT
 in the bases to be changed), ``cds_too_short`` (no complete codon, or the motif does not fit
-inside the CDS part), ``no_change`` (the perturbed sequence equals the original), and
+inside the CDS part), ``no_change`` (the perturbed sequence equals the original),
+``duplicate_pair`` (the same pair as an earlier row, e.g. two genes sharing the exon), and
 ``over_max_pairs``: ``max_pairs`` keeps a seeded uniform sample (reservoir sampling, in genome
 order) of the rest. Same inputs and seed, same bytes. Rows stream to the parquet file in
 batches; the genome is read window by window; memory holds the annotation's CDS records and at
@@ -149,6 +150,24 @@ def candidate_rows(
             yield row
 
 
+def unique_pairs(rows: Iterator[dict], excluded: Counter) -> Iterator[dict]:
+    """``rows`` without exact duplicate pairs (the same ``original_sequence`` and ``sequence``
+    as an earlier row, e.g. isoforms of two genes that share the changed exon), the first kept
+    and the others counted as ``duplicate_pair``. Memory: a 16-byte digest per distinct pair."""
+    import hashlib
+
+    seen = set()
+    for row in rows:
+        digest = hashlib.blake2b(
+            f"{row['original_sequence']}\n{row['sequence']}".encode(), digest_size=16
+        ).digest()
+        if digest in seen:
+            excluded["duplicate_pair"] += 1
+            continue
+        seen.add(digest)
+        yield row
+
+
 def seeded_sample(rows: Iterator[dict], size: int, seed: int, excluded: Counter) -> list[dict]:
     """A uniform random sample of ``size`` rows (reservoir sampling), in input order.
 
@@ -270,7 +289,7 @@ def build_dataset(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PARQUET_NAME
     excluded: Counter = Counter()
-    rows = candidate_rows(genome, exons, settings, table, excluded)
+    rows = unique_pairs(candidate_rows(genome, exons, settings, table, excluded), excluded)
     if settings.max_pairs is not None:
         rows = iter(seeded_sample(rows, settings.max_pairs, settings.seed, excluded))
     schema = SCHEMAS[settings.kind]

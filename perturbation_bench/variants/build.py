@@ -9,9 +9,10 @@ model of this package scores it as a pair. Columns, in order::
 
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
-excluded and counted per reason (``windows.py``); the counts are printed and written to
-``<config>/_build_report.json``, and variants read = rows written + excluded. Rows stream to the
-parquet file in batches in file order; same inputs, same bytes.
+excluded and counted per reason (``windows.py``), and so is one whose pair repeats an earlier
+one exactly (``duplicate_pair``: the same record twice); the counts are printed and written to
+``<config>/_build_report.json``, and variants read = rows written + excluded. Rows stream to
+the parquet file in batches in file order; same inputs, same bytes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench import __version__
+from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.variants.reading import read_variants
 from perturbation_bench.variants.windows import (
@@ -91,7 +93,7 @@ def build_variant_dataset(
     excluded: Counter = Counter()
     carried, variants = read_variants(variants_path)
     counted = _Counted(variants)
-    rows = variant_rows(counted, genome, window, excluded)
+    rows = unique_pairs(variant_rows(counted, genome, window, excluded), excluded)
     written, writer, schema = 0, None, None
     try:
         while batch := list(itertools.islice(rows, BATCH_ROWS)):
