@@ -85,11 +85,14 @@ def evaluate(
     model: str = "hf",
     output_path: Path | None = None,
     include: list = (),
+    use_cache: str | None = None,
+    batch_size: int = 4,
     **model_args,
 ) -> dict:
     """Run tasks through lm-eval's Python API on the CPU with only this package's task folder
     indexed, the model arguments merged into the task metadata as the CLI does; with ``output_path``, save results and samples files as ``lm_eval --output_path
-    --log_samples`` does; ``include``: more task folders to index."""
+    --log_samples`` does; ``include``: more task folders to index; ``use_cache``: as
+    ``lm_eval --use_cache``."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
@@ -107,8 +110,9 @@ def evaluate(
         tasks=tasks,
         task_manager=manager,
         device="cpu",
-        batch_size=4,
+        batch_size=batch_size,
         log_samples=True,
+        use_cache=use_cache,
         evaluation_tracker=tracker,
     )
     if tracker is not None:  # as lm-eval's CLI does; the tracker rewrites samples in place

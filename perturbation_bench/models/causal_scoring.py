@@ -193,10 +193,12 @@ class CausalScorer:
         self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
 
     def score(
-        self, pieces: list[list[Piece]], pairs: list[tuple[int, int]]
+        self, pieces: list[list[Piece]], pairs: list[tuple[int, int]], on_complete=None
     ) -> list[tuple[float, bool]]:
         """``(LL, all targets greedy)`` per request, from its ``pieces`` (``pairs``: indices of
-        requests whose pieces are matched window by window)."""
+        requests whose pieces are matched window by window). ``on_complete(index, result)`` is
+        called for each request as soon as its last piece is scored (a killed run keeps what
+        was complete)."""
         hidden = getattr(self.model.config, "hidden_size", None) or 1024
         work = plan(pieces, pairs if self.share else [], hidden, self._cache_reusable, self.dedupe)
         if self.share or self.dedupe:
@@ -210,10 +212,21 @@ class CausalScorer:
             )
         totals = [0.0] * len(pieces)
         greedy = [True] * len(pieces)
+        pending = [0] * len(pieces)  # jobs (singles, shared) each request still waits for
+        for owners in [o for _, o in work.singles] + [sum(o, []) for _, _, o in work.shared]:
+            for owner in owners:
+                pending[owner] += 1
 
-        def add(owner: int, result: tuple[float, bool]) -> None:
-            totals[owner] += result[0]
-            greedy[owner] = greedy[owner] and result[1]
+        def take(owners, result) -> None:
+            if owners is None:  # the end of a batch: ``result`` lists its jobs' owners
+                for owner in result:
+                    pending[owner] -= 1
+                    if pending[owner] == 0 and on_complete is not None:
+                        on_complete(owner, (totals[owner], greedy[owner]))
+                return
+            for owner in owners:
+                totals[owner] += result[0]
+                greedy[owner] = greedy[owner] and result[1]
 
         from tqdm import tqdm
 
@@ -222,12 +235,10 @@ class CausalScorer:
             desc="dna-hf: scoring pieces",
             disable=not self.progress,
         ) as bar:
-            for (_, owners), result in zip(work.singles, self._score_singles(work.singles, bar)):
-                for owner in owners:
-                    add(owner, result)
+            for owners, result in self._score_singles(work.singles, bar):
+                take(owners, result)
             for owners, result in self._score_shared(work.shared, bar):
-                for owner in owners:
-                    add(owner, result)
+                take(owners, result)
         return list(zip(totals, greedy))
 
     def _cache_reusable(self) -> bool:
@@ -239,12 +250,9 @@ class CausalScorer:
         return False
 
     @torch.no_grad()
-    def _score_singles(
-        self, singles: list[tuple[Piece, list[int]]], bar
-    ) -> list[tuple[float, bool]]:
-        """One result per entry of ``singles``, in order; batched longest first; ``bar`` counts
-        the pieces done."""
-        results: list = [None] * len(singles)
+    def _score_singles(self, singles: list[tuple[Piece, list[int]]], bar):
+        """``(owners, result)`` per entry of ``singles``, batched longest first, each batch
+        followed by ``(None, its owners)``; ``bar`` counts the pieces done."""
         order = sorted(range(len(singles)), key=lambda i: len(singles[i][0].tokens), reverse=True)
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
@@ -255,25 +263,28 @@ class CausalScorer:
                 ids[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
             states = self._states(ids.to(self.device))
             for row, index in enumerate(batch):
-                piece = singles[index][0]
-                results[index] = self._target_log_probs(
+                piece, owners = singles[index]
+                yield owners, self._target_log_probs(
                     states[row, piece.first_target - 1 : len(piece.tokens) - 1],
                     piece.tokens[piece.first_target :],
                 )
+            yield None, [owner for index in batch for owner in singles[index][1]]
             bar.update(len(batch))
-        return results
 
     @torch.no_grad()
     def _score_shared(self, jobs: list, bar) -> Iterator[tuple[list[int], tuple[float, bool]]]:
-        """``(owners, result)`` for every part of every shared job, batched by shape."""
+        """``(owners, result)`` for every part of every shared job, batched by shape, each batch
+        followed by ``(None, its jobs' owners)``."""
         groups = defaultdict(list)
         for job in jobs:
             shared, found, _ = job
             groups[(shared, tuple(len(piece.tokens) for piece in found))].append(job)
         for (shared, _), group in sorted(groups.items()):
             for start in range(0, len(group), self.batch_size):
-                yield from self._score_shared_batch(shared, group[start : start + self.batch_size])
-                bar.update(len(group[start : start + self.batch_size]))
+                batch = group[start : start + self.batch_size]
+                yield from self._score_shared_batch(shared, batch)
+                yield None, [owner for _, _, owners in batch for owner in sum(owners, [])]
+                bar.update(len(batch))
 
     def _score_shared_batch(self, shared: int, batch: list):
         prefix = torch.tensor([job[1][0].tokens[:shared] for job in batch], device=self.device)

@@ -195,10 +195,8 @@ class DnaHFLM(HFLM):
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        scores = self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs)
-        for ((context, continuation), _, _), answer in zip(requests, scores):
-            self.cache_hook.add_partial("loglikelihood", (context, continuation), answer)
-        return scores
+        on_complete = _DocumentCache(self.cache_hook, requests, instances).complete
+        return self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs, on_complete)
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
         """Note which requests pair up per document (for sharing), then score as HFLM does."""
@@ -255,3 +253,31 @@ class DnaHFLM(HFLM):
             self.window_stride,
             self.max_length + 1 - self.window_stride,
         )
+
+
+class _DocumentCache:
+    """Hands lm-eval's cache (``--use_cache``) each document's results as soon as every request
+    of the document is scored, so a killed run keeps every document it completed and a rerun
+    of the same command scores only the rest. Without instances (not called through
+    :meth:`DnaHFLM.loglikelihood`) each request counts as its own document."""
+
+    def __init__(self, cache_hook, requests: list[Request], instances: list) -> None:
+        self.cache_hook, self.requests, self.results = cache_hook, requests, {}
+        self.members: dict = {}  # document -> its request indices
+        self.document_of = []
+        for index, instance in enumerate(instances):
+            key = (instance.task_name, instance.doc_id) if instance is not None else index
+            self.members.setdefault(key, []).append(index)
+            self.document_of.append(key)
+        self.waiting = {key: len(indices) for key, indices in self.members.items()}
+
+    def complete(self, index: int, result: tuple[float, bool]) -> None:
+        """``CausalScorer.score``'s callback: request ``index`` is scored."""
+        self.results[index] = result
+        key = self.document_of[index]
+        self.waiting[key] -= 1
+        if self.waiting[key]:
+            return
+        for done in self.members[key]:
+            (context, continuation), _, _ = self.requests[done]
+            self.cache_hook.add_partial("loglikelihood", (context, continuation), self.results[done])

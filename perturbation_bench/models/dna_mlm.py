@@ -57,6 +57,7 @@ from perturbation_bench.models.arguments import (
     check_model_source,
     loading_errors,
 )
+from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.models.requests import document_pairs
 from perturbation_bench.models.tokens import (
@@ -198,11 +199,31 @@ class DnaMaskedLM(DataParallel, LM):
             return from_tokenizer
         return getattr(self.model.config, "max_position_embeddings", None) or 512
 
+    def set_cache_hook(self, cache_hook) -> None:
+        """lm-eval's ``--use_cache``: whole pairs go to a store of their own (``pair_cache.py``)."""
+        super().set_cache_hook(cache_hook)
+        self._store = PairStore.for_hook(cache_hook, [self.model.name_or_path, self.max_length])
+
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order."""
+        """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order; each
+        pair stored as soon as it is scored when the run has ``--use_cache``."""
+        totals = [0.0] * len(requests)
+        store, keys, todo = getattr(self, "_store", None), {}, []
+        for first, second in document_pairs(requests, strict=True):
+            if store is not None:
+                keys[first] = store.key(requests[first].args[0], requests[first].args[1],
+                                        requests[second].args[1])  # fmt: skip
+                cached = store.get(keys[first])
+                if cached is not None:
+                    totals[first], totals[second] = cached
+                    continue
+            todo.append((first, second))
+        if store is not None:
+            log.info("dna-mlm: %d of %d pairs taken from the cache %s",
+                     len(keys) - len(todo), len(keys), store.path)  # fmt: skip
         inputs, n_windowed = [], 0
         encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
-        for first, second in document_pairs(requests, strict=True):
+        for first, second in todo:
             pair_inputs, windowed = self._pair_inputs(requests, first, second, encoded)
             n_windowed += windowed
             inputs += pair_inputs
@@ -219,8 +240,15 @@ class DnaMaskedLM(DataParallel, LM):
             log.info("dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
                      len(inputs), len(distinct))  # fmt: skip
             inputs = distinct
-        totals = [0.0] * len(requests)
+        pending = _PendingPairs(todo, inputs)
+        for first, second in pending.idle() if store is not None else []:
+            store.put(keys[first], (0.0, 0.0))
         for index, log_prob in self._score(inputs, disable_tqdm):
+            if index is None:  # a batch is done: store the pairs it completed
+                for first, second in pending.done(log_prob):
+                    if store is not None:
+                        store.put(keys[first], (totals[first], totals[second]))
+                continue
             totals[index] += log_prob
         self._unknown_summary = self._unknown.summary(self._world_size)
         if self._rank == 0:
@@ -298,7 +326,8 @@ class DnaMaskedLM(DataParallel, LM):
 
     @torch.no_grad()
     def _score(self, inputs: list[MaskedInput], disable_tqdm: bool):
-        """Yield ``(request_index, log_prob)`` for every read of every input, batching equal lengths."""
+        """Yield ``(request_index, log_prob)`` for every read of every input, batching equal
+        lengths, and ``(None, batch)`` after each batch."""
         by_length = defaultdict(list)
         for item in inputs:
             by_length[len(item.ids)].append(item)
@@ -317,6 +346,7 @@ class DnaMaskedLM(DataParallel, LM):
                 log_probs = torch.log_softmax(logits[row, positions].float(), dim=-1)
                 for k, (_, token, index) in enumerate(item.reads):
                     yield index, log_probs[k, token].item()
+            yield None, batch
 
     def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
         raise UnsupportedTaskError("dna-mlm scores pairs of sequences, not rolling log-likelihoods")
@@ -338,3 +368,31 @@ def _register_plugin(name: str) -> None:
     register = getattr(package, "register_auto_classes", None)
     if register is not None:
         register()
+
+
+class _PendingPairs:
+    """Which pairs every masked input serves, to tell when a pair is completely scored."""
+
+    def __init__(self, pairs: list[tuple[int, int]], inputs: list[MaskedInput]) -> None:
+        pair_of = {}
+        for first, second in pairs:
+            pair_of[first] = pair_of[second] = (first, second)
+        self.serves = {id(item): {pair_of[r] for _, _, r in item.reads} for item in inputs}
+        self.waiting = dict.fromkeys(pairs, 0)
+        for served in self.serves.values():
+            for pair in served:
+                self.waiting[pair] += 1
+
+    def idle(self) -> list[tuple[int, int]]:
+        """Pairs with nothing to run (identical sequences: both LLs 0)."""
+        return [pair for pair, count in self.waiting.items() if count == 0]
+
+    def done(self, batch) -> list[tuple[int, int]]:
+        """The pairs this finished ``batch`` of inputs completes."""
+        complete = []
+        for item in batch:
+            for pair in self.serves[id(item)]:
+                self.waiting[pair] -= 1
+                if self.waiting[pair] == 0:
+                    complete.append(pair)
+        return complete
