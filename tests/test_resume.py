@@ -57,44 +57,73 @@ def stored(path: Path) -> int:
         return 0
 
 
-def command(kind, model, data, cache, out):
-    return [sys.executable, str(DRIVER), kind, model, str(data), str(cache), str(out)]
+def command(kind, model, data, cache, out, processes: int = 1):
+    launcher = [sys.executable] if processes == 1 else [
+        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes)]  # fmt: skip
+    return [*launcher, str(DRIVER), kind, model, str(data), str(cache), str(out)]
 
 
+def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
+    """(taken from the cache, in all) summed over the processes' log lines."""
+    pattern = (r"Cached requests: (\d+), Requests remaining: (\d+)" if kind == "dna-hf"
+               else r"dna-mlm: (\d+) of (\d+) pairs taken from the cache")  # fmt: skip
+    found = [(int(a), int(b)) for a, b in re.findall(pattern, log)]
+    taken = sum(a for a, _ in found)
+    return taken, sum(a + b for a, b in found) if kind == "dna-hf" else sum(b for _, b in found)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
-def test_a_run_killed_part_way_resumes_with_identical_metrics(slow_setup, tmp_path, kind):
+def test_a_run_killed_part_way_resumes_with_identical_metrics(slow_setup, tmp_path, kind, processes):
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
     store = Path(f"{cache}_rank0.db") if kind == "dna-hf" else Path(f"{cache}_rank0.db.pairs.sqlite")
     unit = 2 if kind == "dna-hf" else 1  # lm-eval's cache holds requests, the pair store pairs
+    total = PAIRS * unit // processes  # what rank 0's file holds at the end
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    first = subprocess.Popen(command(kind, models[kind], data, cache, out), env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    first = subprocess.Popen(command(kind, models[kind], data, cache, out, processes), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + 300
-    while stored(store) < 10 * unit and first.poll() is None and time.monotonic() < deadline:
+    while stored(store) < 5 * unit and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert first.poll() is None, "the run finished before it could be killed: " + first.stderr.read()[-2000:]
     early = stored(store)
     time.sleep(0.3)  # still scoring, and still storing as it goes (not in one burst at the end)
-    assert first.poll() is None and early < stored(store) < PAIRS * unit
-    first.send_signal(signal.SIGKILL)
+    assert first.poll() is None and early < stored(store) < total
+    os.killpg(first.pid, signal.SIGKILL)  # the launcher and every process it started
     first.wait()
     kept = stored(store)
-    assert 10 * unit <= kept < PAIRS * unit and not out.exists()
-    second = subprocess.run(command(kind, models[kind], data, cache, out), env=env,
+    assert 5 * unit <= kept < total and not out.exists()
+    second = subprocess.run(command(kind, models[kind], data, cache, out, processes), env=env,
                             capture_output=True, text=True, timeout=600)  # fmt: skip
     assert second.returncode == 0, second.stderr[-3000:]
-    if kind == "dna-hf":
-        (taken,) = re.findall(r"Cached requests: (\d+), Requests remaining: (\d+)", second.stderr)
-        assert int(taken[0]) >= kept and int(taken[0]) + int(taken[1]) == 2 * PAIRS
-    else:
-        (taken,) = re.findall(r"dna-mlm: (\d+) of (\d+) pairs taken from the cache", second.stderr)
-        assert int(taken[0]) >= kept and int(taken[1]) == PAIRS
+    taken, everything = taken_from_cache(kind, second.stderr)
+    assert taken >= kept and everything == PAIRS * unit
     resumed = json.loads(out.read_text())
     clean = evaluate(models[kind], [TASK], {"data_dir": str(data)}, model=kind, batch_size=1)
     assert_same_results(resumed["results"], clean["results"][TASK])
     for got, expected in zip(resumed["lls"], logged_pairs(clean, TASK), strict=True):
         assert got == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
+
+
+@pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
+def test_a_rerun_with_fewer_processes_uses_what_its_ranks_cached(slow_setup, tmp_path, kind):
+    """lm-eval keeps one cache file per rank: after 2 processes, 1 process finds rank 0's file
+    (half the pairs, as lm-eval interleaves documents), scores the rest, same metrics."""
+    models, data = slow_setup
+    cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    subprocess.run(command(kind, models[kind], data, cache, tmp_path / "two.json", 2), env=env,
+                   check=True, capture_output=True, timeout=600)  # fmt: skip
+    one = subprocess.run(command(kind, models[kind], data, cache, out, 1), env=env,
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert one.returncode == 0, one.stderr[-3000:]
+    taken, everything = taken_from_cache(kind, one.stderr)
+    unit = 2 if kind == "dna-hf" else 1
+    assert (taken, everything) == (PAIRS * unit // 2, PAIRS * unit)
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert_same_results(json.loads(out.read_text())["results"], two["results"])
 
 
 @pytest.fixture(scope="module")
