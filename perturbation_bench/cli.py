@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     report.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
     report.add_argument("--gff3", help="the same, from a GFF3")
+    report.add_argument("--allow-different-data", action="store_true",
+                        help="compare runs that scored different data for a task")  # fmt: skip
     from perturbation_bench import check as dry_run
 
     dry_run.add_arguments(
@@ -343,7 +345,7 @@ def _report(args: argparse.Namespace) -> int:
         exons = read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
         features = [(exon.chrom, exon.start, exon.end) for exon in exons]
     report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
-                         features=features)  # fmt: skip
+                         features=features, allow_different_data=args.allow_different_data)  # fmt: skip
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
         print(

@@ -97,4 +97,4 @@ def test_a_run_knows_the_scale_of_its_scores_from_its_model(tmp_path, model, sca
     (tmp_path / "results_2026-12-01.json").write_text(
         json.dumps({"model_name": "m", "config": {"model": model, "limit": None}})
     )
-    assert _run_settings(tmp_path) == ("m", None, scale)
+    assert _run_settings(tmp_path) == ("m", None, scale, {})

@@ -56,6 +56,7 @@ from perturbation_bench.models.arguments import (
 )
 from perturbation_bench.models.causal_scoring import CausalScorer, Piece
 from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.requests import document_pairs
 from perturbation_bench.models.tokens import (
     UnknownTokenCounter,
@@ -153,6 +154,11 @@ class DnaHFLM(HFLM):
         self._bos_warned = False
         self._unknown = UnknownTokenCounter("dna-hf")
         self._unknown_summary = self._unknown.summary(1)
+        self._provenance = Provenance("dna-hf", {
+            "dtype": self.model.dtype, "max_length": self.max_length,
+            "add_bos_token": self.add_bos_token, "share_prefix": self.share_prefix,
+            "dedupe": self.dedupe, "window_stride": self.window_stride, "log_softmax": "float32",
+        })  # fmt: skip
 
     def _use_global_rank(self, kwargs: dict) -> None:
         accelerator = getattr(self, "accelerator", None)
@@ -203,6 +209,7 @@ class DnaHFLM(HFLM):
         sharing = self.share_prefix or self.dedupe
         self._pairs = document_pairs(requests, strict=False) if sharing else []
         self._instances = requests
+        self._provenance.note(requests)
         scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)
         self._unknown_summary = self._unknown.summary(self.world_size)
         if self.rank == 0:
@@ -210,8 +217,10 @@ class DnaHFLM(HFLM):
         return scores
 
     def get_model_info(self) -> dict:
-        """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``)."""
-        return {**super().get_model_info(), "unknown_tokens": self._unknown_summary}
+        """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and
+        the provenance (``models/provenance.py``)."""
+        return {**super().get_model_info(), "unknown_tokens": self._unknown_summary,
+                **self._provenance.info()}  # fmt: skip
 
     def _pairs_fit(self, requests) -> bool:
         """Whether the pairs and instances noted by :meth:`loglikelihood` index these requests."""

@@ -59,6 +59,7 @@ from perturbation_bench.models.arguments import (
 )
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.requests import document_pairs
 from perturbation_bench.models.tokens import (
     UnknownTokenCounter,
@@ -190,6 +191,10 @@ class DnaMaskedLM(DataParallel, LM):
         self.max_length = int(max_length or self._default_max_length())
         self._unknown = UnknownTokenCounter("dna-mlm")
         self._unknown_summary = self._unknown.summary(1)
+        self._provenance = Provenance("dna-mlm", {
+            "dtype": self.model.dtype, "max_length": self.max_length, "dedupe": self.dedupe,
+            "plugin": plugin, "log_softmax": "float32",
+        })  # fmt: skip
         if self._world_size > 1:
             log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
 
@@ -207,6 +212,7 @@ class DnaMaskedLM(DataParallel, LM):
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order; each
         pair stored as soon as it is scored when the run has ``--use_cache``."""
+        self._provenance.note(requests)
         totals = [0.0] * len(requests)
         store, keys, todo = getattr(self, "_store", None), {}, []
         for first, second in document_pairs(requests, strict=True):
@@ -262,6 +268,7 @@ class DnaMaskedLM(DataParallel, LM):
             "model_num_parameters": self.model.num_parameters(),
             "max_length": self.max_length,
             "unknown_tokens": self._unknown_summary,
+            **self._provenance.info(),
         }
 
     def _pair_inputs(

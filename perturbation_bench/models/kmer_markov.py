@@ -17,6 +17,7 @@ from tqdm import tqdm
 from perturbation_bench.active_models import announce
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.markov_chain import chain_for
+from perturbation_bench.models.provenance import Provenance
 
 
 @register_model("kmer-markov")
@@ -41,13 +42,21 @@ class KmerMarkovLM(LM):
         if not fasta:
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
+        self._provenance = Provenance(
+            "kmer-markov", {"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)}
+        )
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""
+        self._provenance.note(requests)
         return [
             (self.chain.log_likelihood(*request.args), False)
             for request in tqdm(requests, desc="kmer-markov", disable=disable_tqdm)
         ]
+
+    def get_model_info(self) -> dict:
+        """What lm-eval records about the model in the results' config (``models/provenance.py``)."""
+        return self._provenance.info()
 
     def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
         raise UnsupportedTaskError("kmer-markov scores loglikelihood requests only")

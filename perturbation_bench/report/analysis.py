@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perturbation_bench.errors import DataValidationError
 from perturbation_bench.report import variant_metrics
 from perturbation_bench.report.runs import CONTEXT_SUFFIX, STRATA, find_run, stream_sample_pairs
 from perturbation_bench.report.statistics import (
@@ -55,12 +56,15 @@ CODON_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
 
 
 def collect_pairs(
-    run_folders: list[str | Path], by: list[str] = ()
+    run_folders: list[str | Path], by: list[str] = (), provenance: dict | None = None
 ) -> tuple[pd.DataFrame, list[str]]:
-    """All runs' pairs as one table, plus the notes on files left out."""
+    """All runs' pairs as one table, plus the notes on files left out; ``provenance`` (if
+    given) receives each run's, by model."""
     rows, notes = [], []
     for folder in run_folders:
         run = find_run(folder)
+        if provenance is not None:
+            provenance[run.model] = run.provenance
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
         if run.limit is not None:
             notes.append(
@@ -178,19 +182,44 @@ def saturation_maps(pairs: pd.DataFrame, out: Path, features=()) -> list[str]:
     return names
 
 
+def check_same_data(pairs: pd.DataFrame, allow_different: bool = False) -> list[str]:
+    """Refuse (or, with ``allow_different``, note) a task that two runs scored on different data.
+
+    Raises:
+        DataValidationError: naming the task, the models and both data identities.
+    """
+    notes = []
+    for task, group in pairs[pairs["data"].notna()].groupby("task", sort=True):
+        by_model = group.groupby("model")["data"].agg(lambda v: ", ".join(sorted(set(v))))
+        if by_model.nunique() < 2:
+            continue
+        found = "; ".join(f"{model}: {data}" for model, data in by_model.items())
+        message = f"{task} was scored on different data by the runs ({found})"
+        if not allow_different:
+            raise DataValidationError(
+                f"{message}; comparing them would compare different pairs. Pass "
+                "--allow-different-data to put them side by side anyway"
+            )
+        notes.append(f"{message}: compared anyway (--allow-different-data)")
+    return notes
+
+
 def make_report(
     run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
-    features=(),
+    features=(), allow_different_data: bool = False,
 ) -> dict:  # fmt: skip
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
-    ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps.
+    ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
+    ``allow_different_data``: compare runs that scored different data for a task.
     """
     from perturbation_bench.report import plots
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    pairs, notes = collect_pairs(run_folders, list(by))
+    provenance: dict = {}
+    pairs, notes = collect_pairs(run_folders, list(by), provenance)
+    notes += check_same_data(pairs, allow_different_data)
     for column in by:
         if pairs[column].isna().all():
             notes.append(f"--by {column}: no sample has this column")
@@ -213,6 +242,7 @@ def make_report(
         },
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
         "notes": notes,
+        "provenance": provenance,
     }
     report["saturation_maps"] = saturation_maps(pairs, out, features)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -299,6 +329,16 @@ def to_markdown(report: dict) -> str:
         variants["summary"], variants["strata"], variants["auprc_differences"],
         variants["class_ladder"],
     )
+    if any(report["provenance"].values()):
+        lines += ["", "## Provenance", "", "| model | package | scorer | settings | task: data |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for model, made in sorted(report["provenance"].items()):
+            if not made:
+                continue
+            settings = ", ".join(f"{k}={v}" for k, v in made.get("settings", {}).items())
+            tasks = "; ".join(f"{task}: {info.get('data')} ({', '.join(f'{k}={v}' for k, v in info.items() if k != 'data')})"
+                              for task, info in sorted(made.get("tasks", {}).items()))  # fmt: skip
+            lines.append(f"| {model} | {made.get('version')} | {made.get('model')} | {settings} | {tasks} |")
     if report["saturation_maps"]:
         lines += ["", "## Saturation maps", ""]
         lines += [f"![saturation map]({name})" for name in report["saturation_maps"]]

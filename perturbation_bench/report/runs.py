@@ -29,6 +29,7 @@ from perturbation_bench.ranking import variant_score
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
           "consequence")
 SCORE_KEY = "scoring_score"  # the variant task's score option, written into each document
+DATA_KEY = "scoring_data"  # the data's identity (sha256 of its files), written into each document
 VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
 TASK_PREFIX = "perturbation_"
 CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
@@ -45,6 +46,9 @@ class Run:
     samples: dict[str, Path]
     ignored: list[str] = field(default_factory=list)
     limit: float | None = None
+    provenance: dict = field(default_factory=dict)
+    """The results' ``config.perturbation_bench`` (version, model, settings, per-task data), if
+    this package's model made the run."""
     scale: str = "causal"
     """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains) or ``masked``
     (masked marginals over the differing positions, ``--model dna-mlm``): not one scale."""
@@ -81,17 +85,17 @@ def find_run(folder: str | Path) -> Run:
         samples[task] = path
     if not samples:
         raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
-    model, limit, scale = _run_settings(parents.pop())
-    return Run(folder, model, samples, ignored, limit, scale)
+    model, limit, scale, provenance = _run_settings(parents.pop())
+    return Run(folder, model, samples, ignored, limit, provenance, scale)
 
 
 MASKED_MODELS = ("dna-mlm",)
 """lm-eval model names whose LLs are masked marginals (:attr:`Run.scale`)."""
 
 
-def _run_settings(folder: Path) -> tuple[str, float | None, str]:
-    """Model name, ``--limit`` and score scale from the newest readable results file (the folder
-    name, None and causal without one)."""
+def _run_settings(folder: Path) -> tuple[str, float | None, str, dict]:
+    """Model name, ``--limit``, score scale and provenance from the newest readable results file
+    (the folder name, None, causal and {} without one)."""
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
             data = json.loads(results.read_text())
@@ -99,8 +103,9 @@ def _run_settings(folder: Path) -> tuple[str, float | None, str]:
             continue
         config = data.get("config") or {}
         scale = "masked" if config.get("model") in MASKED_MODELS else "causal"
-        return str(data.get("model_name") or folder.name), config.get("limit"), scale
-    return folder.name, None, "causal"
+        provenance = config.get("perturbation_bench") or {}
+        return str(data.get("model_name") or folder.name), config.get("limit"), scale, provenance
+    return folder.name, None, "causal", {}
 
 
 def pair_id(original: str, perturbed: str) -> str:
@@ -153,6 +158,7 @@ def stream_sample_pairs(
                 "correct": int(original_wins(ll_original, ll_perturbed)),
                 "tie": int(ll_original == ll_perturbed),
                 "margin": ll_original - ll_perturbed,
+                "data": doc.get(DATA_KEY),
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},

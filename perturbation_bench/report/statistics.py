@@ -31,8 +31,10 @@ LEVEL = 0.95
 def bootstrap_interval(
     correct, seed: int = 0, n_boot: int = 2000, level: float = LEVEL
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``correct``."""
+    """Percentile bootstrap interval of the mean of ``correct`` (NaN for no values)."""
     values = np.asarray(correct, dtype=float)
+    if not len(values):
+        return math.nan, math.nan
     rng = np.random.default_rng(seed)
     block = max(1, 2_000_000 // len(values))  # resamples per draw: bounded memory for 20,000 pairs
     means = np.concatenate([
@@ -61,7 +63,7 @@ def paired_bootstrap_difference(
     """``(mean(a) - mean(b), low, high)`` resampling the pairs jointly."""
     diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     low, high = bootstrap_interval(diff, seed=seed, n_boot=n_boot, level=level)
-    return float(diff.mean()), low, high
+    return (float(diff.mean()) if len(diff) else math.nan), low, high
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -37,6 +37,8 @@ from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 PREFIX_COLUMN = "scoring_prefix"
+DATA_COLUMN = "scoring_data"
+"""The data's identity, ``sha256:`` of the parquet files' bytes in file-name order (provenance)."""
 PRESET_COLUMN = "scoring_preset"
 """The preset's name, for messages (the models read these columns as literals)."""
 KMER_COLUMN = "scoring_kmer_size"
@@ -96,10 +98,11 @@ def load_pairs(
         files = hub_parquet_files(config_name, options.dataset_revision)
     table = read_pairs(files, min_length=options.formatting.kmer_size)
     log.info(
-        "perturbation-bench %s: %d pairs from %s; %s",
+        "perturbation-bench %s: %d pairs from %s (%s); %s",
         config_name,
         table.num_rows,
         files[0].parent,
+        data_identity(files),
         options.describe(),
     )
     _log_lower_case(table)
@@ -107,6 +110,7 @@ def load_pairs(
     table = (
         table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
         .append_column(PRESET_COLUMN, pa.array([options.preset] * rows, pa.string()))
+        .append_column(DATA_COLUMN, pa.array([data_identity(files)] * rows, pa.string()))
         .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
         .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
         .append_column(CROP_START_COLUMN, _crop_starts(table, context_bp, config_name))
@@ -123,6 +127,18 @@ def load_pairs(
             formatting.dna_prefix,
         )
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
+
+
+def data_identity(files) -> str:
+    """``sha256:<hex>`` of the files' bytes, in the (sorted) order they are read."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
 
 
 def _log_lower_case(table: pa.Table) -> None:

@@ -1,0 +1,49 @@
+"""What produced a run's numbers, recorded in its results file by this package's models.
+
+lm-eval writes ``get_model_info()`` into the results' ``config``; this package's models add::
+
+    config.perturbation_bench = {
+        "version": package version,
+        "model": "dna-hf" | "dna-mlm" | "kmer-markov",
+        "settings": the scorer settings that change numbers (dtype, max_length, ...),
+        "tasks": {task: {"data": "sha256:...", "preset", "dna_prefix", "kmer_size",
+                         "rc_average", "context_bp", "reduction"}},
+    }
+
+The per-task part is read from the documents the model scored: the tasks write the data's
+identity (``sha256`` of the parquet files' bytes, in file-name order) and the formatting into
+``scoring_*`` columns (``tasks/hooks.py``; read here by name, since models do not import tasks).
+"""
+
+from __future__ import annotations
+
+from perturbation_bench import __version__
+
+DOCUMENT_FIELDS = {"data": "scoring_data", "preset": "scoring_preset", "dna_prefix": "scoring_prefix",
+                   "kmer_size": "scoring_kmer_size", "rc_average": "scoring_rc_average",
+                   "context_bp": "scoring_context_bp"}  # fmt: skip
+
+
+class Provenance:
+    """Collects, per task, the data and formatting of the documents a model scores."""
+
+    def __init__(self, model: str, settings: dict) -> None:
+        self.model, self.settings, self.tasks = model, settings, {}
+
+    def note(self, requests) -> None:
+        """Record the task settings of lm-eval ``Instance`` objects (the first of each task)."""
+        for request in requests:
+            doc = getattr(request, "doc", None)
+            if request.task_name in self.tasks or not isinstance(doc, dict):
+                continue
+            self.tasks[request.task_name] = {
+                **{key: doc.get(column) for key, column in DOCUMENT_FIELDS.items()},
+                "reduction": "mean" if "scoring_token_counts" in doc else "sum",
+            }
+
+    def info(self) -> dict:
+        """The ``perturbation_bench`` entry of the results' config."""
+        settings = {key: str(value) if not isinstance(value, (int, float, bool, type(None))) else value
+                    for key, value in self.settings.items()}  # fmt: skip
+        return {"perturbation_bench": {"version": __version__, "model": self.model,
+                                       "settings": settings, "tasks": dict(self.tasks)}}  # fmt: skip
