@@ -64,7 +64,8 @@ def collect_pairs(
     for folder in run_folders:
         run = find_run(folder)
         if provenance is not None:
-            provenance[run.model] = run.provenance
+            provenance[str(run.folder)] = {"model": run.model, **{
+                ("scorer" if key == "model" else key): value for key, value in run.provenance.items()}}  # fmt: skip
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
         if run.limit is not None:
             notes.append(
@@ -72,7 +73,8 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
-            rows.extend(stream_sample_pairs(path, task, run.model, by, run.scale))
+            for row in stream_sample_pairs(path, task, run.model, by, run.scale):
+                rows.append({**row, "run": str(run.folder)})
     return pd.DataFrame(rows), notes
 
 
@@ -182,6 +184,49 @@ def saturation_maps(pairs: pd.DataFrame, out: Path, features=()) -> list[str]:
     return names
 
 
+def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
+    """Check the shard runs of every model and task (``--metadata '{"shard": "I/N"}'``), which
+    the report then pools into one result; a note per merged task.
+
+    Raises:
+        DataValidationError: a shard missing, repeated, of another N, or foreign (other data or
+            scorer settings than its siblings), naming which; or sharded and unsharded runs of
+            one model and task mixed.
+    """
+    notes = []
+    for (model, task), group in pairs.groupby(["model", "task"], sort=True):
+        shards = group.groupby("run")["shard"].agg(lambda v: sorted(set(map(str, v))))
+        if all(value == ["None"] for value in shards):
+            continue
+        where = f"{task} ({model})"
+        if any(len(value) != 1 or value == ["None"] for value in shards):
+            raise DataValidationError(f"{where}: sharded and unsharded runs mixed: {dict(shards)}")
+        by_run = {run: value[0] for run, value in shards.items()}
+        counts = {text.split("/")[1] for text in by_run.values()}
+        if len(counts) > 1:
+            raise DataValidationError(f"{where}: shards of different N: {by_run}")
+        count = int(counts.pop())
+        seen: dict[int, str] = {}
+        for run, text in sorted(by_run.items()):
+            index = int(text.split("/")[0])
+            if index in seen:
+                raise DataValidationError(f"{where}: shard {text} repeated in {seen[index]} and {run}")
+            seen[index] = run
+        missing = sorted(set(range(count)) - set(seen))
+        if missing:
+            raise DataValidationError(
+                f"{where}: shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing"
+            )
+        data = group.groupby("run")["data"].first()
+        settings = {run: json.dumps(provenance.get(run, {}).get("settings"), sort_keys=True)
+                    for run in by_run}  # fmt: skip
+        for name, values in (("data", data.to_dict()), ("scorer settings", settings)):
+            if len(set(values.values())) > 1:
+                raise DataValidationError(f"{where}: a foreign shard, other {name}: {values}")
+        notes.append(f"{where}: {count} shards merged ({len(group)} pairs)")
+    return notes
+
+
 def check_same_data(pairs: pd.DataFrame, allow_different: bool = False) -> list[str]:
     """Refuse (or, with ``allow_different``, note) a task that two runs scored on different data.
 
@@ -219,6 +264,10 @@ def make_report(
     out.mkdir(parents=True, exist_ok=True)
     provenance: dict = {}
     pairs, notes = collect_pairs(run_folders, list(by), provenance)
+    # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
+    pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
+    pairs = pairs.reset_index(drop=True)
+    notes += check_shards(pairs, provenance)
     notes += check_same_data(pairs, allow_different_data)
     for column in by:
         if pairs[column].isna().all():
@@ -329,16 +378,17 @@ def to_markdown(report: dict) -> str:
         variants["summary"], variants["strata"], variants["auprc_differences"],
         variants["class_ladder"],
     )
-    if any(report["provenance"].values()):
+    if any(len(made) > 1 for made in report["provenance"].values()):
         lines += ["", "## Provenance", "", "| model | package | scorer | settings | task: data |",
                   "|---|---|---|---|---|"]  # fmt: skip
-        for model, made in sorted(report["provenance"].items()):
-            if not made:
+        for _, made in sorted(report["provenance"].items()):
+            model = made.get("model")
+            if len(made) == 1:  # no provenance beyond the model's name
                 continue
             settings = ", ".join(f"{k}={v}" for k, v in made.get("settings", {}).items())
             tasks = "; ".join(f"{task}: {info.get('data')} ({', '.join(f'{k}={v}' for k, v in info.items() if k != 'data')})"
                               for task, info in sorted(made.get("tasks", {}).items()))  # fmt: skip
-            lines.append(f"| {model} | {made.get('version')} | {made.get('model')} | {settings} | {tasks} |")
+            lines.append(f"| {model} | {made.get('version')} | {made.get('scorer')} | {settings} | {tasks} |")
     if report["saturation_maps"]:
         lines += ["", "## Saturation maps", ""]
         lines += [f"![saturation map]({name})" for name in report["saturation_maps"]]

@@ -30,6 +30,7 @@ STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "ch
           "consequence")
 SCORE_KEY = "scoring_score"  # the variant task's score option, written into each document
 DATA_KEY = "scoring_data"  # the data's identity (sha256 of its files), written into each document
+SHARD_KEY = "scoring_shard"  # "I/N" of a sharded run
 VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
 TASK_PREFIX = "perturbation_"
 CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
@@ -159,6 +160,7 @@ def stream_sample_pairs(
                 "tie": int(ll_original == ll_perturbed),
                 "margin": ll_original - ll_perturbed,
                 "data": doc.get(DATA_KEY),
+                "shard": doc.get(SHARD_KEY),
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},

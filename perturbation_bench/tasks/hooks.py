@@ -7,6 +7,10 @@ formatting (and, for a shorter context, each pair's crop) to :func:`doc_to_conte
 :func:`doc_to_sequences`, so that the documents keep the sequences exactly as published (logged
 samples and reports match pairs by content).
 
+``--metadata '{"shard": "I/N"}'`` scores the pairs whose 0-based row (in file order, over the
+config's files) is ``I`` modulo ``N``: the N shards are disjoint and together hold every pair,
+whatever N; ``perturbation-bench report`` merges them.
+
 The context-length tasks (``perturbation_<config>_<L>bp``) fix ``L`` in their YAML's
 ``dataset_kwargs`` (``task_context_bp``); ``--metadata '{"context_bp": L}'`` crops any other task.
 A built config's own task (``tasks/named.py``) fixes its folder the same way (``task_data_dir``,
@@ -39,6 +43,8 @@ log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbos
 PREFIX_COLUMN = "scoring_prefix"
 DATA_COLUMN = "scoring_data"
 """The data's identity, ``sha256:`` of the parquet files' bytes in file-name order (provenance)."""
+SHARD_COLUMN = "scoring_shard"
+"""``I/N`` of a sharded run, null otherwise (the report merges shards by it)."""
 PRESET_COLUMN = "scoring_preset"
 """The preset's name, for messages (the models read these columns as literals)."""
 KMER_COLUMN = "scoring_kmer_size"
@@ -97,12 +103,24 @@ def load_pairs(
     else:
         files = hub_parquet_files(config_name, options.dataset_revision)
     table = read_pairs(files, min_length=options.formatting.kmer_size)
+    identity = data_identity(files)
+    if options.shard is not None:
+        index, count = options.shard
+        total = table.num_rows
+        table = table.take(pa.array(range(index, total, count), pa.int64()))
+        if not table.num_rows:
+            raise OptionsError(
+                f"shard {index}/{count} of {config_name} holds no pair: the config has {total} "
+                f"pairs; use at most {total} shards"
+            )
+        log.info("perturbation-bench %s: shard %d/%d, %d of %d pairs (rows %d, %d + %d, ...)",
+                 config_name, index, count, table.num_rows, total, index, index, count)  # fmt: skip
     log.info(
         "perturbation-bench %s: %d pairs from %s (%s); %s",
         config_name,
         table.num_rows,
         files[0].parent,
-        data_identity(files),
+        identity,
         options.describe(),
     )
     _log_lower_case(table)
@@ -110,7 +128,8 @@ def load_pairs(
     table = (
         table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
         .append_column(PRESET_COLUMN, pa.array([options.preset] * rows, pa.string()))
-        .append_column(DATA_COLUMN, pa.array([data_identity(files)] * rows, pa.string()))
+        .append_column(DATA_COLUMN, pa.array([identity] * rows, pa.string()))
+        .append_column(SHARD_COLUMN, pa.array([_shard_text(options.shard)] * rows, pa.string()))
         .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
         .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
         .append_column(CROP_START_COLUMN, _crop_starts(table, context_bp, config_name))
@@ -127,6 +146,10 @@ def load_pairs(
             formatting.dna_prefix,
         )
     return datasets.DatasetDict({"test": datasets.Dataset(table)})
+
+
+def _shard_text(shard) -> str | None:
+    return f"{shard[0]}/{shard[1]}" if shard else None
 
 
 def data_identity(files) -> str:

@@ -78,6 +78,7 @@ OPTION_KEYS = (
     "reduction",
     "context_bp",
     "score",
+    "shard",
 )
 REDUCTIONS = ("sum", "mean")
 
@@ -97,6 +98,8 @@ class TaskOptions:
             None keeps the whole window.
         score: the variant task's ranking score, ``llr`` or ``abs_llr`` (``ranking.py``);
             the other tasks ignore it.
+        shard: ``(I, N)``: score only the pairs whose 0-based row (in file order) is ``I``
+            modulo ``N``; None scores every pair.
     """
 
     preset: str
@@ -107,6 +110,7 @@ class TaskOptions:
     reduction: str = "sum"
     context_bp: int | None = None
     score: str = "llr"
+    shard: tuple[int, int] | None = None
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
@@ -153,6 +157,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     score = metadata.get("score") or "llr"
     if score not in SCORES:
         raise OptionsError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+    shard = parse_shard(metadata.get("shard"))
     data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
         raise OptionsError(f"data_dir must be a path string, got {data_dir!r}")
@@ -167,7 +172,20 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         reduction=reduction,
         context_bp=context_bp,
         score=score,
+        shard=shard,
     )
+
+
+def parse_shard(value) -> tuple[int, int] | None:
+    """``"I/N"`` (0 <= I < N, as a SLURM array's ``--array=0-(N-1)``) as ``(I, N)``."""
+    if value is None:
+        return None
+    parts = str(value).split("/")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        index, count = (int(p) for p in parts)
+        if 0 <= index < count:
+            return index, count
+    raise OptionsError(f"shard must be I/N with 0 <= I < N (e.g. \"3/8\"), got {value!r}")
 
 
 def _reject_misspelt_keys(metadata: Mapping[str, Any]) -> None:
