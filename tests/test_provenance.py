@@ -24,8 +24,8 @@ def file_sha256(folder) -> str:
 def test_the_results_file_records_version_scorer_settings_and_data(
     tiny_models, pair_data, tmp_path, model
 ):
-    from perturbation_bench.random_models import as_masked_lm_tokenizer, save_random_bert
     from dna_fixtures import build_tokenizer
+    from perturbation_bench.random_models import as_masked_lm_tokenizer, save_random_bert
 
     path = tiny_models["char"] if model == "dna-hf" else str(
         save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char"))))  # fmt: skip

@@ -55,9 +55,9 @@ def test_merged_shards_report_the_unsharded_metrics(tiny_models, pair_data, tmp_
 
 
 def test_merged_shards_of_a_labelled_variant_task(tiny_models, tmp_path):
-    from test_variants import build, traitgym_like
-
     import random
+
+    from test_variants import build, traitgym_like
 
     rng = random.Random(3)
     sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(5000)),
