@@ -32,13 +32,13 @@ base other than A/C/G/T; introns without ``GT...AG``; transcripts on chromosomes
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.dna import reverse_complement
+from perturbation_bench.variants.tables import write_variant_table
 
 CLASSES = ("stop_gained", "start_lost", "stop_lost", "splice_donor_variant",
            "splice_acceptor_variant", "frameshift_variant", "missense_variant",
@@ -264,20 +264,14 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
 def write_table(mutations, summary: dict, out: Path, positive=POSITIVE) -> Path:
     """Write the variant table (parquet) and ``<out>.summary.json`` beside it; return the summary path."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     def label(consequence):
         return True if consequence in positive else False if consequence in NEGATIVE else None
 
-    schema = pa.schema([("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
-                        ("alt", pa.string()), ("consequence", pa.string()), ("gene_id", pa.string()),
-                        ("transcript_id", pa.string()), ("label", pa.bool_())])  # fmt: skip
+    columns = [("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
+               ("alt", pa.string()), ("consequence", pa.string()), ("gene_id", pa.string()),
+               ("transcript_id", pa.string()), ("label", pa.bool_())]  # fmt: skip
     rows = [{"chrom": m.chrom, "pos": m.pos, "ref": m.ref, "alt": m.alt, "consequence": m.consequence,
              "gene_id": m.gene_id, "transcript_id": m.transcript_id, "label": label(m.consequence)}
             for m in mutations]  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), out)
-    path = out.with_name(out.name + ".summary.json")
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
+    return write_variant_table(rows, columns, summary, out)

@@ -11,11 +11,11 @@ counted. Chromosome names match the FASTA with or without ``chr`` (``windows.py`
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError, OptionsError
+from perturbation_bench.variants.tables import write_variant_table
 from perturbation_bench.variants.windows import resolve_chromosome
 
 REGION = re.compile(r"^(?P<chrom>[^:\s]+):(?P<start>[\d,]+)-(?P<end>[\d,]+)$")
@@ -81,13 +81,7 @@ def saturation_rows(genome, regions) -> tuple[list[dict], dict]:
 def write_saturation(rows: list[dict], summary: dict, out: str | Path) -> Path:
     """Write the table (parquet) and ``<out>.summary.json``; return the summary's path."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    schema = pa.schema([("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
-                        ("alt", pa.string()), ("region", pa.string())])  # fmt: skip
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), out)
-    path = out.with_name(out.name + ".summary.json")
-    path.write_text(json.dumps(summary, indent=2) + "\n")
-    return path
+    columns = [("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
+               ("alt", pa.string()), ("region", pa.string())]  # fmt: skip
+    return write_variant_table(rows, columns, summary, out)
