@@ -183,3 +183,19 @@ def test_one_cache_never_serves_a_score_to_another_pair(slow_setup, shared_windo
     assert_same_results(cached[0], clean[0])
     for got, expected in zip(cached[1], clean[1], strict=True):
         assert list(got) == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
+
+
+def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_path):
+    """lm-eval never calls the model of a rank whose requests are all cached: dna-hf must not
+    wait for it in a collective. Rank 1 fully cached, rank 0's file removed: the rerun ends."""
+    models, data = slow_setup
+    cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    subprocess.run(command("dna-hf", models["dna-hf"], data, cache, tmp_path / "first.json", 2),
+                   env=env, check=True, capture_output=True, timeout=600)  # fmt: skip
+    Path(f"{cache}_rank0.db").unlink()
+    rerun = subprocess.run(command("dna-hf", models["dna-hf"], data, cache, out, 2), env=env,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    first = json.loads((tmp_path / "first.json").read_text())
+    assert_same_results(json.loads(out.read_text())["results"], first["results"])

@@ -211,7 +211,9 @@ class DnaHFLM(HFLM):
         self._instances = requests
         self._provenance.note(requests)
         scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)
-        self._unknown_summary = self._unknown.summary(self.world_size)
+        # under lm-eval's cache a rank whose requests are all cached is never called: no collective
+        cached = getattr(self.cache_hook, "dbdict", None) is not None
+        self._unknown_summary = self._unknown.summary(self.world_size, gather=not cached)
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
         return scores

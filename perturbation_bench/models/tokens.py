@@ -92,11 +92,13 @@ class UnknownTokenCounter:
         self.by_pair[key] = self.by_pair.get(key, 0) + tokens
         self.names.setdefault(key, _describe(request))
 
-    def summary(self, world_size: int) -> dict:
-        """``{"pairs", "tokens", "first_pair"}`` over every rank; logs it once on rank 0 when
-        there are any. With several processes every rank must call it (a collective)."""
+    def summary(self, world_size: int, gather: bool = True) -> dict:
+        """``{"pairs", "tokens", "first_pair"}`` over every rank. With several processes and
+        ``gather`` every rank must call it (a collective); without ``gather`` (lm-eval's cache
+        may skip a rank whose requests are all cached) the counts are this process's, marked
+        ``"processes": "this one"``."""
         seen = [(self.by_pair, self.names)]
-        if world_size > 1:
+        if world_size > 1 and gather:
             seen = [None] * world_size
             torch.distributed.all_gather_object(seen, (self.by_pair, self.names))
         by_pair, names = {}, {}
@@ -108,6 +110,7 @@ class UnknownTokenCounter:
             "pairs": len(by_pair),
             "tokens": sum(by_pair.values()),
             "first_pair": names[first] if first else None,
+            **({"processes": "this one"} if world_size > 1 and not gather else {}),
         }
 
     def log(self, summary: dict, n_requests: int) -> None:
