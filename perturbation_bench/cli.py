@@ -163,6 +163,18 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
                             help="bp after the first complete codon (default 60)")  # fmt: skip
 
 
+def _annotation_exons(args: argparse.Namespace):
+    """The chosen transcripts' CDS exons of ``--gtf`` or ``--gff3`` (``dataset/annotation.py``)."""
+    from perturbation_bench.dataset.annotation import read_cds_exons
+
+    return read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
+
+
+def _print_excluded(excluded) -> None:
+    for reason, count in sorted(excluded.items()):
+        print(f"excluded {count} ({reason})")
+
+
 def _build(args: argparse.Namespace) -> int:
     if args.kind == "variants":
         return _build_variants(args)
@@ -170,7 +182,6 @@ def _build(args: argparse.Namespace) -> int:
         return _build_mutations(args)
     if args.kind == "saturation":
         return _build_saturation(args)
-    from perturbation_bench.dataset.annotation import read_cds_exons
     from perturbation_bench.dataset.build import BuildSettings, build_dataset
     from perturbation_bench.dataset.codons import load_codon_table
     from perturbation_bench.dataset.genome import Genome
@@ -197,14 +208,13 @@ def _build(args: argparse.Namespace) -> int:
     genome = Genome(args.fasta)
     path, written, excluded = build_dataset(
         genome,
-        read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None),
+        _annotation_exons(args),
         settings,
         table,
         Path(args.out),
     )
     print(f"wrote {written} pairs to {path}")
-    for reason, count in sorted(excluded.items()):
-        print(f"excluded {count} ({reason})")
+    _print_excluded(excluded)
     _announce_task(Path(args.out), settings.config)
     return 0
 
@@ -220,14 +230,12 @@ def _build_variants(args: argparse.Namespace) -> int:
         args.variants, Genome(args.fasta), args.config, Path(args.out), args.window
     )
     print(f"read {read} variants; wrote {written} pairs to {path}")
-    for reason, count in sorted(excluded.items()):
-        print(f"excluded {count} ({reason})")
+    _print_excluded(excluded)
     _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
     return 0
 
 
 def _build_mutations(args: argparse.Namespace) -> int:
-    from perturbation_bench.dataset.annotation import read_cds_exons
     from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.variants import mutations
 
@@ -243,7 +251,7 @@ def _build_mutations(args: argparse.Namespace) -> int:
     positive = class_list(args.positive, mutations.POSITIVE)
     if args.per_class < 1 or args.per_gene < 1:
         raise OptionsError("--per-class and --per-gene must be at least 1")
-    exons = read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
+    exons = _annotation_exons(args)
     chosen, summary = mutations.scan(Genome(args.fasta), exons, classes, args.per_class,
                                      args.per_gene, args.seed, positive)  # fmt: skip
     summary_path = mutations.write_table(chosen, summary, Path(args.out), positive)
@@ -340,10 +348,7 @@ def _report(args: argparse.Namespace) -> int:
 
     features = []
     if args.gtf or args.gff3:
-        from perturbation_bench.dataset.annotation import read_cds_exons
-
-        exons = read_cds_exons(args.gff3 or args.gtf, gff3=True if args.gff3 else None)
-        features = [(exon.chrom, exon.start, exon.end) for exon in exons]
+        features = [(exon.chrom, exon.start, exon.end) for exon in _annotation_exons(args)]
     report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
                          features=features, allow_different_data=args.allow_different_data)  # fmt: skip
     for row in report["summary"]:

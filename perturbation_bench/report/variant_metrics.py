@@ -74,7 +74,7 @@ def _metrics(group: pd.DataFrame) -> dict:
         result = by_chromosome(name, labels, scores, chroms)
         out[f"{name}_by_chrom"] = result.value
         out[f"{name}_by_chrom_rows"] = result.rows
-        out["chromosomes_left_out"] = result.left_out
+    out["chromosomes_left_out"] = result.left_out  # one-class chromosomes: the same for both
     return out
 
 
