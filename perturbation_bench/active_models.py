@@ -3,12 +3,14 @@
 lm-eval creates the model before it builds the tasks, in the same process. This package's models
 (``dna-hf``, ``dna-mlm``, ``kmer-markov``) :func:`announce` themselves when created, and the tasks
 skip advice that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA
-prefix) when one of them is scoring.
+prefix) when one of them is scoring. They also :func:`announce_share` the rank and world size
+lm-eval will shard documents by, so that a task holds only its process's documents.
 """
 
 from __future__ import annotations
 
 _created: set[str] = set()
+_share: tuple[int, int] | None = None
 
 
 def announce(name: str) -> None:
@@ -19,3 +21,14 @@ def announce(name: str) -> None:
 def package_model_created() -> bool:
     """Whether any of this package's models was created in this process."""
     return bool(_created)
+
+
+def announce_share(rank: int, world_size: int) -> None:
+    """Record the scoring model's ``(rank, world_size)``, as lm-eval reads them from it."""
+    global _share
+    _share = (int(rank), int(world_size))
+
+
+def document_share() -> tuple[int, int] | None:
+    """The last announced ``(rank, world_size)``; None when no model of this package said."""
+    return _share

@@ -17,6 +17,7 @@ Nothing is dropped: rows in equal rows out.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,18 +47,40 @@ def read_pair_file(path: Path, min_length: int = 1, columns: list[str] | None = 
     return table
 
 
-def read_pairs(files: list[Path], min_length: int = 1) -> pa.Table:
-    """Read and check parquet files into one table (all rows, file order kept)."""
-    tables = [read_pair_file(path, min_length) for path in files]
-    try:
-        return pa.concat_tables(tables, promote_options="permissive")
-    except pa.ArrowException as err:
-        raise DataValidationError(
-            f"the files {', '.join(map(str, files))} have incompatible columns ({err})"
-        ) from None
+BATCH_ROWS = 256
+"""Rows per batch when the tasks stream a file: memory holds one batch of Arrow data at a time."""
 
 
-def check_pairs(table: pa.Table, source: Path | str, min_length: int = 1) -> None:
+def iter_pair_batches(files: list[Path], min_length: int = 1) -> Iterator[pa.RecordBatch]:
+    """Every row of ``files``, in file order, as checked record batches of :data:`BATCH_ROWS`.
+
+    Each batch is checked as it is read; on the first bad batch the whole file is read and
+    checked again, so the error names the same row and counts the same rows like it as
+    :func:`read_pair_file` does.
+
+    Raises:
+        DataValidationError: a file is unreadable or breaks the contract (module docstring).
+    """
+    for path in files:
+        try:
+            reader = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        except (pa.ArrowException, OSError) as err:
+            raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+        if reader.metadata.num_rows == 0:
+            check_pairs(reader.schema_arrow.empty_table(), path, min_length)
+        try:
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS):
+                try:
+                    check_pairs(batch, path, min_length)
+                except DataValidationError:
+                    read_pair_file(path, min_length)  # raises with the whole file's row numbers
+                    raise
+                yield batch
+        except (pa.ArrowException, OSError) as err:
+            raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+
+
+def check_pairs(table: pa.Table | pa.RecordBatch, source: Path | str, min_length: int = 1) -> None:
     """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason."""
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")

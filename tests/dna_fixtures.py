@@ -166,3 +166,16 @@ def assert_same_results(got: dict, expected: dict) -> None:
             assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-3), key
         else:
             assert got[key] == value, key
+
+
+def crop_one(original: str, perturbed: str, length: int) -> tuple[int, bool]:
+    """The crop start and overflow of one pair, through the tasks' vectorised rule."""
+    import numpy as np
+    import pyarrow as pa
+
+    from perturbation_bench.pair_changes import changed_spans
+    from perturbation_bench.tasks.crop import crop_starts
+
+    spans = changed_spans(pa.array([original]), pa.array([perturbed]), ignore_case=True)
+    (start,), (overflows,) = crop_starts(np.array([len(original)]), spans, length)
+    return int(start), bool(overflows)

@@ -12,11 +12,11 @@ import torch
 import yaml
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from dna_fixtures import evaluate, reference_ll
+from dna_fixtures import crop_one, evaluate, reference_ll
 from perturbation_bench.dna import random_dna
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.pair_changes import perturbed_sequence
 from perturbation_bench.paths import tasks_dir
-from perturbation_bench.tasks.crop import crop_start
 from perturbation_bench.tasks.hooks import doc_to_sequences, load_pairs
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -55,7 +55,7 @@ CASES = {  # name: positions changed in a 200 bp window
 def test_crops_follow_the_pinned_rule(case, length):
     original = random_dna(random.Random(3), 200)
     perturbed = mutate(original, CASES[case])
-    start, overflows = crop_start(original, perturbed, length)
+    start, overflows = crop_one(original, perturbed, length)
     cropped = original[start : start + length], perturbed[start : start + length]
     assert cropped == reference_crop(original, perturbed, length)
     assert len(cropped[0]) == min(length, 200)
@@ -86,7 +86,7 @@ def test_the_context_tasks_crop_the_demo_windows(tmp_path):
     for doc in docs:
         original, perturbed = doc_to_sequences(doc)
         assert (original, perturbed) == reference_crop(
-            doc["original_sequence"], doc["sequence"], 512
+            doc["original_sequence"], perturbed_sequence(doc), 512
         )
         assert original != perturbed  # the 30 bp repeat lies inside every crop
 

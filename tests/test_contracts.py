@@ -7,13 +7,14 @@ import types
 
 import pytest
 
+from dna_fixtures import crop_one
+from perturbation_bench.active_models import document_share
 from perturbation_bench.dataset.annotation import choose_transcripts, read_gff3_cds
 from perturbation_bench.errors import UnsupportedTaskError
 from perturbation_bench.models.dna_mlm import DnaMaskedLM, windows
 from perturbation_bench.models.markov_chain import chain_for
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.models.requests import document_pairs
-from perturbation_bench.tasks.crop import crop_start
 
 
 def test_the_count_cache_is_counted_again_when_the_fasta_changes_at_the_same_size(tmp_path):
@@ -79,7 +80,7 @@ def test_a_changed_span_of_exactly_the_crop_length_does_not_overflow(span, overf
     original = "A" * 100
     changed = list(original)
     changed[30] = changed[30 + span - 1] = "C"  # the changed span is [30, 30 + span)
-    assert crop_start(original, "".join(changed), 20)[1] is overflows
+    assert crop_one(original, "".join(changed), 20)[1] is overflows
 
 
 def cds_table(rows):
@@ -128,6 +129,8 @@ def test_data_parallel_shards_by_the_global_process_index(monkeypatch):
     monkeypatch.setattr(accelerate, "Accelerator", NodeTwoProcessOne)
     monkeypatch.setenv("WORLD_SIZE", "4")
     monkeypatch.setattr("perturbation_bench.models.parallel.join_process_group", lambda d: None)
+    monkeypatch.setattr("perturbation_bench.active_models._share", None)  # restored afterwards
     model = DataParallel()
     model._start_data_parallel("cpu")
     assert (model._rank, model._world_size) == (3, 4)
+    assert document_share() == (3, 4)  # the tasks hold the documents of the global rank

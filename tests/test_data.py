@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
+from perturbation_bench.pair_changes import perturbed_sequence
 from perturbation_bench.random_pairs import random_pairs, write_parquet
 from perturbation_bench.tasks.hooks import doc_to_context, doc_to_sequences, load_pairs
 from perturbation_bench.tasks.options import PRESETS, parse_options
@@ -79,8 +80,8 @@ def test_lowercase_and_n_are_accepted_and_nothing_is_dropped(tmp_path):
     write_parquet(rows[:4], tmp_path, "syn_human", "test-0.parquet")
     write_parquet(rows[4:], tmp_path, "syn_human", "test-1.parquet")
     docs = load_pairs("syn_human", data_dir=str(tmp_path))["test"]
-    assert docs["original_sequence"] == [r["original_sequence"] for r in rows]
-    assert docs["sequence"] == [r["sequence"] for r in rows]
+    assert [d["original_sequence"] for d in docs] == [r["original_sequence"] for r in rows]
+    assert [perturbed_sequence(d) for d in docs] == [r["sequence"] for r in rows]
 
 
 def test_missing_config_folder_names_the_expected_layout(tmp_path):
@@ -119,7 +120,7 @@ def test_hub_files_are_read_from_the_hugging_face_cache(monkeypatch, tmp_path):
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
     docs = load_pairs("motif_human")["test"]
-    assert docs["sequence"] == [r["sequence"] for r in rows]
+    assert [perturbed_sequence(d) for d in docs] == [r["sequence"] for r in rows]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,7 @@ def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
     write_parquet(random_pairs(2, 34), tmp_path, "syn_human")  # 34: 6-mers keep 30, 3-mers 33
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     assert doc_to_context(doc) == prefix
-    assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], doc["sequence"][:kept]]
+    assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], perturbed_sequence(doc)[:kept]]
     assert sorted(PRESETS) == ["carbon", "default", "generator", "nucleotide_transformer"]
 
 
@@ -146,7 +147,7 @@ def test_lower_case_bases_are_scored_upper_cased_and_counted(tmp_path, caplog):
     with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.tasks.hooks"):
         docs = load_pairs("syn_human", data_dir=str(tmp_path), preset="carbon")["test"]
     assert doc_to_sequences(docs[1])[1] == rows[1]["sequence"][:30].upper()
-    assert docs[1]["sequence"] == rows[1]["sequence"]  # the document keeps the published text
+    assert perturbed_sequence(docs[1]) == rows[1]["sequence"]  # the published text, kept
     assert "1 of 3 pairs have lower-case (soft-masked) bases" in caplog.text
 
 
@@ -232,7 +233,7 @@ def test_sequences_shorter_than_one_kmer_are_rejected(tmp_path):
 def test_the_config_option_belongs_to_the_custom_task(tmp_path):
     write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
     docs = load_pairs(data_dir=str(tmp_path), config="syn_zebrafish")["test"]
-    assert docs.num_rows == 2
+    assert len(docs) == 2
     with pytest.raises(OptionsError, match="perturbation_custom and perturbation_variants need the config and its folder.*; configs in .*: syn_zebrafish$"):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):

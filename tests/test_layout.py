@@ -20,7 +20,8 @@ FORBIDDEN = {  # importer -> subpackages it must never import
     "bench": set(),  # an entry point, like cli.py: it drives the models and the tasks
     "shared": set(SUBPACKAGES),  # top-level modules the subpackages share
 }
-SHARED = ("dna", "comparison", "pair_files", "errors", "paths", "random_pairs", "random_models",
+SHARED = ("dna", "comparison", "pair_files", "pair_changes", "errors", "paths", "random_pairs",
+          "random_models",
           "active_models", "ranking")
 
 

@@ -15,11 +15,11 @@ TASK = "perturbation_syn_human"
 
 @pytest.mark.parametrize("count", [1, 3, 8])
 def test_the_shards_are_disjoint_and_hold_every_pair(pair_data, count):
-    whole = load_pairs("syn_human", data_dir=str(pair_data))["test"]["original_sequence"]
+    whole = [d["original_sequence"] for d in load_pairs("syn_human", data_dir=str(pair_data))["test"]]
     shards = [load_pairs("syn_human", data_dir=str(pair_data), shard=f"{i}/{count}")["test"]
               for i in range(count)]  # fmt: skip
-    assert sorted(s for shard in shards for s in shard["original_sequence"]) == sorted(whole)
-    assert all(set(shard["scoring_shard"]) == {f"{i}/{count}"} for i, shard in enumerate(shards))
+    assert sorted(d["original_sequence"] for shard in shards for d in shard) == sorted(whole)
+    assert all({d["scoring_shard"] for d in shard} == {f"{i}/{count}"} for i, shard in enumerate(shards))
 
 
 @pytest.mark.parametrize("value", ["3/3", "-1/2", "a/b", "2"])

@@ -29,6 +29,7 @@ pairs: the numbers then say how fast, never how good.
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import resource
 import tempfile
@@ -187,8 +188,7 @@ def _score_naive(model_path: str, metadata: dict, pairs: int, device: str, dtype
     model.eval()
     encode = _encoder(model_path)
     start = time.perf_counter()
-    docs = load_pairs(**metadata)["test"]
-    docs = docs.select(range(min(pairs, len(docs))))
+    docs = list(itertools.islice(load_pairs(**metadata)["test"], pairs))
     lls, tokens = [], 0
     for doc in tqdm(docs, desc="naive: scoring pairs"):
         pair = []

@@ -47,7 +47,7 @@ import torch
 from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
-from perturbation_bench.active_models import announce
+from perturbation_bench.active_models import announce, announce_share
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.models.arguments import (
     check_batch_size,
@@ -148,6 +148,7 @@ class DnaHFLM(HFLM):
         with loading_errors(pretrained):
             super().__init__(*args, softmax_dtype="float32", **kwargs)
         self._use_global_rank(kwargs)
+        announce_share(self.rank, self.world_size)
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         self._windowing_logged = False

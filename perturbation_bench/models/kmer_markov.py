@@ -1,9 +1,10 @@
 """``kmer-markov``: the composition floor, an order-K Markov chain counted on a genome.
 
-Registered with lm-eval as ``--model kmer-markov``; runs on the CPU without torch. Model
+Registered with lm-eval as ``--model kmer-markov``; runs on the CPU (numpy). Model
 arguments: ``fasta=PATH`` (plain or bgzip; required), ``order=K`` (default 5),
 ``pseudocount=a`` (default 1), ``counts=PATH`` (where to cache the counts; default next to the
-FASTA). Each request's LL is the chain's log-likelihood of its continuation after its context
+FASTA). Under ``torchrun`` or ``accelerate launch`` each process scores its share of the
+pairs (``models/parallel.py``). Each request's LL is the chain's log-likelihood of its continuation after its context
 (:mod:`perturbation_bench.models.markov_chain` states the formula). How far composition alone
 gets on a benchmark is the floor a DNA model has to beat.
 """
@@ -17,11 +18,12 @@ from tqdm import tqdm
 from perturbation_bench.active_models import announce
 from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
 from perturbation_bench.models.markov_chain import chain_for
+from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.models.provenance import Provenance
 
 
 @register_model("kmer-markov")
-class KmerMarkovLM(LM):
+class KmerMarkovLM(DataParallel, LM):
     """lm-eval adapter around :class:`~perturbation_bench.models.markov_chain.MarkovChain`."""
 
     def __init__(
@@ -41,6 +43,7 @@ class KmerMarkovLM(LM):
             raise OptionsError(f"kmer-markov does not take {', '.join(sorted(unused))}")
         if not fasta:
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
+        self._device = self._start_data_parallel("cpu")
         self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
         self._provenance = Provenance(
             "kmer-markov", {"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)}

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from perturbation_bench.comparison import original_wins
 from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.pair_changes import perturbed_sequence
 from perturbation_bench.ranking import variant_score
 
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
@@ -138,7 +139,7 @@ def stream_sample_pairs(
                 sample = json.loads(line)
                 doc = sample["doc"]
                 ll_original, ll_perturbed = (float(x) for x in sample["filtered_resps"][0])
-                original, perturbed = doc["original_sequence"], doc["sequence"]
+                original, perturbed = doc["original_sequence"], perturbed_sequence(doc)
             except json.JSONDecodeError as err:
                 raise DataValidationError(
                     f"{path}: line {number}: not valid JSON ({err.msg}); the file may be truncated"

@@ -17,15 +17,20 @@ the crop afterwards.
 
 from __future__ import annotations
 
-from perturbation_bench.dna import changed_span
+import numpy as np
+
+from perturbation_bench.pair_changes import Spans
 
 
-def crop_start(original: str, perturbed: str, length: int) -> tuple[int, bool]:
-    """Where the ``length`` bp crop of the pair starts, and whether its changes overflow it."""
-    n = len(original)
-    if length >= n:
-        return 0, False
-    span = changed_span(original, perturbed)
-    start, end = span if span is not None else (n // 2, n // 2)
-    centre = (start + end) // 2
-    return min(max(0, centre - length // 2), n - length), end - start > length
+def crop_starts(lengths: np.ndarray, spans: Spans, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: where the ``length`` bp crop starts, and whether its changes overflow it.
+
+    ``lengths`` are the pairs' lengths ``n``, ``spans`` their changed spans compared in upper
+    case (``pair_changes.changed_spans(..., ignore_case=True)``).
+    """
+    lengths = np.asarray(lengths, np.int64)
+    centres = np.where(spans.changed, (spans.starts + spans.ends) // 2, lengths // 2)
+    starts = np.minimum(np.maximum(0, centres - length // 2), lengths - length)
+    cropped = lengths > length
+    overflows = cropped & spans.changed & (spans.ends - spans.starts > length)
+    return np.where(cropped, starts, 0), overflows

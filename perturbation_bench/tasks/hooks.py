@@ -2,10 +2,11 @@
 
 :func:`load_pairs` is the tasks' ``custom_dataset``: lm-eval calls it with the run's metadata
 (``--metadata`` merged with ``--model_args``) and the task's ``dataset_kwargs``. It validates
-the options, reads and checks the parquet files, and adds ``scoring_*`` columns that carry the
-formatting (and, for a shorter context, each pair's crop) to :func:`doc_to_context` and
-:func:`doc_to_sequences`, so that the documents keep the sequences exactly as published (logged
-samples and reports match pairs by content).
+the options, reads and checks the parquet files in one pass (``tasks/documents.py``: the
+documents keep each window once, the perturbed copy as its changed span, and a process holds
+only the pairs it scores), and adds ``scoring_*`` fields that carry the formatting (and, for a
+shorter context, each pair's crop) to :func:`doc_to_context` and :func:`doc_to_sequences`. The
+sequences are kept exactly as published (logged samples and reports match pairs by content).
 
 ``--metadata '{"shard": "I/N"}'`` scores the pairs whose 0-based row (in file order, over the
 config's files) is ``I`` modulo ``N``: the N shards are disjoint and together hold every pair,
@@ -21,15 +22,11 @@ from __future__ import annotations
 
 import logging
 
-import datasets
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from perturbation_bench.active_models import package_model_created
+from perturbation_bench.active_models import document_share, package_model_created
 from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.pair_files import SEQUENCE_COLUMNS, read_pairs
+from perturbation_bench.pair_changes import perturbed_sequence
 from perturbation_bench.paths import demo_data_dir
-from perturbation_bench.tasks.crop import crop_start
+from perturbation_bench.tasks.documents import CROP_START_COLUMN, TaskDocuments, read_documents
 from perturbation_bench.tasks.options import Formatting, parse_options
 from perturbation_bench.tasks.sources import (
     config_folders,
@@ -49,9 +46,8 @@ PRESET_COLUMN = "scoring_preset"
 """The preset's name, for messages (the models read these columns as literals)."""
 KMER_COLUMN = "scoring_kmer_size"
 RC_COLUMN = "scoring_rc_average"
-CROP_START_COLUMN = "scoring_crop_start"
 CONTEXT_COLUMN = "scoring_context_bp"
-"""The crop of each pair (``tasks/crop.py``): its start, and its length (null: the whole window)."""
+"""The crop's length (null: the whole window); each pair's start is in ``CROP_START_COLUMN``."""
 TOKENS_COLUMN = "scoring_token_counts"
 """With ``reduction: mean``: the number of scored tokens of each continuation, in choice order."""
 
@@ -61,8 +57,19 @@ def load_pairs(
     task_context_bp: int | None = None,
     task_data_dir: str | None = None,
     **metadata,
-) -> datasets.DatasetDict:
-    """Return ``{"test": Dataset}`` with every pair of ``config_name`` (see the module docstring).
+) -> dict[str, TaskDocuments]:
+    """Return ``{"test": documents}`` with every pair of ``config_name`` (module docstring)."""
+    return pair_documents(config_name, task_context_bp, task_data_dir, metadata)
+
+
+def pair_documents(
+    config_name: str | None,
+    task_context_bp: int | None,
+    task_data_dir: str | None,
+    metadata: dict,
+    constants: dict | None = None,
+) -> dict[str, TaskDocuments]:
+    """:func:`load_pairs`, with ``constants``: further columns of one value for every document.
 
     ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
     it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
@@ -102,41 +109,53 @@ def load_pairs(
         files = local_parquet_files(options.data_dir, config_name)
     else:
         files = hub_parquet_files(config_name, options.dataset_revision)
-    table = read_pairs(files, min_length=options.formatting.kmer_size)
     identity = data_identity(files)
+    formatting = options.formatting
+    constants = {PREFIX_COLUMN: formatting.dna_prefix, PRESET_COLUMN: options.preset,
+                 DATA_COLUMN: identity, SHARD_COLUMN: _shard_text(options.shard),
+                 KMER_COLUMN: formatting.kmer_size, RC_COLUMN: formatting.rc_average,
+                 CONTEXT_COLUMN: context_bp, **(constants or {})}  # fmt: skip
+    reading = read_documents(files, formatting.kmer_size, constants, context_bp, options.shard,
+                             document_share() or (0, 1))  # fmt: skip
+    pairs = len(reading.documents)
     if options.shard is not None:
         index, count = options.shard
-        total = table.num_rows
-        table = table.take(pa.array(range(index, total, count), pa.int64()))
-        if not table.num_rows:
+        if not pairs:
             raise OptionsError(
-                f"shard {index}/{count} of {config_name} holds no pair: the config has {total} "
-                f"pairs; use at most {total} shards"
+                f"shard {index}/{count} of {config_name} holds no pair: the config has "
+                f"{reading.total_rows} pairs; use at most {reading.total_rows} shards"
             )
         log.info("perturbation-bench %s: shard %d/%d, %d of %d pairs (rows %d, %d + %d, ...)",
-                 config_name, index, count, table.num_rows, total, index, index, count)  # fmt: skip
+                 config_name, index, count, pairs, reading.total_rows, index, index, count)  # fmt: skip
     log.info(
         "perturbation-bench %s: %d pairs from %s (%s); %s",
         config_name,
-        table.num_rows,
+        pairs,
         files[0].parent,
         identity,
         options.describe(),
     )
-    _log_lower_case(table)
-    formatting, rows = options.formatting, table.num_rows
-    table = (
-        table.append_column(PREFIX_COLUMN, pa.array([formatting.dna_prefix] * rows, pa.string()))
-        .append_column(PRESET_COLUMN, pa.array([options.preset] * rows, pa.string()))
-        .append_column(DATA_COLUMN, pa.array([identity] * rows, pa.string()))
-        .append_column(SHARD_COLUMN, pa.array([_shard_text(options.shard)] * rows, pa.string()))
-        .append_column(KMER_COLUMN, pa.array([formatting.kmer_size] * rows, pa.int64()))
-        .append_column(RC_COLUMN, pa.array([formatting.rc_average] * rows, pa.bool_()))
-        .append_column(CROP_START_COLUMN, _crop_starts(table, context_bp, config_name))
-        .append_column(CONTEXT_COLUMN, pa.array([context_bp] * rows, pa.int64()))
-    )
+    if len(reading.held) < pairs:
+        log.info("perturbation-bench %s: this process holds the %d pairs it scores",
+                 config_name, len(reading.held))  # fmt: skip
+    if reading.lower_case_rows:
+        log.info(
+            "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
+            "they are upper-cased before tokenization",
+            reading.lower_case_rows,
+            len(reading.held),
+        )
+    if context_bp is not None:
+        log.info(
+            "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %d "
+            "pairs change a span longer than that and keep only its centre",
+            config_name,
+            context_bp,
+            reading.overflowing_crops,
+            len(reading.held),
+        )
     if options.reduction == "mean":
-        table = table.append_column(TOKENS_COLUMN, _token_counts(table, formatting, metadata))
+        _add_token_counts(reading.held, formatting, metadata)
     if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
@@ -145,7 +164,7 @@ def load_pairs(
             "(--model dna-hf needs nothing: it defaults to that)",
             formatting.dna_prefix,
         )
-    return datasets.DatasetDict({"test": datasets.Dataset(table)})
+    return {"test": reading.documents}
 
 
 def _shard_text(shard) -> str | None:
@@ -164,56 +183,15 @@ def data_identity(files) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def _log_lower_case(table: pa.Table) -> None:
-    """Log how many rows have lower-case (soft-masked) letters; they are scored upper-cased."""
-    lower = pc.or_(
-        *(pc.match_substring_regex(table.column(name), "[acgtn]") for name in SEQUENCE_COLUMNS)
-    )
-    count = pc.sum(lower).as_py() or 0
-    if count:
-        log.info(
-            "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
-            "they are upper-cased before tokenization",
-            count,
-            table.num_rows,
-        )
-
-
-def _crop_starts(table: pa.Table, context_bp: int | None, config_name: str) -> pa.Array:
-    """Each pair's crop start (0 without a crop); logs how many pairs' changes overflow the crop."""
-    if context_bp is None:
-        return pa.array([0] * table.num_rows, pa.int64())
-    starts, overflowing = [], 0
-    for original, perturbed in zip(*(table.column(c).to_pylist() for c in SEQUENCE_COLUMNS)):
-        start, overflows = crop_start(original, perturbed, context_bp)
-        starts.append(start)
-        overflowing += overflows
-    log.info(
-        "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %d pairs "
-        "change a span longer than that and keep only its centre",
-        config_name,
-        context_bp,
-        overflowing,
-        table.num_rows,
-    )
-    return pa.array(starts, pa.int64())
-
-
-def _token_counts(table: pa.Table, formatting: Formatting, metadata: dict) -> pa.Array:
+def _add_token_counts(documents: list[dict], formatting: Formatting, metadata: dict) -> None:
     """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``)."""
     from tqdm import tqdm
 
     tokenizer = load_tokenizer(metadata)
-    counts = []
-    progress = tqdm(total=table.num_rows, desc="counting tokens (reduction: mean)")
-    for batch in table.to_batches():
-        for doc in batch.to_pylist():
-            counts.append(
-                [scored_tokens(tokenizer, formatting.dna_prefix, s) for s in doc_to_sequences(doc)]
-            )
-            progress.update()
-    progress.close()
-    return pa.array(counts, pa.list_(pa.int64()))
+    for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
+        doc[TOKENS_COLUMN] = [
+            scored_tokens(tokenizer, formatting.dna_prefix, s) for s in doc_to_sequences(doc)
+        ]
 
 
 def doc_to_context(doc) -> str:
@@ -225,7 +203,7 @@ def doc_to_sequences(doc) -> list[str]:
     """The continuations: ``[original, perturbed]`` cropped (context tasks), trimmed to whole
     k-mers, then with rc_average their reverse complements: see :meth:`Formatting.continuations`."""
     formatting = Formatting(kmer_size=doc[KMER_COLUMN], rc_average=doc[RC_COLUMN])
-    pair = doc["original_sequence"], doc["sequence"]
+    pair = doc["original_sequence"], perturbed_sequence(doc)
     if doc.get(CONTEXT_COLUMN) is not None:
         start, length = doc[CROP_START_COLUMN], doc[CONTEXT_COLUMN]
         pair = tuple(sequence[start : start + length] for sequence in pair)

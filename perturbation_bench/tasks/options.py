@@ -51,8 +51,10 @@ class Formatting:
     rc_average: bool = False
 
     def trim(self, sequence: str) -> str:
-        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers."""
-        return sequence[: len(sequence) - len(sequence) % self.kmer_size].upper()
+        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers (the
+        same string object when it is already both: requests then share the document's text)."""
+        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
+        return sequence if sequence.isupper() else sequence.upper()
 
     def continuations(self, original: str, perturbed: str) -> list[str]:
         """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""

@@ -19,7 +19,8 @@ import logging
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.ranking import METRICS, by_chromosome, variant_score
-from perturbation_bench.tasks.hooks import load_pairs
+from perturbation_bench.tasks.documents import NOT_HELD
+from perturbation_bench.tasks.hooks import pair_documents
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
 
@@ -31,21 +32,22 @@ VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
 
 def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
     """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.hooks.load_pairs` of a
-    variant config, with the score option in a column for :func:`process_results`."""
+    variant config, with the score option in a field for :func:`process_results`."""
     score = parse_options(metadata).score
-    dataset = load_pairs(config_name, task_context_bp, task_data_dir, **metadata)
-    table = dataset["test"].data.table
-    missing = [name for name in VARIANT_COLUMNS if name not in table.column_names]
+    dataset = pair_documents(config_name, task_context_bp, task_data_dir, metadata,
+                             constants={SCORE_COLUMN: score})  # fmt: skip
+    documents = dataset["test"]
+    missing = [name for name in VARIANT_COLUMNS if name not in documents.features]
     if missing:
         raise OptionsError(
             f"the variant task reads configs built by 'perturbation-bench build variants'; this "
             f"one has no {', '.join(missing)} column(s) (run perturbation_custom for it)"
         )
-    if "label" in table.column_names:
-        labelled = table.num_rows - table.column("label").null_count
+    if "label" in documents.features:
+        held = [doc for doc in documents if doc is not NOT_HELD]
+        labelled = sum(doc["label"] is not None for doc in held)
         log.info("perturbation-bench variants: %d of %d variants labelled; score %s",
-                 labelled, table.num_rows, score)  # fmt: skip
-    dataset["test"] = dataset["test"].add_column(SCORE_COLUMN, [score] * table.num_rows)
+                 labelled, len(held), score)  # fmt: skip
     return dataset
 
 

@@ -1,0 +1,152 @@
+"""The documents of a task, read from its parquet files in one streaming pass.
+
+One document per pair: a dict of the file's columns, except that the perturbed sequence is kept
+as its changed span (``pair_changes.py``: ``scoring_change_start``, ``scoring_change``), so a
+window is held once, not twice; with a crop (context-length tasks) also ``scoring_crop_start``.
+The files are read :data:`~perturbation_bench.pair_files.BATCH_ROWS` rows at a time, each batch
+checked (``pair_files.py``) and turned into dicts, so memory holds the documents and one batch.
+
+Under data parallelism lm-eval gives rank ``r`` of ``W`` the documents at positions ``r, r + W,
+...``. When the scoring model is one of this package's, it says which rank it is
+(``active_models.py``) and a process holds only its own documents and the first one (lm-eval
+checks the task on it); the other positions hold :data:`NOT_HELD`, which raises if lm-eval ever
+reads it. Other models get every document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from perturbation_bench.errors import PairingError
+from perturbation_bench.pair_changes import CHANGE_COLUMN, CHANGE_START_COLUMN, changed_spans
+from perturbation_bench.pair_files import SEQUENCE_COLUMNS, iter_pair_batches
+
+CROP_START_COLUMN = "scoring_crop_start"
+"""Where each pair's crop starts (``tasks/crop.py``); only with a crop."""
+
+
+class _NotHeld(dict):
+    """The document of another process: reading any of its fields raises."""
+
+    def __missing__(self, key):
+        raise PairingError(
+            "lm-eval asked this process for a pair that another process scores: with several "
+            "processes each one holds only its own share of the pairs, as lm-eval shares them "
+            "out (--samples is not supported with several processes)"
+        )
+
+
+NOT_HELD = _NotHeld()
+
+
+class TaskDocuments(Sequence):
+    """The documents, in file order, as lm-eval reads a split: ``len``, ``[i]``, iteration,
+    and ``features`` (the column names)."""
+
+    def __init__(self, rows: list[dict], columns: list[str]) -> None:
+        self._rows = rows
+        self.features = dict.fromkeys(columns)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):
+        return self._rows[index]
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self._rows)
+
+
+@dataclass
+class Reading:
+    """What one pass over the files found: the documents and the counts the task logs."""
+
+    documents: TaskDocuments
+    total_rows: int = 0
+    lower_case_rows: int = 0
+    overflowing_crops: int = 0
+    held: list[dict] = field(default_factory=list)
+
+
+def read_documents(
+    files: list[Path],
+    min_length: int,
+    constants: dict,
+    context_bp: int | None = None,
+    shard: tuple[int, int] | None = None,
+    share: tuple[int, int] = (0, 1),
+) -> Reading:
+    """Read, check and convert every pair of ``files`` (module docstring).
+
+    ``constants`` are added to every held document. ``shard = (I, N)`` keeps the rows whose
+    0-based row over the files is ``I`` modulo ``N``; ``share = (rank, world_size)`` is the
+    process's share of what is kept.
+    """
+    rank, world_size = share
+    rows: list[dict] = []
+    reading = Reading(TaskDocuments(rows, []))
+    columns: dict[str, None] = {}
+    for batch in iter_pair_batches(files, min_length):
+        first_row = reading.total_rows
+        reading.total_rows += batch.num_rows
+        if shard is not None:
+            index, count = shard
+            batch = batch.take(pa.array(np.arange((index - first_row) % count, batch.num_rows, count)))
+        positions = len(rows) + np.arange(batch.num_rows)
+        held = (positions % world_size == rank) | (positions == 0)
+        if not held.all():
+            batch = batch.filter(pa.array(held))
+        reading.lower_case_rows += _lower_case_rows(batch)
+        batch, overflowing = _with_changes(batch, context_bp)
+        reading.overflowing_crops += overflowing
+        columns.update(dict.fromkeys(batch.schema.names))
+        converted = iter(batch.to_pylist())
+        for is_held in held:
+            if is_held:
+                document = next(converted)
+                document.update(constants)
+                rows.append(document)
+                reading.held.append(document)
+            else:
+                rows.append(NOT_HELD)
+    for document in reading.held:  # files with other columns: theirs are null here
+        if len(document) < len(columns) + len(constants):
+            for name in columns:
+                document.setdefault(name, None)
+    reading.documents.features = dict.fromkeys([*columns, *constants])
+    return reading
+
+
+def _lower_case_rows(batch: pa.RecordBatch) -> int:
+    """How many rows hold a lower-case (soft-masked) base in either sequence."""
+    if not batch.num_rows:
+        return 0
+    lower = pc.or_(*(pc.match_substring_regex(batch.column(n), "[acgtn]") for n in SEQUENCE_COLUMNS))
+    return pc.sum(lower).as_py() or 0
+
+
+def _with_changes(batch: pa.RecordBatch, context_bp: int | None) -> tuple[pa.RecordBatch, int]:
+    """The batch with ``sequence`` replaced by its changed span (and the crop start with a
+    crop), and how many pairs' changes are longer than the crop."""
+    original, perturbed = (batch.column(name) for name in SEQUENCE_COLUMNS)
+    spans = changed_spans(original, perturbed)
+    changes = [
+        text[start:end]
+        for text, start, end in zip(perturbed.to_pylist(), spans.starts.tolist(), spans.ends.tolist())
+    ]
+    batch = batch.drop_columns(["sequence"])
+    batch = batch.append_column(CHANGE_START_COLUMN, pa.array(spans.starts))
+    batch = batch.append_column(CHANGE_COLUMN, pa.array(changes, pa.string()))
+    if context_bp is None:
+        return batch, 0
+    from perturbation_bench.tasks.crop import crop_starts
+
+    lengths = pc.utf8_length(original).to_numpy(zero_copy_only=False)
+    starts, overflows = crop_starts(lengths, changed_spans(original, perturbed, ignore_case=True), context_bp)
+    return batch.append_column(CROP_START_COLUMN, pa.array(starts)), int(overflows.sum())
