@@ -22,6 +22,7 @@ from perturbation_bench.errors import OptionsError, UserInputError
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; return the exit status."""
+    from perturbation_bench.bench import scale
     from perturbation_bench.bench import throughput as bench
 
     parser = argparse.ArgumentParser(
@@ -88,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     dry_run.add_arguments(
         commands.add_parser("check", help="dry run of lm_eval's --tasks/--metadata/--model_args")
     )
-    bench.add_arguments(
-        commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
-    )
+    bench_parser = commands.add_parser("bench", help="throughput: naive loop vs lm-eval hf vs dna-hf")
+    bench.add_arguments(bench_parser)
+    scale.add_arguments(bench_parser)
     args = parser.parse_args(argv)
 
     try:
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             from perturbation_bench.bench import sharing
 
             return sharing.run(args)
+        if args.scale:
+            return scale.run(args)
         if args.saturation:
             from perturbation_bench.bench import saturation
 

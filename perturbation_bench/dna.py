@@ -14,8 +14,6 @@ BASES = "ACGT"
 LETTERS = "ACGTN"
 """Letters a sequence may hold (in either case)."""
 
-SEQUENCE_PATTERN = "^[ACGTNacgtn]*$"
-"""The same rule as a regular expression, for vectorised checks (pyarrow)."""
 
 _COMPLEMENT = str.maketrans("ACGTNacgtn", "TGCANtgcan")
 

@@ -70,6 +70,19 @@ def changed_spans(original: pa.Array, perturbed: pa.Array, ignore_case: bool = F
     return Spans(starts, ends, changed)
 
 
+def changed_text(perturbed: pa.Array, spans: Spans) -> pa.Array:
+    """Each row's characters in its changed span, ``perturbed[s:e]``, as a string array
+    (gathered from the column's bytes at once)."""
+    data, offsets = string_bytes(perturbed)
+    sizes = spans.ends - spans.starts
+    new_offsets = np.concatenate([[0], np.cumsum(sizes)])
+    within = np.arange(new_offsets[-1]) - np.repeat(new_offsets[:-1], sizes)
+    gathered = data[np.repeat(offsets[:-1] + spans.starts, sizes) + within]
+    return pa.LargeStringArray.from_buffers(
+        len(perturbed), pa.py_buffer(new_offsets.astype(np.int64)), pa.py_buffer(gathered)
+    ).cast(pa.string())
+
+
 def perturbed_sequence(doc: dict) -> str:
     """A document's perturbed sequence: its ``sequence``, or rebuilt from its changed span."""
     if "sequence" in doc:

@@ -17,14 +17,16 @@ Nothing is dropped: rows in equal rows out.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from perturbation_bench.dna import LETTERS, SEQUENCE_PATTERN, first_foreign_letter
+from perturbation_bench.dna import LETTERS, first_foreign_letter
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pair_changes import Spans, changed_spans, changed_text, string_bytes
 
 SEQUENCE_COLUMNS = ("original_sequence", "sequence")
 
@@ -51,10 +53,14 @@ BATCH_ROWS = 256
 """Rows per batch when the tasks stream a file: memory holds one batch of Arrow data at a time."""
 
 
-def iter_pair_batches(files: list[Path], min_length: int = 1) -> Iterator[pa.RecordBatch]:
-    """Every row of ``files``, in file order, as checked record batches of :data:`BATCH_ROWS`.
+def iter_pair_batches(
+    files: list[Path], min_length: int = 1
+) -> Iterator[tuple[pa.RecordBatch, PairScan]]:
+    """Every row of ``files``, in file order, as checked record batches of :data:`BATCH_ROWS`,
+    each with its :class:`PairScan` (:func:`check_pairs`).
 
-    Each batch is checked as it is read; on the first bad batch the whole file is read and
+    Each batch is checked as it is read (one thread: memory holds one batch, and the reader's
+    buffers go back to the system after each file); on the first bad batch the whole file is read and
     checked again, so the error names the same row and counts the same rows like it as
     :func:`read_pair_file` does.
 
@@ -69,19 +75,36 @@ def iter_pair_batches(files: list[Path], min_length: int = 1) -> Iterator[pa.Rec
         if reader.metadata.num_rows == 0:
             check_pairs(reader.schema_arrow.empty_table(), path, min_length)
         try:
-            for batch in reader.iter_batches(batch_size=BATCH_ROWS):
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, use_threads=False):
                 try:
-                    check_pairs(batch, path, min_length)
+                    scan = check_pairs(batch, path, min_length)
                 except DataValidationError:
                     read_pair_file(path, min_length)  # raises with the whole file's row numbers
                     raise
-                yield batch
+                yield batch, scan
         except (pa.ArrowException, OSError) as err:
             raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+        pa.default_memory_pool().release_unused()  # the reader's buffers, back to the system
 
 
-def check_pairs(table: pa.Table | pa.RecordBatch, source: Path | str, min_length: int = 1) -> None:
-    """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason."""
+class PairScan(NamedTuple):
+    """What checking a table found, per row: whether either sequence has lower-case
+    (soft-masked) letters, the perturbed sequence's changed span, and that span's text."""
+
+    soft_masked: np.ndarray
+    spans: Spans
+    changes: pa.Array
+
+
+def check_pairs(
+    table: pa.Table | pa.RecordBatch, source: Path | str, min_length: int = 1
+) -> PairScan:
+    """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason;
+    return the rows' :class:`PairScan`.
+
+    The perturbed sequence equals the original outside its changed span, so its letters are
+    checked within the span only (``sequence`` outside it is ``original_sequence``, checked whole).
+    """
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
     missing = [c for c in SEQUENCE_COLUMNS if c not in table.column_names]
@@ -106,12 +129,9 @@ def check_pairs(table: pa.Table | pa.RecordBatch, source: Path | str, min_length
             f"{name!r} is shorter than one {min_length}-mer",
             detail=lambda row, n=lengths[name]: f" ({n[row]} bp)",
         )
-        _fail_where(
-            pc.invert(pc.match_substring_regex(column, SEQUENCE_PATTERN)),
-            source,
-            f"{name!r} has letters outside {LETTERS}",
-            detail=lambda row, col=column: f" (first: {first_foreign_letter(col[row].as_py())})",
-        )
+    original, perturbed = (_one_array(table.column(name)) for name in SEQUENCE_COLUMNS)
+    foreign, lower = _letter_rows(original)
+    _fail_foreign(foreign, original, "original_sequence", source)
     _fail_where(
         pc.not_equal(*lengths.values()),
         source,
@@ -120,6 +140,47 @@ def check_pairs(table: pa.Table | pa.RecordBatch, source: Path | str, min_length
             f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)"
         ),
     )
+    if not np.array_equal(string_bytes(original)[1], string_bytes(perturbed)[1]):
+        _fail_foreign(_letter_rows(perturbed)[0], perturbed, "sequence", source)  # not ASCII
+    spans = changed_spans(original, perturbed)
+    changes = changed_text(perturbed, spans)
+    foreign, changed_lower = _letter_rows(changes)
+    _fail_foreign(foreign, perturbed, "sequence", source)
+    return PairScan(lower | changed_lower, spans, changes)
+
+
+def _one_array(column) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _fail_foreign(rows: np.ndarray, column: pa.Array, name: str, source) -> None:
+    _fail_where(
+        pa.array(rows),
+        source,
+        f"{name!r} has letters outside {LETTERS}",
+        detail=lambda row: f" (first: {first_foreign_letter(column[row].as_py())})",
+    )
+
+
+_UPPER_CASE_BIT = 0xDF
+"""Cleared, it turns an ASCII lower-case letter into its upper case (and leaves upper case)."""
+_LETTER_CODES = np.frombuffer(LETTERS.encode(), np.uint8)
+
+
+def _letter_rows(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: whether it holds a letter outside LETTERS (either case), and a lower-case one."""
+    data, offsets = string_bytes(column)
+    folded = data & _UPPER_CASE_BIT
+    known = np.zeros(data.shape, bool)
+    for code in _LETTER_CODES:
+        known |= folded == code
+
+    def rows_with(hits: np.ndarray) -> np.ndarray:
+        rows = np.zeros(len(column), bool)
+        rows[np.searchsorted(offsets, np.flatnonzero(hits), side="right") - 1] = True
+        return rows
+
+    return rows_with(~known), rows_with(known & (data != folded))
 
 
 def _fail_where(mask, source, reason, detail=None) -> None:

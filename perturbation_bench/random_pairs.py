@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from perturbation_bench.dna import random_dna
+from perturbation_bench.dna import BASES, random_dna
 
 
 def random_pairs(
@@ -47,3 +47,45 @@ def write_parquet(
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows), path)
     return path
+
+
+def random_pair_table(n: int, length: int, seed: int = 0, patch: int = 12):
+    """:func:`random_pairs` at scale, drawn with numpy: the same columns (ids, gene, strand, both
+    sequences, patch start) as a pyarrow table, ``n`` windows of ``length`` bp with one random
+    ``patch`` bp patch each."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    letters = np.frombuffer(BASES.encode(), np.uint8)
+    original = letters[rng.integers(0, 4, (n, length))]
+    starts = rng.integers(0, length - patch, n)
+    perturbed = original.copy()
+    columns = starts[:, None] + np.arange(patch)
+    perturbed[np.arange(n)[:, None], columns] = letters[rng.integers(0, 4, (n, patch))]
+
+    def strings(codes):
+        offsets = pa.py_buffer((np.arange(n + 1, dtype=np.int64) * length).tobytes())
+        return pa.LargeStringArray.from_buffers(n, offsets, pa.py_buffer(codes.tobytes())).cast(
+            pa.string()
+        )
+
+    return pa.table({
+        "benchmark_id": [f"pair_{seed}_{i}" for i in range(n)],
+        "gene_name": [f"GENE{i}" for i in range(n)],
+        "strand": np.where(rng.random(n) < 0.5, "+", "-"),
+        "original_sequence": strings(original),
+        "sequence": strings(perturbed),
+        "patch_start_in_seq": starts,
+    })  # fmt: skip
+
+
+def write_random_genome(path: Path, length: int, seed: int = 0) -> Path:
+    """A one-chromosome FASTA of ``length`` uniform random bases, 80 per line."""
+    import numpy as np
+
+    codes = np.frombuffer(BASES.encode(), np.uint8)[np.random.default_rng(seed).integers(0, 4, length)]
+    text = codes.tobytes().decode()
+    lines = [text[i : i + 80] for i in range(0, length, 80)]
+    Path(path).write_text(">random\n" + "\n".join(lines) + "\n")
+    return Path(path)

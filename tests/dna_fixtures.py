@@ -99,7 +99,10 @@ def evaluate(
 
     from perturbation_bench.paths import tasks_dir
 
-    model_args = {"pretrained": model_path, "dtype": "float32", **model_args}
+    if model == "kmer-markov":  # model_path is the genome it counts
+        model_args = {"fasta": model_path, "order": 3, **model_args}
+    else:
+        model_args = {"pretrained": model_path, "dtype": "float32", **model_args}
     metadata = model_args | metadata  # as lm-eval's CLI merges --model_args into --metadata
     folders = [str(tasks_dir()), *map(str, include)]
     manager = TaskManager(include_path=folders, include_defaults=False, metadata=metadata)

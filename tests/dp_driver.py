@@ -2,7 +2,7 @@
 
     torchrun --nproc_per_node 2 tests/dp_driver.py MODEL DATA_DIR OUT.json [MODEL_KIND [TASK [METADATA]]]
 
-MODEL_KIND: dna-hf (default) or dna-mlm; TASK: default perturbation_syn_human; METADATA: JSON
+MODEL_KIND: dna-hf (default), dna-mlm or kmer-markov (MODEL: the FASTA it counts); TASK: default perturbation_syn_human; METADATA: JSON
 merged into the task metadata.
 
 Rank 0 writes the results JSON (results and per-pair LLs); every process evaluates its share.
@@ -18,6 +18,7 @@ from lm_eval.utils import setup_logging  # noqa: E402
 
 import perturbation_bench.models.dna_hf  # noqa: E402,F401  (registers the models without the hook)
 import perturbation_bench.models.dna_mlm  # noqa: E402,F401
+import perturbation_bench.models.kmer_markov  # noqa: E402,F401
 from dna_fixtures import evaluate  # noqa: E402
 from perturbation_bench.tasks.pairing import logged_pairs  # noqa: E402
 

@@ -2,7 +2,8 @@
 
 One document per pair: a dict of the file's columns, except that the perturbed sequence is kept
 as its changed span (``pair_changes.py``: ``scoring_change_start``, ``scoring_change``), so a
-window is held once, not twice; with a crop (context-length tasks) also ``scoring_crop_start``.
+window is held once, not twice; ``scoring_soft_masked`` says whether the pair has lower-case
+letters; with a crop (context-length tasks) also ``scoring_crop_start``.
 The files are read :data:`~perturbation_bench.pair_files.BATCH_ROWS` rows at a time, each batch
 checked (``pair_files.py``) and turned into dicts, so memory holds the documents and one batch.
 
@@ -25,10 +26,12 @@ import pyarrow.compute as pc
 
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pair_changes import CHANGE_COLUMN, CHANGE_START_COLUMN, changed_spans
-from perturbation_bench.pair_files import SEQUENCE_COLUMNS, iter_pair_batches
+from perturbation_bench.pair_files import SEQUENCE_COLUMNS, PairScan, iter_pair_batches
 
 CROP_START_COLUMN = "scoring_crop_start"
 """Where each pair's crop starts (``tasks/crop.py``); only with a crop."""
+SOFT_MASKED_COLUMN = "scoring_soft_masked"
+"""Whether either sequence of the pair has lower-case letters (to upper-case before scoring)."""
 
 
 class _NotHeld(dict):
@@ -92,19 +95,23 @@ def read_documents(
     rows: list[dict] = []
     reading = Reading(TaskDocuments(rows, []))
     columns: dict[str, None] = {}
-    for batch in iter_pair_batches(files, min_length):
+    for batch, scan in iter_pair_batches(files, min_length):
         first_row = reading.total_rows
         reading.total_rows += batch.num_rows
+        kept = np.arange(batch.num_rows)
         if shard is not None:
             index, count = shard
-            batch = batch.take(pa.array(np.arange((index - first_row) % count, batch.num_rows, count)))
-        positions = len(rows) + np.arange(batch.num_rows)
+            kept = np.arange((index - first_row) % count, batch.num_rows, count)
+        positions = len(rows) + np.arange(kept.size)
         held = (positions % world_size == rank) | (positions == 0)
-        if not held.all():
-            batch = batch.filter(pa.array(held))
-        reading.lower_case_rows += _lower_case_rows(batch)
-        batch, overflowing = _with_changes(batch, context_bp)
-        reading.overflowing_crops += overflowing
+        stored = kept[held]
+        reading.lower_case_rows += int(scan.soft_masked[stored].sum())
+        crops = None
+        if context_bp is not None:
+            crops, overflows = _crops(batch, context_bp)
+            crops = crops[stored]
+            reading.overflowing_crops += int(overflows[stored].sum())
+        batch = _documents_batch(batch, scan, stored, crops)
         columns.update(dict.fromkeys(batch.schema.names))
         converted = iter(batch.to_pylist())
         for is_held in held:
@@ -123,30 +130,26 @@ def read_documents(
     return reading
 
 
-def _lower_case_rows(batch: pa.RecordBatch) -> int:
-    """How many rows hold a lower-case (soft-masked) base in either sequence."""
-    if not batch.num_rows:
-        return 0
-    lower = pc.or_(*(pc.match_substring_regex(batch.column(n), "[acgtn]") for n in SEQUENCE_COLUMNS))
-    return pc.sum(lower).as_py() or 0
+def _documents_batch(
+    batch: pa.RecordBatch, scan: PairScan, rows: np.ndarray, crops: np.ndarray | None
+) -> pa.RecordBatch:
+    """The ``rows`` of ``batch`` as documents store them: ``sequence`` replaced by its changed
+    span (start and text), the soft-masked flag, and the crop starts (with a crop)."""
+    batch = (
+        batch.drop_columns(["sequence"])
+        .append_column(CHANGE_START_COLUMN, pa.array(scan.spans.starts))
+        .append_column(CHANGE_COLUMN, scan.changes)
+        .append_column(SOFT_MASKED_COLUMN, pa.array(scan.soft_masked))
+    )
+    if rows.size < batch.num_rows:
+        batch = batch.take(pa.array(rows))
+    return batch if crops is None else batch.append_column(CROP_START_COLUMN, pa.array(crops))
 
 
-def _with_changes(batch: pa.RecordBatch, context_bp: int | None) -> tuple[pa.RecordBatch, int]:
-    """The batch with ``sequence`` replaced by its changed span (and the crop start with a
-    crop), and how many pairs' changes are longer than the crop."""
-    original, perturbed = (batch.column(name) for name in SEQUENCE_COLUMNS)
-    spans = changed_spans(original, perturbed)
-    changes = [
-        text[start:end]
-        for text, start, end in zip(perturbed.to_pylist(), spans.starts.tolist(), spans.ends.tolist())
-    ]
-    batch = batch.drop_columns(["sequence"])
-    batch = batch.append_column(CHANGE_START_COLUMN, pa.array(spans.starts))
-    batch = batch.append_column(CHANGE_COLUMN, pa.array(changes, pa.string()))
-    if context_bp is None:
-        return batch, 0
+def _crops(batch: pa.RecordBatch, context_bp: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's crop start, and whether its changes (compared in upper case) overflow it."""
     from perturbation_bench.tasks.crop import crop_starts
 
-    lengths = pc.utf8_length(original).to_numpy(zero_copy_only=False)
-    starts, overflows = crop_starts(lengths, changed_spans(original, perturbed, ignore_case=True), context_bp)
-    return batch.append_column(CROP_START_COLUMN, pa.array(starts)), int(overflows.sum())
+    original, perturbed = (batch.column(name) for name in SEQUENCE_COLUMNS)
+    spans = changed_spans(original, perturbed, ignore_case=True)
+    return crop_starts(pc.utf8_length(original).to_numpy(), spans, context_bp)

@@ -26,7 +26,12 @@ from perturbation_bench.active_models import document_share, package_model_creat
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pair_changes import perturbed_sequence
 from perturbation_bench.paths import demo_data_dir
-from perturbation_bench.tasks.documents import CROP_START_COLUMN, TaskDocuments, read_documents
+from perturbation_bench.tasks.documents import (
+    CROP_START_COLUMN,
+    SOFT_MASKED_COLUMN,
+    TaskDocuments,
+    read_documents,
+)
 from perturbation_bench.tasks.options import Formatting, parse_options
 from perturbation_bench.tasks.sources import (
     config_folders,
@@ -115,8 +120,8 @@ def pair_documents(
                  DATA_COLUMN: identity, SHARD_COLUMN: _shard_text(options.shard),
                  KMER_COLUMN: formatting.kmer_size, RC_COLUMN: formatting.rc_average,
                  CONTEXT_COLUMN: context_bp, **(constants or {})}  # fmt: skip
-    reading = read_documents(files, formatting.kmer_size, constants, context_bp, options.shard,
-                             document_share() or (0, 1))  # fmt: skip
+    share = document_share() or (0, 1)
+    reading = read_documents(files, formatting.kmer_size, constants, context_bp, options.shard, share)
     pairs = len(reading.documents)
     if options.shard is not None:
         index, count = options.shard
@@ -135,9 +140,11 @@ def pair_documents(
         identity,
         options.describe(),
     )
-    if len(reading.held) < pairs:
-        log.info("perturbation-bench %s: this process holds the %d pairs it scores",
-                 config_name, len(reading.held))  # fmt: skip
+    rank, world_size = share
+    if world_size > 1:
+        log.info("perturbation-bench %s: this process scores %d of the %d pairs and holds only "
+                 "those (and the first, which lm-eval reads to check the task)", config_name,
+                 len(range(rank, pairs, world_size)), pairs)  # fmt: skip
     if reading.lower_case_rows:
         log.info(
             "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
@@ -207,7 +214,7 @@ def doc_to_sequences(doc) -> list[str]:
     if doc.get(CONTEXT_COLUMN) is not None:
         start, length = doc[CROP_START_COLUMN], doc[CONTEXT_COLUMN]
         pair = tuple(sequence[start : start + length] for sequence in pair)
-    return formatting.continuations(*pair)
+    return formatting.continuations(*pair, soft_masked=doc.get(SOFT_MASKED_COLUMN, True))
 
 
 def choices_per_pair(doc) -> int:

@@ -50,15 +50,19 @@ class Formatting:
     kmer_size: int = 1
     rc_average: bool = False
 
-    def trim(self, sequence: str) -> str:
-        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers (the
-        same string object when it is already both: requests then share the document's text)."""
-        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
-        return sequence if sequence.isupper() else sequence.upper()
+    def trim(self, sequence: str, soft_masked: bool = True) -> str:
+        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers.
 
-    def continuations(self, original: str, perturbed: str) -> list[str]:
+        ``soft_masked=False`` says the sequence has no lower-case letter (the tasks know it per
+        pair): it is then not copied to upper-case it, and with whole k-mers the same string
+        object comes back (the requests share the document's text).
+        """
+        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
+        return sequence.upper() if soft_masked else sequence
+
+    def continuations(self, original: str, perturbed: str, soft_masked: bool = True) -> list[str]:
         """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""
-        pair = [self.trim(original), self.trim(perturbed)]
+        pair = [self.trim(original, soft_masked), self.trim(perturbed, soft_masked)]
         return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
 
 

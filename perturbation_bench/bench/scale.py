@@ -1,0 +1,291 @@
+"""Scale benchmark: where the time and the memory of a large run go, stage by stage.
+
+    perturbation-bench bench --scale [--sizes 20000x8192,20000x1024] [--processes 1] [--order 3]
+
+For each size (pairs x bp) it writes random pairs (a random window and a copy with one random
+12 bp patch) as parquet, and scores them with ``kmer-markov`` (counted on a random 1 Mb genome,
+or ``--fasta``) through lm-eval's ``simple_evaluate`` on the ``perturbation_custom`` task, in a
+fresh process (``--processes N``: N processes under ``torchrun``, each measured on its own).
+Stages, timed in that process by wrapping lm-eval's functions (the benchmark's process only):
+
+    start-up   imports, the model (the genome's counts), the task index
+    task       lm-eval's task build, without the reading below
+    read       the task's custom_dataset: the files read, checked and made documents
+    requests   lm-eval's requests built, grouped and sorted, up to the model's first score
+    scoring    the model's loglikelihood call
+    results    filters, per-pair metrics, the gather to rank 0, aggregation
+    env        lm-eval's description of the run's environment (git, pip, torch's collect_env)
+    write      with --log-samples: lm-eval's results and samples files
+
+Each size is also run on 20 pairs of the same length, whose costs count as fixed. ``outside``
+is the time outside start-up and scoring beyond the 20-pair run's, as a multiple of scoring
+(target <= 0.5). ``growth`` is the peak resident set beyond the 20-pair run's (both from
+before the task build), as a multiple of the bytes of the sequences the process scores, both
+members of each of its pairs (target <= 2 from 8,192 bp, <= 4 below).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TASK = "perturbation_custom"
+CONFIG = "scale"
+DEFAULT_SIZES = "20000x8192,20000x1024"
+BASELINE_PAIRS = 20
+"""The run whose costs count as fixed: the same command on this many pairs."""
+STAGES = ("start-up", "task", "read", "requests", "scoring", "results", "env", "write")
+MEMORY_STAGES = ("read", "task", "requests", "scoring", "results", "write")
+GENOME_BP = 1_000_000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``bench --scale`` options."""
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="instead: per-stage time and peak memory of large runs (perturbation_bench/bench/scale.py)",
+    )
+    parser.add_argument(
+        "--sizes", default=DEFAULT_SIZES, help=f"with --scale: PAIRSxBP,... (default {DEFAULT_SIZES})"
+    )
+    parser.add_argument("--processes", type=int, default=1, help="with --scale: processes (1)")
+    parser.add_argument("--order", type=int, default=3, help="with --scale: kmer-markov order (3)")
+    parser.add_argument("--fasta", help="with --scale: genome to count (default: random 1 Mb)")
+    parser.add_argument(
+        "--log-samples", action="store_true", help="with --scale: also write the samples file"
+    )
+
+
+def parse_sizes(text: str) -> list[tuple[int, int]]:
+    """``"20000x8192,20000x1024"`` -> ``[(20000, 8192), (20000, 1024)]``."""
+    from perturbation_bench.errors import OptionsError
+
+    sizes = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        pairs, _, length = item.partition("x")
+        if not (pairs.isdigit() and length.isdigit() and int(pairs) > 0 and int(length) > 12):
+            raise OptionsError(f"--sizes takes PAIRSxBP items (e.g. 20000x8192), got {item!r}")
+        sizes.append((int(pairs), int(length)))
+    return sizes
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure every size and its 20-pair baseline, print the tables; 1 if a row misses a target."""
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.random_pairs import write_random_genome
+
+    sizes = parse_sizes(args.sizes)
+    if args.processes < 1:
+        raise OptionsError(f"--processes must be at least 1, got {args.processes}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pb-scale-") as scratch:
+        scratch = Path(scratch)
+        fasta = args.fasta or str(write_random_genome(scratch / "genome.fa", GENOME_BP))
+        for pairs, length in sizes:
+            measured = [_measure(scratch, count, length, fasta, args) for count in (BASELINE_PAIRS, pairs)]
+            for baseline, stages in zip(*measured, strict=True):
+                rows.append(Row(pairs, length, args.processes, stages, baseline))
+    print(format_table(rows))
+    return 0 if all(row.within_targets() for row in rows) else 1
+
+
+def _measure(scratch: Path, pairs: int, length: int, fasta: str, args) -> list[dict]:
+    """Write ``pairs`` random pairs of ``length`` bp, run :func:`measure` on them; the stages of
+    every process, by rank."""
+    import pyarrow.parquet as pq
+
+    from perturbation_bench.random_pairs import random_pair_table
+
+    data = scratch / f"{pairs}x{length}"
+    (data / CONFIG).mkdir(parents=True)
+    print(f"writing {pairs:,} random pairs of {length:,} bp ...", flush=True)
+    pq.write_table(random_pair_table(pairs, length), data / CONFIG / "test.parquet")
+    spec = {"data_dir": str(data), "fasta": fasta, "order": args.order,
+            "log_samples": args.log_samples, "out": str(data / "stages"),
+            "output_path": str(data / "run")}  # fmt: skip
+    print(f"scoring them with kmer-markov (order {args.order}), {args.processes} process(es) ...",
+          flush=True)  # fmt: skip
+    _launch(spec, args.processes)
+    return [
+        json.loads((data / f"stages.rank{rank}.json").read_text())
+        for rank in range(args.processes)
+    ]
+
+
+def _launch(spec: dict, processes: int) -> None:
+    command = [sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)]
+    if processes > 1:
+        command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node",
+                   str(processes), "-m", "perturbation_bench.bench.scale", json.dumps(spec)]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    subprocess.run(command, check=True, env=env)
+
+
+class Row:
+    """One process's measurement of one size, against the same process of the 20-pair run."""
+
+    def __init__(self, pairs: int, length: int, processes: int, stages: dict, baseline: dict):
+        self.pairs, self.length, self.processes = pairs, length, processes
+        self.rank = stages["rank"]
+        self.seconds, self.peaks = stages["seconds"], stages["peaks"]
+        self.baseline = baseline
+        self.scored_pairs = len(range(self.rank, pairs, processes))
+        self.sequence_bytes = 2 * length * self.scored_pairs
+
+    def _variable_seconds(self, seconds: dict) -> float:
+        return sum(v for k, v in seconds.items() if k not in ("start-up", "scoring"))
+
+    @property
+    def outside(self) -> float:
+        """Seconds outside start-up and scoring beyond the 20-pair run's, over scoring."""
+        rest = self._variable_seconds(self.seconds) - self._variable_seconds(self.baseline["seconds"])
+        return rest / self.seconds["scoring"]
+
+    @property
+    def growth(self) -> int:
+        """Peak RSS above the 20-pair run's (both counted from before the task build)."""
+        return self.peaks["write"] - self.baseline["peaks"]["write"]
+
+    @property
+    def growth_ratio(self) -> float:
+        return self.growth / self.sequence_bytes
+
+    def memory_target(self) -> float:
+        return 2.0 if self.length >= 8192 else 4.0
+
+    def within_targets(self) -> bool:
+        return self.outside <= 0.5 and self.growth_ratio <= self.memory_target()
+
+
+def format_table(rows: list[Row]) -> str:
+    """A markdown table: seconds per stage, outside/scoring, peak RSS growth, targets."""
+    header = ["pairs x bp", "process", *STAGES, "outside / scoring", "peak RSS growth",
+              "growth / sequence bytes", "targets"]  # fmt: skip
+    lines = ["Seconds per stage; outside and growth beyond the same run on 20 pairs:", ""]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
+                 *(f"{row.seconds.get(stage, 0.0):.1f}" for stage in STAGES),
+                 f"{row.outside:.2f}x (<= 0.5)", f"{row.growth / 2**20:,.0f} MiB",
+                 f"{row.growth_ratio:.2f}x (<= {row.memory_target():.0f})",
+                 "met" if row.within_targets() else "MISSED"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    memory = ["pairs x bp", "process", *MEMORY_STAGES, "sequence bytes"]
+    lines += ["", "Peak RSS growth at the end of each stage (MiB above the peak before the task build):",
+              "", "| " + " | ".join(memory) + " |", "|" + "---|" * len(memory)]  # fmt: skip
+    for row in rows:
+        cells = [f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
+                 *(f"{row.peaks[stage] / 2**20:,.0f}" for stage in MEMORY_STAGES),
+                 f"{row.sequence_bytes / 2**20:,.0f}"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _peak_bytes() -> int:
+    """The peak resident set of this process since it started (Linux: VmHWM, which, unlike
+    ``ru_maxrss``, does not carry over the peak of the process that started it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class _Marks:
+    """Time and peak RSS at named moments."""
+
+    def __init__(self) -> None:
+        self.time, self.peak = {}, {}
+
+    def mark(self, name: str) -> None:
+        self.time[name], self.peak[name] = time.perf_counter(), _peak_bytes()
+
+    def around(self, function, before: str, after: str):
+        """``function`` wrapped to mark ``before`` (first call) and ``after`` (last return)."""
+
+        def wrapped(*args, **kwargs):
+            self.time.get(before) or self.mark(before)
+            result = function(*args, **kwargs)
+            self.mark(after)
+            return result
+
+        return wrapped
+
+
+def measure(spec: dict) -> None:
+    """The measured run (module docstring), in this process; writes ``<out>.rank<r>.json``."""
+    marks = _Marks()
+    marks.mark("start")
+    import lm_eval.api.task
+    import torch  # noqa: F401  (lm-eval imports it to seed; start-up)
+    from lm_eval import evaluator
+    from lm_eval.api.registry import get_model
+    from lm_eval.tasks import TaskManager
+
+    import perturbation_bench.models  # noqa: F401  (registers the models)
+    from perturbation_bench.paths import tasks_dir
+
+    lm = get_model("kmer-markov")(fasta=spec["fasta"], order=spec["order"])
+    metadata = {"config": CONFIG, "data_dir": spec["data_dir"]}
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    task_class = lm_eval.api.task.ConfigurableTask
+    task_class.download = marks.around(task_class.download, "read start", "read end")
+    task_class.build_all_requests = marks.around(
+        task_class.build_all_requests, "requests start", "requests end"
+    )
+    lm.loglikelihood = marks.around(lm.loglikelihood, "scoring start", "scoring end")
+    evaluator.add_env_info = marks.around(evaluator.add_env_info, "env start", "env end")
+    marks.mark("evaluate")
+    results = evaluator.simple_evaluate(
+        model=lm,
+        tasks=[TASK],
+        task_manager=manager,
+        log_samples=spec["log_samples"],
+    )
+    marks.mark("results end")
+    if results is not None and spec["log_samples"]:
+        _write(results, spec["output_path"])
+    marks.mark("write end")
+    t = marks.time
+    t.setdefault("env start", t["results end"])  # lm-eval describes the environment on rank 0
+    t.setdefault("env end", t["results end"])
+    seconds = {
+        "start-up": t["evaluate"] - t["start"],
+        "task": (t["read start"] - t["evaluate"]) + (t["requests start"] - t["read end"]),
+        "read": t["read end"] - t["read start"],
+        "requests": t["scoring start"] - t["requests start"],
+        "scoring": t["scoring end"] - t["scoring start"],
+        "results": t["results end"] - t["scoring end"] - (t["env end"] - t["env start"]),
+        "env": t["env end"] - t["env start"],
+        "write": t["write end"] - t["results end"],
+    }
+    ends = {"read": "read end", "task": "requests start", "requests": "scoring start",
+            "scoring": "scoring end", "results": "results end", "write": "write end"}  # fmt: skip
+    peaks = {stage: marks.peak[end] - marks.peak["evaluate"] for stage, end in ends.items()}
+    out = Path(f"{spec['out']}.rank{lm.rank}.json")
+    out.write_text(json.dumps({"rank": lm.rank, "seconds": seconds, "peaks": peaks}))
+
+
+def _write(results: dict, output_path: str) -> None:
+    """lm-eval's results and samples files, as its command line writes them."""
+    from lm_eval.loggers import EvaluationTracker
+
+    tracker = EvaluationTracker(output_path=output_path)
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for task_name in results["configs"]:
+        tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+
+
+if __name__ == "__main__":
+    measure(json.loads(sys.argv[1]))
