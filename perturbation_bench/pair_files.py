@@ -54,10 +54,12 @@ BATCH_ROWS = 256
 
 
 def iter_pair_batches(
-    files: list[Path], min_length: int = 1
+    files: list[Path], min_length: int = 1, select=None
 ) -> Iterator[tuple[pa.RecordBatch, PairScan]]:
     """Every row of ``files``, in file order, as checked record batches of :data:`BATCH_ROWS`,
-    each with its :class:`PairScan` (:func:`check_pairs`).
+    each with its :class:`PairScan` (:func:`check_pairs`). ``select(batch)``, given each batch
+    as read, returns the indices of the rows to keep: only those are checked and yielded, and
+    a batch that keeps none is skipped (a process checks the pairs it scores).
 
     Each batch is checked as it is read (one thread: memory holds one batch, and the reader's
     buffers go back to the system after each file); on the first bad batch the whole file is read and
@@ -76,6 +78,12 @@ def iter_pair_batches(
             check_pairs(reader.schema_arrow.empty_table(), path, min_length)
         try:
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, use_threads=False):
+                if select is not None:
+                    rows = select(batch)
+                    if len(rows) == 0:
+                        continue
+                    if len(rows) < batch.num_rows:
+                        batch = batch.take(pa.array(rows))
                 try:
                     scan = check_pairs(batch, path, min_length)
                 except DataValidationError:

@@ -84,13 +84,16 @@ def test_an_upper_case_sequence_reaches_lm_eval_uncopied(tmp_path):
 
 
 @pytest.mark.parametrize("world_size", [2, 3])
-@pytest.mark.parametrize("shard", [None, "1/2"])
+@pytest.mark.parametrize("shard", [None, "1/2", "2/3"])
 def test_each_process_holds_only_its_own_documents(tmp_path, monkeypatch, world_size, shard):
+    monkeypatch.setattr("perturbation_bench.pair_files.BATCH_ROWS", 2)  # several batches a file
     rows = random_pairs(11, 30, seed=4)
     write_parquet(rows[:5], tmp_path, "syn_human", "a.parquet")
     write_parquet(rows[5:], tmp_path, "syn_human", "b.parquet")
     options = {"data_dir": str(tmp_path), **({"shard": shard} if shard else {})}
     whole = load_pairs("syn_human", **options)["test"]
+    index, count = map(int, (shard or "0/1").split("/"))
+    assert [d["benchmark_id"] for d in whole] == [r["benchmark_id"] for r in rows[index::count]]
     seen = {}
     for rank in range(world_size):
         monkeypatch.setattr("perturbation_bench.active_models._share", (rank, world_size))
@@ -117,6 +120,16 @@ def test_a_zero_shot_task_keeps_no_few_shot_copy_of_its_documents(tmp_path):
                           metadata={"data_dir": str(tmp_path)})  # fmt: skip
     task = manager.load(["perturbation_syn_human"])["tasks"]["perturbation_syn_human"]
     assert len(task.eval_docs) == 5 and list(task.sampler.df) == []
+
+
+def test_a_bad_row_in_a_later_batch_is_named_by_its_row_in_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("perturbation_bench.pair_files.BATCH_ROWS", 3)
+    rows = random_pairs(12, 30)
+    for bad in (7, 10):
+        rows[bad]["sequence"] = rows[bad]["sequence"][:29] + "X"
+    write_parquet(rows, tmp_path, "syn_human")
+    with pytest.raises(DataValidationError, match="row 7: 'sequence' has letters outside ACGTN .first: 'X' at position 29.; 1 more row"):
+        load_pairs("syn_human", data_dir=str(tmp_path))
 
 
 def test_a_letter_outside_ascii_in_the_changed_span_is_refused(tmp_path):
@@ -196,6 +209,9 @@ def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
     assert row.growth == 10 << 20 and row.growth_ratio == pytest.approx(1.28, abs=0.01)
     assert row.within_targets()
     assert not Row(1000, 1024, 1, stages(0, 1.0, 3.0, 0), stages(0, 1.0, 0.0, 0)).within_targets()
+    three_times = {length: Row(1000, length, 1, stages(0, 10.0, 1.0, 3 * 2 * length * 1000),
+                               stages(0, 0.1, 1.0, 0)) for length in (1024, 8192)}  # fmt: skip
+    assert three_times[1024].within_targets() and not three_times[8192].within_targets()
     assert parse_sizes("20000x8192, 5x1024") == [(20000, 8192), (5, 1024)]
     for bad in ("20000", "x8192", "0x100", "10x12"):
         with pytest.raises(Exception, match="PAIRSxBP"):

@@ -13,12 +13,14 @@ Stages, timed in that process by wrapping lm-eval's functions (the benchmark's p
     read       the task's custom_dataset: the files read, checked and made documents
     requests   lm-eval's requests built, grouped and sorted, up to the model's first score
     scoring    the model's loglikelihood call
+    wait       in lm-eval's collectives after scoring: waiting for the other processes to finish
+               theirs (none with one process)
     results    filters, per-pair metrics, the gather to rank 0, aggregation
     env        lm-eval's description of the run's environment (git, pip, torch's collect_env)
     write      with --log-samples: lm-eval's results and samples files
 
 Each size is also run on 20 pairs of the same length, whose costs count as fixed. ``outside``
-is the time outside start-up and scoring beyond the 20-pair run's, as a multiple of scoring
+is the time outside start-up, scoring and waiting beyond the 20-pair run's, as a multiple of scoring
 (target <= 0.5). ``growth`` is the peak resident set beyond the 20-pair run's (both from
 before the task build), as a multiple of the bytes of the sequences the process scores, both
 members of each of its pairs (target <= 2 from 8,192 bp, <= 4 below).
@@ -41,7 +43,7 @@ CONFIG = "scale"
 DEFAULT_SIZES = "20000x8192,20000x1024"
 BASELINE_PAIRS = 20
 """The run whose costs count as fixed: the same command on this many pairs."""
-STAGES = ("start-up", "task", "read", "requests", "scoring", "results", "env", "write")
+STAGES = ("start-up", "task", "read", "requests", "scoring", "wait", "results", "env", "write")
 MEMORY_STAGES = ("read", "task", "requests", "scoring", "results", "write")
 GENOME_BP = 1_000_000
 
@@ -141,7 +143,7 @@ class Row:
         self.sequence_bytes = 2 * length * self.scored_pairs
 
     def _variable_seconds(self, seconds: dict) -> float:
-        return sum(v for k, v in seconds.items() if k not in ("start-up", "scoring"))
+        return sum(v for k, v in seconds.items() if k not in ("start-up", "scoring", "wait"))
 
     @property
     def outside(self) -> float:
@@ -205,10 +207,22 @@ class _Marks:
     """Time and peak RSS at named moments."""
 
     def __init__(self) -> None:
-        self.time, self.peak = {}, {}
+        self.time, self.peak, self.spent = {}, {}, {}
 
     def mark(self, name: str) -> None:
         self.time[name], self.peak[name] = time.perf_counter(), _peak_bytes()
+
+    def timed(self, function, name: str):
+        """``function`` wrapped to add the seconds of every call to ``self.spent[name]``."""
+
+        def wrapped(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.spent[name] = self.spent.get(name, 0.0) + time.perf_counter() - start
+
+        return wrapped
 
     def around(self, function, before: str, after: str):
         """``function`` wrapped to mark ``before`` (first call) and ``after`` (last return)."""
@@ -245,6 +259,8 @@ def measure(spec: dict) -> None:
     )
     lm.loglikelihood = marks.around(lm.loglikelihood, "scoring start", "scoring end")
     evaluator.add_env_info = marks.around(evaluator.add_env_info, "env start", "env end")
+    for collective in ("gather_object", "barrier"):  # waiting for the other processes
+        setattr(lm, collective, marks.timed(getattr(lm, collective), "wait"))
     marks.mark("evaluate")
     results = evaluator.simple_evaluate(
         model=lm,
@@ -265,7 +281,9 @@ def measure(spec: dict) -> None:
         "read": t["read end"] - t["read start"],
         "requests": t["scoring start"] - t["requests start"],
         "scoring": t["scoring end"] - t["scoring start"],
-        "results": t["results end"] - t["scoring end"] - (t["env end"] - t["env start"]),
+        "results": t["results end"] - t["scoring end"] - (t["env end"] - t["env start"])
+        - marks.spent.get("wait", 0.0),
+        "wait": marks.spent.get("wait", 0.0),
         "env": t["env end"] - t["env start"],
         "write": t["write end"] - t["results end"],
     }

@@ -4,14 +4,15 @@ One document per pair: a dict of the file's columns, except that the perturbed s
 as its changed span (``pair_changes.py``: ``scoring_change_start``, ``scoring_change``), so a
 window is held once, not twice; ``scoring_soft_masked`` says whether the pair has lower-case
 letters; with a crop (context-length tasks) also ``scoring_crop_start``.
-The files are read :data:`~perturbation_bench.pair_files.BATCH_ROWS` rows at a time, each batch
-checked (``pair_files.py``) and turned into dicts, so memory holds the documents and one batch.
+The files are read :data:`~perturbation_bench.pair_files.BATCH_ROWS` rows at a time; the rows a
+process keeps are checked (``pair_files.py``) and turned into dicts, so memory holds the
+documents and one batch (``perturbation-bench validate`` checks every row of a dataset).
 
 Under data parallelism lm-eval gives rank ``r`` of ``W`` the documents at positions ``r, r + W,
 ...``. When the scoring model is one of this package's, it says which rank it is
 (``active_models.py``) and a process holds only its own documents and the first one (lm-eval
-checks the task on it); the other positions hold :data:`NOT_HELD`, which raises if lm-eval ever
-reads it. Other models get every document.
+checks the task on it); the other positions read as :data:`NOT_HELD`, which raises if lm-eval
+ever reads a field of it. Other models get every document.
 """
 
 from __future__ import annotations
@@ -50,20 +51,23 @@ NOT_HELD = _NotHeld()
 
 class TaskDocuments(Sequence):
     """The documents, in file order, as lm-eval reads a split: ``len``, ``[i]``, iteration,
-    and ``features`` (the column names)."""
+    and ``features`` (the column names); a position this process does not hold reads as
+    :data:`NOT_HELD`."""
 
-    def __init__(self, rows: list[dict], columns: list[str]) -> None:
-        self._rows = rows
+    def __init__(self, held: dict[int, dict], length: int, columns: list[str]) -> None:
+        self._held, self._length = held, length
         self.features = dict.fromkeys(columns)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._length
 
-    def __getitem__(self, index):
-        return self._rows[index]
+    def __getitem__(self, index: int) -> dict:
+        if not -self._length <= index < self._length:
+            raise IndexError(f"document {index} of {self._length}")
+        return self._held.get(index % self._length, NOT_HELD)
 
     def __iter__(self) -> Iterator[dict]:
-        return iter(self._rows)
+        return (self._held.get(position, NOT_HELD) for position in range(self._length))
 
 
 @dataclass
@@ -77,6 +81,30 @@ class Reading:
     held: list[dict] = field(default_factory=list)
 
 
+class _Selection:
+    """Chooses the rows a process keeps, batch by batch as the files are read: the shard's rows
+    (row ``I`` modulo ``N`` over the files), and of those the positions ``rank`` modulo
+    ``world_size`` and position 0."""
+
+    def __init__(self, shard: tuple[int, int] | None, share: tuple[int, int]) -> None:
+        self.shard, (self.rank, self.world_size) = shard, share
+        self.total_rows = self.positions = 0
+        self.held_positions = np.zeros(0, np.int64)
+
+    def __call__(self, batch: pa.RecordBatch) -> np.ndarray:
+        """The indices of the rows of ``batch`` to keep; their positions in ``held_positions``."""
+        first_row, self.total_rows = self.total_rows, self.total_rows + batch.num_rows
+        kept = np.arange(batch.num_rows)
+        if self.shard is not None:
+            index, count = self.shard
+            kept = np.arange((index - first_row) % count, batch.num_rows, count)
+        positions = self.positions + np.arange(kept.size)
+        self.positions += kept.size
+        held = (positions % self.world_size == self.rank) | (positions == 0)
+        self.held_positions = positions[held]
+        return kept[held]
+
+
 def read_documents(
     files: list[Path],
     min_length: int,
@@ -85,64 +113,47 @@ def read_documents(
     shard: tuple[int, int] | None = None,
     share: tuple[int, int] = (0, 1),
 ) -> Reading:
-    """Read, check and convert every pair of ``files`` (module docstring).
+    """Read, check and convert the pairs of ``files`` this process keeps (module docstring):
+    only those are checked and made documents.
 
     ``constants`` are added to every held document. ``shard = (I, N)`` keeps the rows whose
     0-based row over the files is ``I`` modulo ``N``; ``share = (rank, world_size)`` is the
     process's share of what is kept.
     """
-    rank, world_size = share
-    rows: list[dict] = []
-    reading = Reading(TaskDocuments(rows, []))
+    select = _Selection(shard, share)
+    held: dict[int, dict] = {}
+    reading = Reading(TaskDocuments(held, 0, []))
     columns: dict[str, None] = {}
-    for batch, scan in iter_pair_batches(files, min_length):
-        first_row = reading.total_rows
-        reading.total_rows += batch.num_rows
-        kept = np.arange(batch.num_rows)
-        if shard is not None:
-            index, count = shard
-            kept = np.arange((index - first_row) % count, batch.num_rows, count)
-        positions = len(rows) + np.arange(kept.size)
-        held = (positions % world_size == rank) | (positions == 0)
-        stored = kept[held]
-        reading.lower_case_rows += int(scan.soft_masked[stored].sum())
+    for batch, scan in iter_pair_batches(files, min_length, select):
+        reading.lower_case_rows += int(scan.soft_masked.sum())
         crops = None
         if context_bp is not None:
             crops, overflows = _crops(batch, context_bp)
-            crops = crops[stored]
-            reading.overflowing_crops += int(overflows[stored].sum())
-        batch = _documents_batch(batch, scan, stored, crops)
+            reading.overflowing_crops += int(overflows.sum())
+        batch = _documents_batch(batch, scan, crops)
         columns.update(dict.fromkeys(batch.schema.names))
-        converted = iter(batch.to_pylist())
-        for is_held in held:
-            if is_held:
-                document = next(converted)
-                document.update(constants)
-                rows.append(document)
-                reading.held.append(document)
-            else:
-                rows.append(NOT_HELD)
+        for position, document in zip(select.held_positions.tolist(), batch.to_pylist()):
+            document.update(constants)
+            held[position] = document
+    reading.total_rows = select.total_rows
+    reading.held = list(held.values())
     for document in reading.held:  # files with other columns: theirs are null here
         if len(document) < len(columns) + len(constants):
             for name in columns:
                 document.setdefault(name, None)
-    reading.documents.features = dict.fromkeys([*columns, *constants])
+    reading.documents = TaskDocuments(held, select.positions, [*columns, *constants])
     return reading
 
 
-def _documents_batch(
-    batch: pa.RecordBatch, scan: PairScan, rows: np.ndarray, crops: np.ndarray | None
-) -> pa.RecordBatch:
-    """The ``rows`` of ``batch`` as documents store them: ``sequence`` replaced by its changed
-    span (start and text), the soft-masked flag, and the crop starts (with a crop)."""
+def _documents_batch(batch: pa.RecordBatch, scan: PairScan, crops: np.ndarray | None):
+    """``batch`` as documents store it: ``sequence`` replaced by its changed span (start and
+    text), the soft-masked flag, and the crop starts (with a crop)."""
     batch = (
         batch.drop_columns(["sequence"])
         .append_column(CHANGE_START_COLUMN, pa.array(scan.spans.starts))
         .append_column(CHANGE_COLUMN, scan.changes)
         .append_column(SOFT_MASKED_COLUMN, pa.array(scan.soft_masked))
     )
-    if rows.size < batch.num_rows:
-        batch = batch.take(pa.array(rows))
     return batch if crops is None else batch.append_column(CROP_START_COLUMN, pa.array(crops))
 
 
