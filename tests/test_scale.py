@@ -74,6 +74,16 @@ def test_documents_hold_the_window_once_and_rebuild_the_perturbed_copy(tmp_path)
     assert docs[5]["scoring_change"] == ""
 
 
+def test_files_with_other_columns_give_every_document_every_column(tmp_path):
+    rows = random_pairs(4, 30)
+    write_parquet([{**r, "label": True} for r in rows[:2]], tmp_path, "syn_human", "a.parquet")
+    write_parquet(rows[2:], tmp_path, "syn_human", "b.parquet")
+    docs = load_pairs("syn_human", data_dir=str(tmp_path))["test"]
+    assert "label" in docs.features
+    assert [doc["label"] for doc in docs] == [True, True, None, None]
+    assert len({frozenset(doc) for doc in docs}) == 1
+
+
 def test_an_upper_case_sequence_reaches_lm_eval_uncopied(tmp_path):
     rows = random_pairs(2, 30)
     rows[1]["original_sequence"] = rows[1]["original_sequence"].lower()

@@ -131,6 +131,11 @@ def _launch(spec: dict, processes: int) -> None:
     subprocess.run(command, check=True, env=env)
 
 
+def _variable_seconds(seconds: dict) -> float:
+    """The seconds of the stages that are neither start-up, scoring nor waiting."""
+    return sum(v for k, v in seconds.items() if k not in ("start-up", "scoring", "wait"))
+
+
 class Row:
     """One process's measurement of one size, against the same process of the 20-pair run."""
 
@@ -142,13 +147,10 @@ class Row:
         self.scored_pairs = len(range(self.rank, pairs, processes))
         self.sequence_bytes = 2 * length * self.scored_pairs
 
-    def _variable_seconds(self, seconds: dict) -> float:
-        return sum(v for k, v in seconds.items() if k not in ("start-up", "scoring", "wait"))
-
     @property
     def outside(self) -> float:
         """Seconds outside start-up and scoring beyond the 20-pair run's, over scoring."""
-        rest = self._variable_seconds(self.seconds) - self._variable_seconds(self.baseline["seconds"])
+        rest = _variable_seconds(self.seconds) - _variable_seconds(self.baseline["seconds"])
         return rest / self.seconds["scoring"]
 
     @property
@@ -168,27 +170,32 @@ class Row:
 
 
 def format_table(rows: list[Row]) -> str:
-    """A markdown table: seconds per stage, outside/scoring, peak RSS growth, targets."""
-    header = ["pairs x bp", "process", *STAGES, "outside / scoring", "peak RSS growth",
-              "growth / sequence bytes", "targets"]  # fmt: skip
-    lines = ["Seconds per stage; outside and growth beyond the same run on 20 pairs:", ""]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        cells = [f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
-                 *(f"{row.seconds.get(stage, 0.0):.1f}" for stage in STAGES),
-                 f"{row.outside:.2f}x (<= 0.5)", f"{row.growth / 2**20:,.0f} MiB",
-                 f"{row.growth_ratio:.2f}x (<= {row.memory_target():.0f})",
-                 "met" if row.within_targets() else "MISSED"]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    memory = ["pairs x bp", "process", *MEMORY_STAGES, "sequence bytes"]
-    lines += ["", "Peak RSS growth at the end of each stage (MiB above the peak before the task build):",
-              "", "| " + " | ".join(memory) + " |", "|" + "---|" * len(memory)]  # fmt: skip
-    for row in rows:
-        cells = [f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
-                 *(f"{row.peaks[stage] / 2**20:,.0f}" for stage in MEMORY_STAGES),
-                 f"{row.sequence_bytes / 2**20:,.0f}"]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    """Two markdown tables: seconds per stage with outside/scoring, peak RSS growth and the
+    targets; the peak RSS after each stage."""
+    timing = _markdown(
+        ["pairs x bp", "process", *STAGES, "outside / scoring", "peak RSS growth",
+         "growth / sequence bytes", "targets"],
+        [[f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
+          *(f"{row.seconds.get(stage, 0.0):.1f}" for stage in STAGES),
+          f"{row.outside:.2f}x (<= 0.5)", f"{row.growth / 2**20:,.0f} MiB",
+          f"{row.growth_ratio:.2f}x (<= {row.memory_target():.0f})",
+          "met" if row.within_targets() else "MISSED"] for row in rows],
+    )  # fmt: skip
+    memory = _markdown(
+        ["pairs x bp", "process", *MEMORY_STAGES, "sequence bytes"],
+        [[f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
+          *(f"{row.peaks[stage] / 2**20:,.0f}" for stage in MEMORY_STAGES),
+          f"{row.sequence_bytes / 2**20:,.0f}"] for row in rows],
+    )  # fmt: skip
+    return "\n".join(["Seconds per stage; outside and growth beyond the same run on 20 pairs:",
+                      "", timing, "",
+                      "Peak RSS growth at the end of each stage (MiB above the peak before the task build):",
+                      "", memory])  # fmt: skip
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
 
 
 def _peak_bytes() -> int:

@@ -17,7 +17,7 @@ ever reads a field of it. Other models get every document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -69,16 +69,20 @@ class TaskDocuments(Sequence):
     def __iter__(self) -> Iterator[dict]:
         return (self._held.get(position, NOT_HELD) for position in range(self._length))
 
+    @property
+    def held(self) -> list[dict]:
+        """The documents this process holds, in file order."""
+        return list(self._held.values())
+
 
 @dataclass
 class Reading:
     """What one pass over the files found: the documents and the counts the task logs."""
 
     documents: TaskDocuments
-    total_rows: int = 0
-    lower_case_rows: int = 0
-    overflowing_crops: int = 0
-    held: list[dict] = field(default_factory=list)
+    total_rows: int
+    lower_case_rows: int
+    overflowing_crops: int
 
 
 class _Selection:
@@ -122,27 +126,25 @@ def read_documents(
     """
     select = _Selection(shard, share)
     held: dict[int, dict] = {}
-    reading = Reading(TaskDocuments(held, 0, []))
     columns: dict[str, None] = {}
+    lower_case_rows = overflowing_crops = 0
     for batch, scan in iter_pair_batches(files, min_length, select):
-        reading.lower_case_rows += int(scan.soft_masked.sum())
+        lower_case_rows += int(scan.soft_masked.sum())
         crops = None
         if context_bp is not None:
             crops, overflows = _crops(batch, context_bp)
-            reading.overflowing_crops += int(overflows.sum())
+            overflowing_crops += int(overflows.sum())
         batch = _documents_batch(batch, scan, crops)
         columns.update(dict.fromkeys(batch.schema.names))
         for position, document in zip(select.held_positions.tolist(), batch.to_pylist()):
             document.update(constants)
             held[position] = document
-    reading.total_rows = select.total_rows
-    reading.held = list(held.values())
-    for document in reading.held:  # files with other columns: theirs are null here
-        if len(document) < len(columns) + len(constants):
+    documents = TaskDocuments(held, select.positions, [*columns, *constants])
+    for document in held.values():  # files with other columns: theirs are null here
+        if len(document) < len(documents.features):
             for name in columns:
                 document.setdefault(name, None)
-    reading.documents = TaskDocuments(held, select.positions, [*columns, *constants])
-    return reading
+    return Reading(documents, select.total_rows, lower_case_rows, overflowing_crops)
 
 
 def _documents_batch(batch: pa.RecordBatch, scan: PairScan, crops: np.ndarray | None):

@@ -122,7 +122,7 @@ def pair_documents(
                  CONTEXT_COLUMN: context_bp, **(constants or {})}  # fmt: skip
     share = document_share() or (0, 1)
     reading = read_documents(files, formatting.kmer_size, constants, context_bp, options.shard, share)
-    pairs = len(reading.documents)
+    pairs, held = len(reading.documents), reading.documents.held
     if options.shard is not None:
         index, count = options.shard
         if not pairs:
@@ -150,7 +150,7 @@ def pair_documents(
             "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
             "they are upper-cased before tokenization",
             reading.lower_case_rows,
-            len(reading.held),
+            len(held),
         )
     if context_bp is not None:
         log.info(
@@ -159,10 +159,10 @@ def pair_documents(
             config_name,
             context_bp,
             reading.overflowing_crops,
-            len(reading.held),
+            len(held),
         )
     if options.reduction == "mean":
-        _add_token_counts(reading.held, formatting, metadata)
+        _add_token_counts(held, formatting, metadata)
     if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "

@@ -19,7 +19,6 @@ import logging
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.ranking import METRICS, by_chromosome, variant_score
-from perturbation_bench.tasks.documents import NOT_HELD
 from perturbation_bench.tasks.hooks import pair_documents
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
@@ -44,7 +43,7 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
             f"one has no {', '.join(missing)} column(s) (run perturbation_custom for it)"
         )
     if "label" in documents.features:
-        held = [doc for doc in documents if doc is not NOT_HELD]
+        held = documents.held
         labelled = sum(doc["label"] is not None for doc in held)
         log.info("perturbation-bench variants: %d of %d variants labelled; score %s",
                  labelled, len(held), score)  # fmt: skip
