@@ -27,13 +27,6 @@ start-up. Contract:
 import os
 import sys
 
-MODELS = {
-    "dna-hf": "perturbation_bench.models.dna_hf:DnaHFLM",
-    "dna-mlm": "perturbation_bench.models.dna_mlm:DnaMaskedLM",
-    "kmer-markov": "perturbation_bench.models.kmer_markov:KmerMarkovLM",
-}
-"""lm-eval model name -> ``module:Class``, registered lazily when ``lm_eval.models`` loads."""
-
 _reported = []
 
 
@@ -144,8 +137,11 @@ def with_tasks_dir(signature, self, args: tuple, kwargs: dict) -> tuple[tuple, d
 
 
 def register_models(models_module) -> None:
-    """Add :data:`MODELS` to lm-eval's model registry as lazy placeholders."""
+    """Add this package's model table (``perturbation_bench.models.MODELS``) to lm-eval's model
+    registry as lazy placeholders."""
     from lm_eval.api.registry import model_registry
+
+    from perturbation_bench.models import MODELS
 
     for name, target in MODELS.items():
         if name not in model_registry:

@@ -5,6 +5,13 @@ lm-eval creates the model before it builds the tasks, in the same process. This 
 skip advice that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA
 prefix) when one of them is scoring. They also :func:`announce_share` the rank and world size
 lm-eval will shard documents by, so that a task holds only its process's documents.
+
+Why a module-level record and not an argument: lm-eval (0.4.x) calls a task's
+``custom_dataset`` with the run's metadata and the task's ``dataset_kwargs`` only; neither the
+model object nor its rank reaches the task, and lm-eval shards by ``lm.rank``, which for this
+package's models is the global process index (the environment alone does not say which model
+runs, and lm-eval's ``hf`` model shards by the local index). The record is written once per
+model, in the process that builds the tasks, and read when they load.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ os.environ.update(
 import pytest  # noqa: E402
 
 from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
-from perturbation_bench.random_pairs import random_pairs, write_parquet  # noqa: E402
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +39,14 @@ def pair_data(tmp_path_factory):
     write_parquet(random_pairs(6, 96, seed=2), root, "syn_mouse")
     write_parquet(random_pairs(6, 102, seed=3), root, "motif_human")
     return root
+
+
+@pytest.fixture
+def no_weights_read(monkeypatch):
+    """Make any weight loading fail loudly, so a test shows its error came first."""
+    from transformers import PreTrainedModel
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("weights were read")
+
+    monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(refuse))

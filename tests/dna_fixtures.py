@@ -10,21 +10,28 @@ import copy
 import json
 import os
 import random
+import re
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
+import pytest
 import torch
+from Bio.Seq import Seq
 from tokenizers import Tokenizer, models, trainers
 
 from perturbation_bench.dna import random_dna
-from perturbation_bench.random_models import (
+from perturbation_bench.fixtures.random_models import (
     SPECIAL_TOKENS,
     kmer_tokenizer,
     save_random_llama,
     single_nucleotide_tokenizer,
     wrap_tokenizer,
 )
+from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.requests import Formatting
+from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TOKENIZER_KINDS = ("char", "kmer6", "bpe")
@@ -47,6 +54,11 @@ def build_tokenizer(kind: str):
     else:
         raise ValueError(kind)
     return wrap_tokenizer(core)
+
+
+def pair_document(rc_average: bool = False, **fields) -> dict:
+    """A document as the tasks make it: ``fields`` and its task's settings (default preset)."""
+    return {**fields, TASK: TaskSettings(Formatting(rc_average=rc_average), "default")}
 
 
 def reverse_complement(sequence: str) -> str:
@@ -141,7 +153,6 @@ def launch(command: list[str]) -> subprocess.CompletedProcess:
 
 def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
     """Run the task under torchrun with 2 CPU processes; assert it equals a 1-process run."""
-    import pytest
 
     task = "perturbation_syn_human"
     single = evaluate(model_path, [task], {"data_dir": str(pair_data)}, model=model)
@@ -160,7 +171,6 @@ def assert_same_results(got: dict, expected: dict) -> None:
     """Equal task results, floats within the sharing tolerance (1e-6 relative + 1e-3 absolute:
     each process batches other pairs together, which moves float32 sums by about 1e-6; one
     flipped pair moves pairwise_acc by 1/n, far more)."""
-    import pytest
 
     expected = json.loads(json.dumps(expected, default=str))
     assert got.keys() == expected.keys()
@@ -176,9 +186,132 @@ def crop_one(original: str, perturbed: str, length: int) -> tuple[int, bool]:
     import numpy as np
     import pyarrow as pa
 
-    from perturbation_bench.pair_changes import changed_spans
+    from perturbation_bench.pairs.changes import changed_spans
     from perturbation_bench.tasks.crop import crop_starts
 
     spans = changed_spans(pa.array([original]), pa.array([perturbed]), ignore_case=True)
     (start,), (overflows,) = crop_starts(np.array([len(original)]), spans, length)
     return int(start), bool(overflows)
+
+
+def masked_sum(model, tokenizer, ids, masked, targets_per_sequence, max_length):
+    """Sum, per target sequence, log P(target_i | ids with `masked` masked) over `masked`,
+    each position read in one window of max_length tokens as the definition pins it."""
+    totals = [0.0] * len(targets_per_sequence)
+    todo = sorted(masked)
+    while todo:
+        if len(ids) <= max_length:
+            run, start = todo, 0
+        else:
+            run = [i for i in todo if i - todo[0] < max_length]
+            centre = (run[0] + run[-1] + 1) // 2
+            start = min(max(0, centre - max_length // 2), len(ids) - max_length)
+        window = [
+            tokenizer.mask_token_id if start + k in masked else token
+            for k, token in enumerate(ids[start : start + max_length])
+        ]
+        table = log_probs(model, window)
+        for s, targets in enumerate(targets_per_sequence):
+            totals[s] += sum(table[i - start, targets[i]].item() for i in run)
+        todo = todo[len(run) :]
+    return totals
+
+
+def reference_pair(model, tokenizer, original: str, perturbed: str, max_length: int):
+    """The pinned definition, computed pair by pair without batching."""
+    o = tokenizer(original, return_offsets_mapping=True)
+    p = tokenizer(perturbed, return_offsets_mapping=True)
+    if len(o["input_ids"]) == len(p["input_ids"]):
+        diff = {i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"])) if a != b}
+        if not diff:
+            return 0.0, 0.0
+        return tuple(masked_sum(model, tokenizer, o["input_ids"], diff,
+                                [o["input_ids"], p["input_ids"]], max_length))  # fmt: skip
+    changed = [i for i in range(len(original)) if original[i] != perturbed[i]]
+    s, e = changed[0], changed[-1] + 1
+    out = []
+    for enc in (o, p):
+        span = {i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < e and b > s}
+        out += masked_sum(model, tokenizer, enc["input_ids"], span, [enc["input_ids"]], max_length)
+    return tuple(out)
+
+
+def read_fasta(path: Path) -> dict[str, str]:
+    genome, name = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith(">"):
+            name = line[1:].split()[0]
+            genome[name] = []
+        else:
+            genome[name].append(line.strip().upper())
+    return {k: "".join(v) for k, v in genome.items()}
+
+
+def cds_records(annotation: Path) -> dict[str, list[tuple]]:
+    """transcript -> [(chrom, start0, end0, strand)] in transcript order, from GTF or SGD GFF3."""
+    parts = defaultdict(list)
+    for line in annotation.read_text().splitlines():
+        fields = line.split("\t")
+        if len(fields) != 9 or fields[2] != "CDS":
+            continue
+        match = re.search(r'transcript_id "([^"]+)"', fields[8])
+        parents = [match.group(1)] if match else re.search(r"Parent=([^;]+)", fields[8]).group(1).split(",")
+        for parent in parents:
+            parts[parent].append((fields[0], int(fields[3]) - 1, int(fields[4]), fields[6]))
+    return {t: sorted(p, key=lambda r: r[1], reverse=p[0][3] == "-") for t, p in parts.items()}
+
+
+def rederive(row: dict, genome: dict, transcripts: dict) -> str:
+    """The class of one table row, decided again from scratch."""
+    chrom, p = row["chrom"], row["pos"] - 1
+    if row["consequence"] == "intergenic_variant":
+        spans = [(min(e[1] for e in ex), max(e[2] for e in ex)) for ex in transcripts.values() if ex[0][0] == chrom]
+        far = all(p < start - 5000 or p >= end + 5000 for start, end in spans)
+        return "intergenic_variant" if far and genome[chrom][p] == row["ref"] else "not intergenic"
+    exons = transcripts[row["transcript_id"]]
+    before, positions = spliced_cds(genome, exons)
+    if len(row["ref"]) == 2 and len(row["alt"]) == 1:  # VCF deletion: the base after pos goes
+        assert genome[chrom][p : p + 2] == row["ref"]
+        mutated = dict(genome, **{chrom: genome[chrom][: p + 1] + genome[chrom][p + 2 :]})
+        inside = p + 1 in positions[3:-3]
+        return "frameshift_variant" if inside and len(before) % 3 == 0 else "not a frameshift"
+    assert genome[chrom][p] == row["ref"] and len(row["alt"]) == 1
+    mutated = dict(genome, **{chrom: genome[chrom][:p] + row["alt"] + genome[chrom][p + 1 :]})
+    after, _ = spliced_cds(mutated, exons)
+    if p not in positions:
+        strand = exons[0][3]
+        for k, (upstream, downstream) in enumerate(zip(exons, exons[1:])):
+            intron = (upstream[2], downstream[1]) if strand == "+" else (downstream[2], upstream[1])
+            text = genome[chrom][intron[0] : intron[1]]
+            text = text if strand == "+" else reverse_complement(text)
+            if not (text.startswith("GT") and text.endswith("AG")):
+                continue
+            from_5 = p - intron[0] if strand == "+" else intron[1] - 1 - p  # 0 = intron base +1
+            if from_5 in (0, 1):
+                return "splice_donor_variant"
+            if from_5 in (len(text) - 2, len(text) - 1):
+                return "splice_acceptor_variant"
+        return "not at a splice site"
+    index = positions.index(p) // 3
+    old, new = str(Seq(before).translate()), str(Seq(after).translate())
+    if index == 0:
+        return "start_lost" if before[:3] == "ATG" and after[:3] != "ATG" else "?"
+    if index == len(old) - 1:
+        return "stop_lost" if old[-1] == "*" and new[-1] != "*" else "?"
+    if new[index] == "*":
+        return "stop_gained"
+    return "synonymous_variant" if new == old else "missense_variant"
+
+
+def log_probs(model, ids: list[int]) -> torch.Tensor:
+    with torch.no_grad():
+        return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
+
+
+def spliced_cds(genome: dict, exons) -> tuple[str, list[int]]:
+    seq, positions = "", []
+    for chrom, start, end, strand in exons:
+        piece = genome[chrom][start:end]
+        seq += piece if strand == "+" else reverse_complement(piece)
+        positions += list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
+    return seq, positions

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from perturbation_bench import _autoload
+from perturbation_bench.models import MODELS
 from perturbation_bench.paths import tasks_dir
 
 
@@ -40,6 +41,7 @@ def without_and_with_the_hook(code: str) -> tuple[dict, dict]:
     return json.loads(python(code, PERTURBATION_BENCH_NO_AUTOLOAD="1")), json.loads(python(code))
 
 
+@pytest.mark.slow
 def test_a_plain_start_imports_nothing_heavy_and_the_hook_can_be_turned_off():
     code = (
         "import json, sys; print(json.dumps({"
@@ -55,6 +57,7 @@ def test_a_plain_start_imports_nothing_heavy_and_the_hook_can_be_turned_off():
     assert hooked["heavy"] == bare["heavy"]  # the hook adds no import of its own
 
 
+@pytest.mark.slow
 def test_importlib_resources_sees_the_same_files_with_and_without_the_hook():
     code = (
         "import importlib.resources, json, lm_eval.models, lm_eval.tasks.manager as m; "
@@ -133,6 +136,7 @@ def test_a_failure_inside_the_wrapper_falls_back_to_the_original_call(
     assert "OSError: tasks folder gone" in caplog.text
 
 
+@pytest.mark.slow
 def test_a_users_task_of_the_same_name_wins(tmp_path):
     """lm-eval's rule: later include paths override earlier ones; ours comes first."""
     (tmp_path / "mine.yaml").write_text(
@@ -157,4 +161,19 @@ def test_the_upcoming_lm_eval_plugin_entry_points_are_declared():
     assert model.load().__name__ == "DnaHFLM"
     (tasks,) = entry_points(group="lm_eval.tasks", name="perturbation_bench")
     assert tasks.load()() == tasks_dir()
-    assert _autoload.MODELS["dna-hf"] == model.value
+    assert MODELS["dna-hf"] == model.value
+
+
+def test_the_model_table_is_the_one_every_door_reads():
+    """setup.cfg's entry points, the autoload hook's registrations and each adapter's lm-eval
+    name all come from ``perturbation_bench.models.MODELS``."""
+    from importlib.metadata import entry_points
+
+    from lm_eval.api.registry import get_model
+
+    declared = {point.name: point.value for point in entry_points(group="lm_eval.models")}
+    assert declared == MODELS
+    for name, target in MODELS.items():
+        cls = get_model(name)
+        assert f"{cls.__module__}:{cls.__qualname__}" == target
+        assert cls.model_name == name

@@ -1,15 +1,20 @@
-"""The throughput benchmark: the table is computed right and the three methods agree."""
+"""The benchmarks (``bench/``): the throughput table is computed right and the three methods agree;
+the sharing ideals follow the plan; the scale instrument times every stage."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 
+import pyarrow.parquet as pq
 import pytest
 
 from perturbation_bench.bench import throughput as bench
 from perturbation_bench.bench.throughput import Measurement, format_table
-from perturbation_bench.comparison import pairwise_accuracy
-from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.fixtures.random_pairs import random_pair_table, random_pairs, write_parquet
+from perturbation_bench.pairs.outcome import pairwise_accuracy
 
 
 def test_table_reports_rates_ratios_and_differences():
@@ -25,6 +30,7 @@ def test_accuracy_is_strict():
     assert pairwise_accuracy([(-1.0, -1.0), (-1.0, -2.0), (-2.0, -1.0), (-5.0, -9.0)]) == 0.5
 
 
+@pytest.mark.slow
 def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
@@ -39,6 +45,7 @@ def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     assert "the three causal methods give accuracy" in out
 
 
+@pytest.mark.slow
 def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
     write_parquet(random_pairs(5, 60, seed=3), tmp_path, "syn_zebrafish")
     parser = argparse.ArgumentParser()
@@ -61,3 +68,50 @@ def test_sharing_bench_ideals_follow_the_plan():
     assert planned_speedup(by_name["1-nt p=0.5"]) == 1.0  # attention-dominated: declines
     # windows: 7 per sequence, only the ones holding the change differ
     assert planned_speedup(by_name["1-nt windows"]) > 1.5
+
+
+@pytest.mark.slow
+def test_the_scale_instrument_times_every_stage_and_its_peaks_only_grow(tmp_path):
+    from perturbation_bench.fixtures.random_pairs import write_random_genome
+
+    data = tmp_path / "data"
+    (data / "scale").mkdir(parents=True)
+    pq.write_table(random_pair_table(30, 200), data / "scale" / "t.parquet")
+    spec = {"data_dir": str(data), "fasta": str(write_random_genome(tmp_path / "g.fa", 5_000)),
+            "order": 2, "log_samples": True, "out": str(tmp_path / "stages"),
+            "output_path": str(tmp_path / "run")}  # fmt: skip
+    subprocess.run([sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)],
+                   check=True, capture_output=True)  # fmt: skip
+    stages = json.loads((tmp_path / "stages.rank0.json").read_text())
+    from perturbation_bench.bench.scale import MEMORY_STAGES, STAGES
+
+    assert set(stages["seconds"]) == set(STAGES)
+    assert all(value >= 0 for value in stages["seconds"].values())
+    assert stages["seconds"]["scoring"] > 0 and stages["seconds"]["read"] > 0
+    assert stages["seconds"]["write"] > 0  # the samples file was written
+    peaks = [stages["peaks"][stage] for stage in MEMORY_STAGES]
+    assert peaks == sorted(peaks)  # a high-water mark never falls
+    assert list((tmp_path / "run").rglob("samples_perturbation_custom_*.jsonl"))
+
+
+def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
+    from perturbation_bench.bench.scale import Row, parse_sizes
+
+    def stages(rank, scoring, other, peak):
+        seconds = {"start-up": 9.0, "task": 0.0, "read": other, "requests": 0.0,
+                   "scoring": scoring, "results": 0.0, "env": 1.0, "write": 0.0}  # fmt: skip
+        return {"rank": rank, "seconds": seconds, "peaks": {"write": peak}}
+
+    row = Row(1000, 8192, 2, stages(1, 10.0, 6.5, 12 << 20), stages(1, 0.1, 2.0, 2 << 20))
+    assert row.scored_pairs == 500 and row.sequence_bytes == 2 * 8192 * 500
+    assert row.outside == pytest.approx((6.5 + 1.0 - 2.0 - 1.0) / 10.0)
+    assert row.growth == 10 << 20 and row.growth_ratio == pytest.approx(1.28, abs=0.01)
+    assert row.within_targets()
+    assert not Row(1000, 1024, 1, stages(0, 1.0, 3.0, 0), stages(0, 1.0, 0.0, 0)).within_targets()
+    three_times = {length: Row(1000, length, 1, stages(0, 10.0, 1.0, 3 * 2 * length * 1000),
+                               stages(0, 0.1, 1.0, 0)) for length in (1024, 8192)}  # fmt: skip
+    assert three_times[1024].within_targets() and not three_times[8192].within_targets()
+    assert parse_sizes("20000x8192, 5x1024") == [(20000, 8192), (5, 1024)]
+    for bad in ("20000", "x8192", "0x100", "10x12"):
+        with pytest.raises(Exception, match="PAIRSxBP"):
+            parse_sizes(bad)

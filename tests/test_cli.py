@@ -12,6 +12,8 @@ import pytest
 from perturbation_bench.cli import main
 from perturbation_bench.paths import tasks_dir
 
+pytestmark = pytest.mark.slow  # every test here starts processes
+
 TASKS = ("perturbation_syn_human", "perturbation_syn_mouse", "perturbation_motif_human")
 
 
@@ -110,7 +112,7 @@ def test_lm_eval_ls_lists_the_tasks_and_the_group():
 
 def test_plain_lm_eval_runs_a_masked_model_on_the_demo_data(tmp_path):
     """`lm_eval --model dna-mlm --tasks perturbation_bench`, offline, found through the hook."""
-    from perturbation_bench.random_models import (
+    from perturbation_bench.fixtures.random_models import (
         as_masked_lm_tokenizer,
         save_random_bert,
         single_nucleotide_tokenizer,

@@ -24,9 +24,9 @@ from dna_fixtures import (
     two_processes_match_one,
 )
 from perturbation_bench.errors import OptionsError, TokenizationError
+from perturbation_bench.fixtures.random_models import save_random_llama
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
-from perturbation_bench.random_models import save_random_llama
-from perturbation_bench.random_pairs import random_pairs, write_parquet
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"
@@ -171,11 +171,13 @@ def requests_per_process(log: str) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow
 def test_two_cpu_processes_under_torchrun_match_one_process(tiny_models, pair_data, tmp_path):
     run = two_processes_match_one(tiny_models["char"], pair_data, tmp_path, "dna-hf")
     assert requests_per_process(run.stderr) == {"0 of 2": 8, "1 of 2": 8}  # 4 of the 8 pairs each
 
 
+@pytest.mark.slow
 def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, pair_data, tmp_path):
     single = evaluate(
         tiny_models["kmer6"],
@@ -280,6 +282,7 @@ def test_lower_case_sequences_score_as_upper_case(tiny_models, pair_data, tmp_pa
     assert lower_result["results"][TASK]["tie_rate,pairs"] == 0.0
 
 
+@pytest.mark.slow
 def test_a_bad_window_stride_is_one_line_not_a_traceback(tiny_models):
     code = (
         "from perturbation_bench.models.dna_hf import DnaHFLM; "
@@ -294,6 +297,7 @@ def test_a_bad_window_stride_is_one_line_not_a_traceback(tiny_models):
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_internal_errors_keep_their_traceback():
     code = (
         "from perturbation_bench.errors import PairingError, install_excepthook; "

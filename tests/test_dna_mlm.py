@@ -7,13 +7,19 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 import torch
-from test_dna_hf import two_processes_match_one
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-from dna_fixtures import build_tokenizer, evaluate, reverse_complement
+from dna_fixtures import (
+    build_tokenizer,
+    evaluate,
+    reference_pair,
+    reverse_complement,
+    two_processes_match_one,
+)
 from perturbation_bench.errors import TokenizationError, UnsupportedTaskError
-from perturbation_bench.models.dna_mlm import DnaMaskedLM, windows
-from perturbation_bench.random_models import as_masked_lm_tokenizer, save_random_bert
+from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+from perturbation_bench.models.dna_mlm import DnaMaskedLM
+from perturbation_bench.models.masked_scoring import windows
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"
@@ -29,51 +35,10 @@ def masked_models(tmp_path_factory) -> dict:
     }
 
 
-def log_probs(model, ids: list[int]) -> torch.Tensor:
-    with torch.no_grad():
-        return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
 
 
-def masked_sum(model, tokenizer, ids, masked, targets_per_sequence, max_length):
-    """Sum, per target sequence, log P(target_i | ids with `masked` masked) over `masked`,
-    each position read in one window of max_length tokens as the definition pins it."""
-    totals = [0.0] * len(targets_per_sequence)
-    todo = sorted(masked)
-    while todo:
-        if len(ids) <= max_length:
-            run, start = todo, 0
-        else:
-            run = [i for i in todo if i - todo[0] < max_length]
-            centre = (run[0] + run[-1] + 1) // 2
-            start = min(max(0, centre - max_length // 2), len(ids) - max_length)
-        window = [
-            tokenizer.mask_token_id if start + k in masked else token
-            for k, token in enumerate(ids[start : start + max_length])
-        ]
-        table = log_probs(model, window)
-        for s, targets in enumerate(targets_per_sequence):
-            totals[s] += sum(table[i - start, targets[i]].item() for i in run)
-        todo = todo[len(run) :]
-    return totals
 
 
-def reference_pair(model, tokenizer, original: str, perturbed: str, max_length: int):
-    """The pinned definition, computed pair by pair without batching."""
-    o = tokenizer(original, return_offsets_mapping=True)
-    p = tokenizer(perturbed, return_offsets_mapping=True)
-    if len(o["input_ids"]) == len(p["input_ids"]):
-        diff = {i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"])) if a != b}
-        if not diff:
-            return 0.0, 0.0
-        return tuple(masked_sum(model, tokenizer, o["input_ids"], diff,
-                                [o["input_ids"], p["input_ids"]], max_length))  # fmt: skip
-    changed = [i for i in range(len(original)) if original[i] != perturbed[i]]
-    s, e = changed[0], changed[-1] + 1
-    out = []
-    for enc in (o, p):
-        span = {i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < e and b > s}
-        out += masked_sum(model, tokenizer, enc["input_ids"], span, [enc["input_ids"]], max_length)
-    return tuple(out)
 
 
 def check(path, pair_data, metadata, trim=1, rc=False, max_length=None, **model_args):
@@ -152,7 +117,7 @@ def test_windows_score_every_masked_position_once_inside_its_window(n_tokens, ma
 
 def test_identical_pairs_tie_at_zero(masked_models, pair_data, tmp_path):
     rows = pq.read_table(pair_data / "syn_human").to_pylist()
-    from perturbation_bench.random_pairs import write_parquet
+    from perturbation_bench.fixtures.random_pairs import write_parquet
 
     write_parquet([dict(r, sequence=r["original_sequence"]) for r in rows], tmp_path, "syn_human")
     result = evaluate(masked_models["char"], [TASK], {"data_dir": str(tmp_path)}, model="dna-mlm")
@@ -188,6 +153,7 @@ def test_a_real_third_party_masked_architecture_gpn(pair_data, tmp_path):
     check(str(tmp_path / "gpn"), pair_data, {}, plugin="gpn")
 
 
+@pytest.mark.slow
 def test_two_cpu_processes_under_torchrun_match_one_process(masked_models, pair_data, tmp_path):
     run = two_processes_match_one(masked_models["bpe"], pair_data, tmp_path, "dna-mlm")
     assert "dna-mlm: data parallel, process 1 of 2" in run.stderr

@@ -1,5 +1,6 @@
-"""The package's architecture: which subpackage may import which (read from the source, so a lazy
-import inside a function counts too), and every subpackage imports on its own."""
+"""The package's architecture, read from the source (so a lazy import inside a function counts):
+every module belongs to a layer, a layer imports only the layers below it, no two modules import
+each other however indirectly, and every module imports on its own."""
 
 from __future__ import annotations
 
@@ -10,62 +11,130 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "perturbation_bench"
-SUBPACKAGES = ("tasks", "models", "dataset", "report", "variants", "bench")
-FORBIDDEN = {  # importer -> subpackages it must never import
-    "tasks": {"dataset", "models", "report", "variants", "bench"},
-    "dataset": {"tasks", "models", "report", "variants", "bench"},
-    "models": {"tasks", "dataset", "report", "variants", "bench"},
-    "report": {"models", "tasks", "dataset", "variants", "bench"},
-    "variants": {"tasks", "models", "report", "bench"},  # it builds on dataset/ (genome, annotation)
-    "bench": set(),  # an entry point, like cli.py: it drives the models and the tasks
-    "shared": set(SUBPACKAGES),  # top-level modules the subpackages share
+GROUND = {"errors", "dna", "paths", "active_models"}
+"""Top-level modules every layer may use, with the package's ``__init__`` (its version)."""
+ALLOWED = {  # layer -> the layers its modules may import (besides its own and GROUND)
+    "ground": set(),
+    "pairs": set(),
+    "fixtures": {"pairs"},
+    "tasks": {"pairs"},
+    "models": {"pairs"},
+    "dataset": {"pairs"},
+    "variants": {"pairs", "dataset"},
+    "report": {"pairs"},
+    "bench": {"pairs", "fixtures", "tasks", "models", "dataset", "variants"},
+    "commands": {"pairs", "fixtures", "tasks", "models", "dataset", "variants", "report", "bench"},
+    "cli": {"commands"},
+    "_autoload": {"models"},
 }
-SHARED = ("dna", "comparison", "pair_files", "pair_changes", "errors", "paths", "random_pairs",
-          "random_models",
-          "active_models", "ranking")
+TOP_LEVEL_MODULES = 10
 
 
-def imported_subpackages(source: Path) -> set[str]:
-    """The ``perturbation_bench.<subpackage>`` names that ``source`` imports anywhere."""
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> str:
+    """The layer of ``perturbation_bench[.x[.y]]``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "ground"
+    if parts[1] in GROUND:
+        return "ground"
+    return parts[1]
+
+
+def imported_modules(source: Path, modules=MODULES) -> set[str]:
+    """The package's modules that ``source`` imports anywhere in it (``from P import m`` counts
+    as module ``P.m`` where that is a module, else as ``P``)."""
     found = set()
     for node in ast.walk(ast.parse(source.read_text())):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "perturbation_bench" and len(parts) > 1 and parts[1] in SUBPACKAGES:
-                found.add(parts[1])
+            names = [
+                f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in modules
+                else node.module
+                for alias in node.names
+            ]
+        found |= {name for name in names if name.split(".")[0] == "perturbation_bench"}
     return found
 
 
-def sources_of(group: str) -> list[Path]:
-    if group == "shared":
-        return [PACKAGE / f"{name}.py" for name in SHARED]
-    return sorted((PACKAGE / group).glob("*.py"))
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle's modules, one list per strongly connected component of more than one module
+    (or a module importing itself), by Tarjan's algorithm."""
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph.get(node, ()):
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cycles
 
 
-@pytest.mark.parametrize("group", sorted(FORBIDDEN))
-def test_dependencies_run_one_way(group):
-    for source in sources_of(group):
-        wrong = imported_subpackages(source) & FORBIDDEN[group]
-        assert not wrong, f"{source.relative_to(PACKAGE.parent)} imports {sorted(wrong)}"
+def test_every_module_belongs_to_a_layer():
+    unknown = sorted(m for m in MODULES if layer_of(m) not in ALLOWED)
+    assert not unknown, f"modules outside every layer of tests/test_layout.py: {unknown}"
 
 
-def test_the_scan_sees_lazy_imports(tmp_path):
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_dependencies_run_one_way(module):
+    layer = layer_of(module)
+    allowed = ALLOWED[layer] | {layer, "ground"}
+    wrong = sorted(m for m in imported_modules(MODULES[module]) if layer_of(m) not in allowed)
+    assert not wrong, f"{module} ({layer}) imports {wrong}"
+
+
+def test_no_import_cycles():
+    graph = {module: imported_modules(path) & set(MODULES) for module, path in MODULES.items()}
+    assert import_cycles(graph) == []
+
+
+def test_the_scan_sees_lazy_imports_and_cycles(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from perturbation_bench.tasks.options import PRESETS\n")
-    assert imported_subpackages(source) == {"tasks"}
-    source.write_text("from perturbation_bench import dataset\n")
-    assert imported_subpackages(source) == {"dataset"}
+    assert imported_modules(source) == {"perturbation_bench.tasks.options"}
+    source.write_text("from perturbation_bench import __version__, dataset\n")
+    assert imported_modules(source) == {"perturbation_bench", "perturbation_bench.dataset"}
+    source.write_text("from perturbation_bench.pairs import fields\n")
+    assert imported_modules(source) == {"perturbation_bench.pairs.fields"}
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"a"}}) == [["a"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize(
-    "module",
-    [f"perturbation_bench.{group}.{p.stem}" for group in SUBPACKAGES for p in sources_of(group)]
-    + [f"perturbation_bench.{name}" for name in SHARED],
-)
+def test_the_top_level_keeps_a_few_modules():
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(top) <= TOP_LEVEL_MODULES, top
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
 def test_every_module_imports(module):
     importlib.import_module(module)

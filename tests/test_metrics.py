@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, pair_document
 from perturbation_bench.errors import PairingError
-from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.tasks.metrics import pair_metrics, tie_rate
 from perturbation_bench.tasks.pairing import LLPair, PairFilter, logged_pairs, process_results
 
@@ -29,7 +29,7 @@ def test_tie_rate_warns_only_above_threshold(caplog):
 
 
 def test_filter_pairs_consecutive_responses_of_one_document():
-    docs = [{"benchmark_id": "a"}, {"benchmark_id": "b"}]
+    docs = [pair_document(benchmark_id="a"), pair_document(benchmark_id="b")]
     resps = [[(-1.0, False)], [(-2.0, False)], [(-5.0, True)], [(-4.0, False)]]
     paired = PairFilter().apply(resps, [docs[0], docs[0], docs[1], docs[1]])
     assert paired == [LLPair(-1.0, -2.0)] * 2 + [LLPair(-5.0, -4.0)] * 2
@@ -37,7 +37,7 @@ def test_filter_pairs_consecutive_responses_of_one_document():
 
 
 def test_filter_averages_strands_with_rc_average():
-    doc = {"benchmark_id": "a", "scoring_rc_average": True}
+    doc = pair_document(rc_average=True, benchmark_id="a")
     resps = [[(-1.0, False)], [(-2.0, False)], [(-3.0, False)], [(-8.0, False)]]
     paired = PairFilter().apply(resps, [doc] * 4)
     assert paired == [LLPair(-2.0, -5.0)] * 4
@@ -47,14 +47,14 @@ def test_filter_averages_strands_with_rc_average():
 @pytest.mark.parametrize(
     "resps, docs, message",
     [
-        ([[(-1.0, False)]] * 3, [{"benchmark_id": "a"}] * 3, "expected 2 consecutive .* 2..2 of 3"),
+        ([[(-1.0, False)]] * 3, [pair_document(benchmark_id="a")] * 3, "expected 2 consecutive .* 2..2 of 3"),
         (
             [[(-1.0, False)]] * 2,
-            [{"benchmark_id": "a"}, {"benchmark_id": "b"}],
+            [pair_document(benchmark_id="a"), pair_document(benchmark_id="b")],
             "expected 2 consecutive",
         ),
-        ([[(-1.0, False)]] * 2, [{"scoring_rc_average": True}] * 2, "expected 4 consecutive"),
-        ([[(math.nan, False)], [(-1.0, False)]], [{"benchmark_id": "a"}] * 2, "NaN"),
+        ([[(-1.0, False)]] * 2, [pair_document(rc_average=True)] * 2, "expected 4 consecutive"),
+        ([[(math.nan, False)], [(-1.0, False)]], [pair_document(benchmark_id="a")] * 2, "NaN"),
     ],
 )
 def test_filter_rejects_what_cannot_be_paired(resps, docs, message):

@@ -7,21 +7,14 @@ from __future__ import annotations
 
 import json
 import random
-import re
-from collections import defaultdict
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from Bio.Seq import Seq
 
+from dna_fixtures import cds_records, read_fasta, rederive, reverse_complement
 from perturbation_bench.cli import main
 
 INTRON = 60
-
-
-def revcomp(seq: str) -> str:
-    return str(Seq(seq).reverse_complement())
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +46,7 @@ def spliced(tmp_path_factory):
             if k < len(lengths) - 1:
                 pieces.append(intron())
         gene_seq = "".join(pieces)
-        placed = gene_seq if strand == "+" else revcomp(gene_seq)
+        placed = gene_seq if strand == "+" else reverse_complement(gene_seq)
         chrom[at : at + len(placed)] = list(placed)
         for start_in_gene, length, phase in exons:
             if strand == "+":
@@ -68,80 +61,12 @@ def spliced(tmp_path_factory):
     return folder / "g.fa", folder / "a.gtf"
 
 
-def read_fasta(path: Path) -> dict[str, str]:
-    genome, name = {}, None
-    for line in path.read_text().splitlines():
-        if line.startswith(">"):
-            name = line[1:].split()[0]
-            genome[name] = []
-        else:
-            genome[name].append(line.strip().upper())
-    return {k: "".join(v) for k, v in genome.items()}
 
 
-def cds_records(annotation: Path) -> dict[str, list[tuple]]:
-    """transcript -> [(chrom, start0, end0, strand)] in transcript order, from GTF or SGD GFF3."""
-    parts = defaultdict(list)
-    for line in annotation.read_text().splitlines():
-        fields = line.split("\t")
-        if len(fields) != 9 or fields[2] != "CDS":
-            continue
-        match = re.search(r'transcript_id "([^"]+)"', fields[8])
-        parents = [match.group(1)] if match else re.search(r"Parent=([^;]+)", fields[8]).group(1).split(",")
-        for parent in parents:
-            parts[parent].append((fields[0], int(fields[3]) - 1, int(fields[4]), fields[6]))
-    return {t: sorted(p, key=lambda r: r[1], reverse=p[0][3] == "-") for t, p in parts.items()}
 
 
-def spliced_cds(genome: dict, exons) -> tuple[str, list[int]]:
-    seq, positions = "", []
-    for chrom, start, end, strand in exons:
-        piece = genome[chrom][start:end]
-        seq += piece if strand == "+" else revcomp(piece)
-        positions += list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
-    return seq, positions
 
 
-def rederive(row: dict, genome: dict, transcripts: dict) -> str:
-    """The class of one table row, decided again from scratch."""
-    chrom, p = row["chrom"], row["pos"] - 1
-    if row["consequence"] == "intergenic_variant":
-        spans = [(min(e[1] for e in ex), max(e[2] for e in ex)) for ex in transcripts.values() if ex[0][0] == chrom]
-        far = all(p < start - 5000 or p >= end + 5000 for start, end in spans)
-        return "intergenic_variant" if far and genome[chrom][p] == row["ref"] else "not intergenic"
-    exons = transcripts[row["transcript_id"]]
-    before, positions = spliced_cds(genome, exons)
-    if len(row["ref"]) == 2 and len(row["alt"]) == 1:  # VCF deletion: the base after pos goes
-        assert genome[chrom][p : p + 2] == row["ref"]
-        mutated = dict(genome, **{chrom: genome[chrom][: p + 1] + genome[chrom][p + 2 :]})
-        inside = p + 1 in positions[3:-3]
-        return "frameshift_variant" if inside and len(before) % 3 == 0 else "not a frameshift"
-    assert genome[chrom][p] == row["ref"] and len(row["alt"]) == 1
-    mutated = dict(genome, **{chrom: genome[chrom][:p] + row["alt"] + genome[chrom][p + 1 :]})
-    after, _ = spliced_cds(mutated, exons)
-    if p not in positions:
-        strand = exons[0][3]
-        for k, (upstream, downstream) in enumerate(zip(exons, exons[1:])):
-            intron = (upstream[2], downstream[1]) if strand == "+" else (downstream[2], upstream[1])
-            text = genome[chrom][intron[0] : intron[1]]
-            text = text if strand == "+" else revcomp(text)
-            if not (text.startswith("GT") and text.endswith("AG")):
-                continue
-            from_5 = p - intron[0] if strand == "+" else intron[1] - 1 - p  # 0 = intron base +1
-            if from_5 in (0, 1):
-                return "splice_donor_variant"
-            if from_5 in (len(text) - 2, len(text) - 1):
-                return "splice_acceptor_variant"
-        return "not at a splice site"
-    index = positions.index(p) // 3
-    old, new = str(Seq(before).translate()), str(Seq(after).translate())
-    if index == 0:
-        return "start_lost" if before[:3] == "ATG" and after[:3] != "ATG" else "?"
-    if index == len(old) - 1:
-        return "stop_lost" if old[-1] == "*" and new[-1] != "*" else "?"
-    if new[index] == "*":
-        return "stop_gained"
-    return "synonymous_variant" if new == old else "missense_variant"
 
 
 def scan(tmp_path, fasta, annotation, *extra) -> pd.DataFrame:

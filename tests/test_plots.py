@@ -13,7 +13,7 @@ from perturbation_bench.report.statistics import wilson_interval
 def drawn(monkeypatch):
     """The figures the plot functions would save, kept open for reading."""
     figures = []
-    monkeypatch.setattr(plots, "_save", lambda figure, path: figures.append(figure))
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: figures.append(figure))
     return figures
 
 

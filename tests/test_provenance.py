@@ -10,7 +10,7 @@ import pytest
 from dna_fixtures import evaluate
 from perturbation_bench import __version__
 from perturbation_bench.cli import main
-from perturbation_bench.random_pairs import random_pairs, write_parquet
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 
 TASK = "perturbation_syn_human"
 
@@ -25,7 +25,7 @@ def test_the_results_file_records_version_scorer_settings_and_data(
     tiny_models, pair_data, tmp_path, model
 ):
     from dna_fixtures import build_tokenizer
-    from perturbation_bench.random_models import as_masked_lm_tokenizer, save_random_bert
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 
     path = tiny_models["char"] if model == "dna-hf" else str(
         save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char"))))  # fmt: skip

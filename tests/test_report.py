@@ -14,14 +14,15 @@ from scipy.stats import binomtest
 from dna_fixtures import evaluate
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
-from perturbation_bench.report.analysis import comparisons, make_report
+from perturbation_bench.fixtures.random_models import save_random_llama, single_nucleotide_tokenizer
+from perturbation_bench.report.make import make_report
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
     mcnemar_exact,
     paired_bootstrap_difference,
     wilson_interval,
 )
+from perturbation_bench.report.summaries import model_comparisons
 
 TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
 CONTEXT_TASKS = ["perturbation_motif_human_512bp", "perturbation_motif_human_1024bp"]
@@ -69,9 +70,9 @@ def pair_frame(model: str, correct: np.ndarray, ids=None) -> pd.DataFrame:
 
 def test_comparison_matches_pairs_by_content_not_order():
     a, b = outcomes(200, 0.8, seed=1), outcomes(200, 0.6, seed=2)
-    ordered = comparisons(pd.concat([pair_frame("A", a), pair_frame("B", b)]))[0]
+    ordered = model_comparisons(pd.concat([pair_frame("A", a), pair_frame("B", b)]))[0]
     shuffled_b = pair_frame("B", b).sample(frac=1, random_state=5)
-    shuffled = comparisons(pd.concat([pair_frame("A", a), shuffled_b]))[0]
+    shuffled = model_comparisons(pd.concat([pair_frame("A", a), shuffled_b]))[0]
     assert ordered == shuffled
     assert ordered["a_right_b_wrong"] == int(((a == 1) & (b == 0)).sum())
     assert ordered["acc_difference"] == pytest.approx(a.mean() - b.mean())
@@ -84,7 +85,7 @@ def test_comparison_matches_pairs_by_content_not_order():
 
 def test_pairs_scored_by_one_model_only_are_reported():
     a, b = outcomes(50, 0.5), outcomes(50, 0.5, seed=9)
-    result = comparisons(
+    result = model_comparisons(
         pd.concat([pair_frame("A", a), pair_frame("B", b[:40], [f"p{i}" for i in range(40)])])
     )[0]
     assert (result["n_common"], result["only_in_a"], result["only_in_b"]) == (40, 10, 0)
@@ -110,6 +111,7 @@ def report(runs, tmp_path_factory):
     return out, make_report(runs, out, by=["gene_name"], seed=0, n_boot=500)
 
 
+@pytest.mark.slow
 def test_report_on_real_lm_eval_runs(runs, report):
     out, data = report
     assert {(s["task"], s["n"]) for s in data["summary"]} == {
@@ -144,6 +146,7 @@ def test_report_on_real_lm_eval_runs(runs, report):
     assert markdown.index("## Accuracy (measured)") < markdown.index("## Published reference")
 
 
+@pytest.mark.slow
 def test_the_context_sweep_is_tabled_and_drawn(report):
     out, data = report
     sweep = data["context_sweep"]
@@ -164,6 +167,7 @@ def test_the_context_sweep_is_tabled_and_drawn(report):
     assert imread(out / "context_sweep.png").shape[:2] == (500, 900)
 
 
+@pytest.mark.slow
 def test_report_files(runs, report):
     out, _ = report
     for name in ("accuracy.png", "accuracy_by_codons_changed.png", "margins.png"):
@@ -174,6 +178,7 @@ def test_report_files(runs, report):
     assert samples_bytes / (out / "pairs.parquet").stat().st_size >= 50
 
 
+@pytest.mark.slow
 def test_bad_inputs_name_the_file_and_line(runs, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -205,6 +210,7 @@ def test_bad_inputs_name_the_file_and_line(runs, tmp_path):
         make_report([tmp_path / "other"], tmp_path / "out")
 
 
+@pytest.mark.slow
 def test_other_tasks_and_older_runs_are_listed_not_silently_skipped(runs, tmp_path, capsys):
     run = tmp_path / "run"
     shutil.copytree(runs[0], run)
@@ -251,6 +257,7 @@ def test_a_tie_counts_as_wrong_in_the_report(tmp_path):
     assert (row["pairwise_acc"], row["tie_rate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
 
 
+@pytest.mark.slow
 def test_runs_made_with_limit_are_noted(runs, tmp_path, capsys):
     run = tmp_path / "run"
     shutil.copytree(runs[0], run)

@@ -67,7 +67,7 @@ def saturation_pairs(tmp_path_factory):
     """A 12-base saturation scan (36 variants) in 64 bp windows, and a random masked model."""
     import random
 
-    from perturbation_bench.random_models import (
+    from perturbation_bench.fixtures.random_models import (
         as_masked_lm_tokenizer,
         save_random_bert,
         single_nucleotide_tokenizer,
@@ -109,7 +109,10 @@ def test_dna_mlm_runs_one_pass_per_distinct_masked_input(saturation_pairs, caplo
 
 @pytest.fixture(scope="module")
 def causal_model(tmp_path_factory):
-    from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
+    from perturbation_bench.fixtures.random_models import (
+        save_random_llama,
+        single_nucleotide_tokenizer,
+    )
 
     return str(save_random_llama(tmp_path_factory.mktemp("lm") / "m", single_nucleotide_tokenizer()))
 
@@ -140,6 +143,7 @@ def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(saturation_pa
             assert a == pytest.approx(b, rel=1e-6, abs=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
 def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp_path, model):
     """lm-eval splits the documents among processes; each dedupes its own share."""
@@ -168,17 +172,17 @@ def test_the_saturation_map_draws_every_llr_where_it_belongs(monkeypatch, tmp_pa
 
     import numpy as np
 
-    from perturbation_bench.report import plots
+    from perturbation_bench.report import variant_plots
 
     kept = []
-    monkeypatch.setattr(plots.plt, "close", kept.append)
+    monkeypatch.setattr(variant_plots.plt, "close", kept.append)
     reference = "ACGTA"
     rows = pd.DataFrame([
         {"model": "m", "chrom": "1", "pos": 101 + i, "ref": ref, "alt": alt,
          "margin": -(10 * i + "ACGT".index(alt))}  # LLR = -margin = 10 i + index of alt
         for i, ref in enumerate(reference) for alt in "ACGT" if alt != ref
     ])  # fmt: skip
-    plots.saturation_map(rows, "1:101-105", tmp_path / "map.png", features=[("chr1", 102, 104)])
+    variant_plots.saturation_map(rows, "1:101-105", tmp_path / "map.png", features=[("chr1", 102, 104)])
     (figure,) = kept
     grid = np.ma.filled(figure.axes[0].images[0].get_array(), np.nan)
     for i, ref in enumerate(reference):

@@ -16,7 +16,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 from dna_fixtures import evaluate
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError
-from perturbation_bench.ranking import by_chromosome
+from perturbation_bench.pairs.ranking import by_chromosome
 from perturbation_bench.tasks.pairing import logged_pairs
 
 W = 200
@@ -198,8 +198,8 @@ def test_ranking_metrics_equal_scikit_learn_and_a_hand_computation():
     assert auroc.rows == [("A", 3, 1.0), ("B", 4, 0.5)] and auroc.left_out == ["C"]
     assert auroc.value == pytest.approx((3 * 1.0 + 4 * 0.5) / 7)
     assert auprc.value == pytest.approx((3 * 1.0 + 4 * 0.75) / 7)
-    from perturbation_bench.ranking import auprc as global_auprc
-    from perturbation_bench.ranking import auroc as global_auroc
+    from perturbation_bench.pairs.ranking import auprc as global_auprc
+    from perturbation_bench.pairs.ranking import auroc as global_auroc
 
     assert global_auroc(labels, scores) == roc_auc_score(labels, scores)
     assert global_auprc(labels, scores) == average_precision_score(labels, scores)
@@ -259,6 +259,7 @@ def test_a_non_variant_config_is_refused_by_the_variant_task(pair_data):
         load_variant_pairs(config="syn_human", data_dir=str(pair_data))
 
 
+@pytest.mark.slow
 def test_two_processes_report_the_same_ranking_metrics_as_one(tiny_models, labelled_variants, tmp_path):
     import sys
 
@@ -287,7 +288,7 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
     from gpn.model import GPNConfig, GPNForMaskedLM
     from transformers import AutoTokenizer
 
-    from perturbation_bench.random_models import single_nucleotide_tokenizer
+    from perturbation_bench.fixtures.random_models import single_nucleotide_tokenizer
 
     fasta, sequences = genome
     gpn.register_auto_classes()
@@ -353,7 +354,7 @@ def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
 ):
     from matplotlib.image import imread
 
-    from perturbation_bench.report.analysis import make_report
+    from perturbation_bench.report.make import make_report
 
     metadata = {"config": "labelled", "data_dir": str(labelled_variants)}
     runs = []

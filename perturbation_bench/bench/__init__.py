@@ -1,6 +1,9 @@
-"""``perturbation-bench bench``: throughput benchmarks that print tables (never timed tests).
+"""The benchmarks of ``perturbation-bench bench``, which print tables (never timed tests). Each
+module owns its options (``add_arguments``) and its run (``run``); ``commands/bench.py`` picks one:
 
-- ``throughput.py``: a naive loop, lm-eval's ``hf``, ``dna-hf`` and ``dna-mlm`` on the same pairs;
+- ``throughput.py`` (no flag): a naive loop, lm-eval's ``hf``, ``dna-hf`` and ``dna-mlm`` on the
+  same pairs;
 - ``sharing.py`` (``--sharing``): what computing a pair's shared pieces once buys;
-- ``saturation.py`` (``--saturation``): what scoring each distinct input once buys on a scan.
+- ``saturation_scan.py`` (``--saturation``): what scoring each distinct input once buys on a scan;
+- ``scale.py`` (``--scale``): where the time and the memory of a large run go.
 """

@@ -24,6 +24,9 @@ is the time outside start-up, scoring and waiting beyond the 20-pair run's, as a
 (target <= 0.5). ``growth`` is the peak resident set beyond the 20-pair run's (both from
 before the task build), as a multiple of the bytes of the sequences the process scores, both
 members of each of its pairs (target <= 2 from 8,192 bp, <= 4 below).
+
+A little over 300 lines: the instrument (the stage clock wrapped around lm-eval), its launcher and
+its two tables stay together, so that one file shows what each number measures.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def parse_sizes(text: str) -> list[tuple[int, int]]:
 def run(args: argparse.Namespace) -> int:
     """Measure every size and its 20-pair baseline, print the tables; 1 if a row misses a target."""
     from perturbation_bench.errors import OptionsError
-    from perturbation_bench.random_pairs import write_random_genome
+    from perturbation_bench.fixtures.random_pairs import write_random_genome
 
     sizes = parse_sizes(args.sizes)
     if args.processes < 1:
@@ -104,7 +107,7 @@ def _measure(scratch: Path, pairs: int, length: int, fasta: str, args) -> list[d
     every process, by rank."""
     import pyarrow.parquet as pq
 
-    from perturbation_bench.random_pairs import random_pair_table
+    from perturbation_bench.fixtures.random_pairs import random_pair_table
 
     data = scratch / f"{pairs}x{length}"
     (data / CONFIG).mkdir(parents=True)

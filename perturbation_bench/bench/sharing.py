@@ -77,7 +77,7 @@ def token_layout(scenario: Scenario) -> tuple[list[int], list[int], int]:
 
 def planned_speedup(scenario: Scenario) -> float:
     """Token passes without sharing / with the plan dna-hf follows."""
-    from perturbation_bench.models.causal_scoring import Piece, plan
+    from perturbation_bench.models.causal_plan import Piece, plan
     from perturbation_bench.models.dna_hf import token_windows
 
     a, b, first = token_layout(scenario)
@@ -89,6 +89,21 @@ def planned_speedup(scenario: Scenario) -> float:
     plain = plan(pieces, [], scenario.hidden)
     shared = plan(pieces, [(0, 1)], scenario.hidden)
     return plain.input_tokens() / shared.input_tokens()
+
+
+def add_arguments(parser) -> None:
+    """The ``bench --sharing`` options."""
+    parser.add_argument(
+        "--sharing",
+        action="store_true",
+        help="instead: the shared-prefix scenario table (perturbation_bench/bench/sharing.py)",
+    )
+    parser.add_argument(
+        "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
+    )
+    parser.add_argument(
+        "--scenario", action="append", default=[], help="with --sharing: only this scenario"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,12 +165,12 @@ def format_table(rows) -> str:
 
 
 def _prepare(folder: Path, scenario: Scenario, args: argparse.Namespace) -> tuple[Path, Path]:
-    from perturbation_bench.random_models import (
+    from perturbation_bench.fixtures.random_models import (
         kmer_tokenizer,
         save_random_llama,
         single_nucleotide_tokenizer,
     )
-    from perturbation_bench.random_pairs import random_pairs, write_parquet
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 
     tokenizer = (
         kmer_tokenizer(6) if scenario.tokenizer == "6-mer" else single_nucleotide_tokenizer()

@@ -24,6 +24,9 @@ difference of any LL from ``naive``'s. Exit status 1 if the causal methods' accu
 
 Without ``--model`` it builds a random single-nucleotide Llama (4 layers, hidden 256) and random
 pairs: the numbers then say how fast, never how good.
+
+A little over 300 lines: the four methods, their options and the table stay together, so that one
+file shows that every method scores the same pairs the same way.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.comparison import pairwise_accuracy
+from perturbation_bench.pairs.outcome import pairwise_accuracy
 
 CAUSAL_METHODS = ("naive", "hf", "dna-hf")
 METHODS = (*CAUSAL_METHODS, "dna-mlm")
@@ -57,8 +60,9 @@ class Measurement:
     scoring_bytes: int = 0  # how far scoring raised the peak above its level before scoring
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``bench`` subcommand's options."""
+def add_arguments(parser) -> None:
+    """The throughput benchmark's options (``bench`` without another benchmark's flag); the
+    model and device options serve the other benchmarks too."""
     parser.add_argument("--model", help="model folder or hub id (default: a random 4-layer Llama)")
     parser.add_argument(
         "--masked-model",
@@ -77,25 +81,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", default="4", help="lm-eval batch size (default 4)")
     parser.add_argument("--layers", type=int, default=4, help="random model: layers (default 4)")
     parser.add_argument("--hidden", type=int, default=256, help="random model: width (default 256)")
-    parser.add_argument(
-        "--sharing",
-        action="store_true",
-        help="instead: the shared-prefix scenario table (perturbation_bench/bench/sharing.py)",
-    )
-    parser.add_argument(
-        "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
-    )
-    parser.add_argument(
-        "--scenario", action="append", default=[], help="with --sharing: only this scenario"
-    )
-    parser.add_argument(
-        "--saturation",
-        action="store_true",
-        help="instead: a saturation scan with dedupe off and on (perturbation_bench/bench/saturation.py)",
-    )
-    parser.add_argument(
-        "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -182,7 +167,7 @@ def _score_naive(model_path: str, metadata: dict, pairs: int, device: str, dtype
     from tqdm import tqdm
     from transformers import AutoModelForCausalLM
 
-    from perturbation_bench.tasks.hooks import load_pairs
+    from perturbation_bench.tasks.loading import load_pairs
 
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=getattr(torch, dtype)).to(device)
     model.eval()
@@ -254,7 +239,7 @@ def _encoder(model_path: str):
     """doc -> [(context_ids, continuation_ids)] for both sequences, as the standalone scorer builds them."""
     from transformers import AutoTokenizer
 
-    from perturbation_bench.tasks.hooks import doc_to_context, doc_to_sequences
+    from perturbation_bench.tasks.document_requests import doc_to_context, doc_to_sequences
 
     tokenizer = AutoTokenizer.from_pretrained(model_path)
 
@@ -274,7 +259,10 @@ def _encoder(model_path: str):
 
 
 def _random_model(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.random_models import save_random_llama, single_nucleotide_tokenizer
+    from perturbation_bench.fixtures.random_models import (
+        save_random_llama,
+        single_nucleotide_tokenizer,
+    )
 
     return save_random_llama(
         folder,
@@ -286,7 +274,7 @@ def _random_model(folder: Path, args: argparse.Namespace) -> Path:
 
 
 def _random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.random_models import (
+    from perturbation_bench.fixtures.random_models import (
         as_masked_lm_tokenizer,
         save_random_bert,
         single_nucleotide_tokenizer,
@@ -302,7 +290,7 @@ def _random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
 
 
 def _random_data(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.random_pairs import random_pairs, write_parquet
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 
     write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, args.config)
     return folder

@@ -70,6 +70,12 @@ def read_cds_exons(annotation: str | Path, gff3: bool | None = None) -> list[Cds
     return choose_transcripts(table)
 
 
+def exons_of(gtf: str | None = None, gff3: str | None = None) -> list[CdsExon]:
+    """:func:`read_cds_exons` of a command's ``--gtf`` or ``--gff3`` (a ``--gtf`` file named
+    ``.gff3``/``.gff`` is read as GFF3)."""
+    return read_cds_exons(gff3 or gtf, gff3=True if gff3 else None)
+
+
 def read_gtf_cds(gtf: str | Path):
     """The CDS records of a GTF (plain or .gz) as a table."""
     import gtfparse

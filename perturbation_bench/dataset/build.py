@@ -45,42 +45,19 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perturbation_bench import __version__
 from perturbation_bench.dataset.annotation import CdsExon
 from perturbation_bench.dataset.codons import CodonTable
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dataset.schema import SCHEMAS
+from perturbation_bench.dataset.settings import BuildSettings
+from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
+from perturbation_bench.pairs.identity import pair_id
+from perturbation_bench.pairs.windows import clamped_start
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
 BATCH_ROWS = 512  # rows per parquet row group: ~8 MB of 8 kb pairs
 DNA = frozenset("ACGT")
-
-
-@dataclass(frozen=True)
-class BuildSettings:
-    """Everything that decides a build's output besides the input files."""
-
-    kind: str  # "syn" or "motif"
-    species: str
-    config: str
-    annotation_source: str
-    genome_assembly: str
-    window: int = 8192
-    flank: int = 1024
-    seed: int = 0
-    max_pairs: int | None = None
-    optimization_rate: float = 1.0
-    motif: str = "CAG"
-    repeats: int = 10
-    offset: int = 60
-
-    @property
-    def script_version(self) -> str:
-        return (
-            f"perturbation-bench {__version__}; window={self.window}; upstream_flank={self.flank}; "
-            "transcript=Ensembl_canonical|longest_cds; coordinates=0-based,half-open"
-        )
 
 
 @dataclass(frozen=True)
@@ -97,14 +74,11 @@ class Window:
 
 def place_window(exon: CdsExon, chrom_length: int, window: int, flank: int) -> Window:
     """The window for ``exon`` (module docstring); the chromosome must be at least ``window`` long."""
-    if exon.strand == "-":
-        ideal_end = exon.end + flank
-        end = max(min(chrom_length, ideal_end), window)
-        start, clamped, upstream = end - window, end != ideal_end, end - exon.end
-    else:
-        ideal_start = exon.start - flank
-        start = min(max(0, ideal_start), chrom_length - window)
-        end, clamped, upstream = start + window, start != ideal_start, exon.start - start
+    minus = exon.strand == "-"
+    ideal = exon.end + flank - window if minus else exon.start - flank
+    start = clamped_start(ideal, window, chrom_length)
+    end, clamped = start + window, start != ideal
+    upstream = end - exon.end if minus else exon.start - start
     return Window(start, end, upstream, clamped, upstream, min(window, upstream + exon.length))
 
 
@@ -153,14 +127,10 @@ def candidate_rows(
 def unique_pairs(rows: Iterator[dict], excluded: Counter) -> Iterator[dict]:
     """``rows`` without exact duplicate pairs (the same ``original_sequence`` and ``sequence``
     as an earlier row, e.g. isoforms of two genes that share the changed exon), the first kept
-    and the others counted as ``duplicate_pair``. Memory: a 16-byte digest per distinct pair."""
-    import hashlib
-
+    and the others counted as ``duplicate_pair``. Memory: a 16-character pair id per distinct pair."""
     seen = set()
     for row in rows:
-        digest = hashlib.blake2b(
-            f"{row['original_sequence']}\n{row['sequence']}".encode(), digest_size=16
-        ).digest()
+        digest = pair_id(row[ORIGINAL], row[PERTURBED])
         if digest in seen:
             excluded["duplicate_pair"] += 1
             continue

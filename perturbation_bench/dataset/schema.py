@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from perturbation_bench.pair_files import SEQUENCE_COLUMNS
+from perturbation_bench.pairs.files import SEQUENCE_COLUMNS
 
 _S, _F, _I = pa.string(), pa.float64(), pa.int64()
 

@@ -1,7 +1,7 @@
 """Check that a dataset in the perturbation-bench schema has the properties the benchmark claims.
 
 First every file must pass the rules the tasks apply when they load data (``pair_rules``, from
-:mod:`perturbation_bench.pair_files`: readable, not empty, both sequence columns, no nulls, equal
+:mod:`perturbation_bench.pairs.files`: readable, not empty, both sequence columns, no nulls, equal
 lengths, letters ACGTN); a file that breaks them is reported with its row and reason, and its rows
 are not checked further. Then each invariant is checked on every row (files are streamed in
 record batches); one line per invariant says how many rows break it, with the first such row. An
@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.pair_files import read_pair_file
+from perturbation_bench.pairs.files import read_pair_file
 
 
 @dataclass

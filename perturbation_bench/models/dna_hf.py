@@ -44,25 +44,16 @@ from __future__ import annotations
 import logging
 
 import torch
-from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 
-from perturbation_bench.active_models import announce, announce_share
-from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.models.arguments import (
-    check_batch_size,
-    check_model_source,
-    loading_errors,
-)
-from perturbation_bench.models.causal_scoring import CausalScorer, Piece
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.adapter import PackageModel, registered
+from perturbation_bench.models.arguments import loading_errors
+from perturbation_bench.models.causal_plan import Piece
+from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.parallel import join_process_group
-from perturbation_bench.models.provenance import Provenance
-from perturbation_bench.models.requests import document_pairs
-from perturbation_bench.models.tokens import (
-    UnknownTokenCounter,
-    formatting_setting,
-    unknown_tokens,
-)
+from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+from perturbation_bench.pairs.requests import document_pairs
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -97,8 +88,8 @@ def token_windows(
         target_start, target_end = target_end, min(n_tokens, target_end + stride)
 
 
-@register_model("dna-hf")
-class DnaHFLM(HFLM):
+@registered
+class DnaHFLM(PackageModel, HFLM):
     """HFLM for DNA causal LMs; see the module docstring for what differs.
 
     Args (model_args, on top of HFLM's):
@@ -117,8 +108,9 @@ class DnaHFLM(HFLM):
         dedupe: bool | str = True,
         **kwargs,
     ) -> None:
-        install_excepthook()
-        announce("dna-hf")
+        pretrained = kwargs.get("pretrained", args[0] if args else None)
+        self._check_arguments({"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
+                              kwargs.get("batch_size", 1))  # fmt: skip
         for name, value in (("share_prefix", share_prefix), ("dedupe", dedupe)):
             if str(value).lower() not in ("true", "false"):
                 raise OptionsError(f"{name} must be true or false, got {value!r}")
@@ -138,24 +130,15 @@ class DnaHFLM(HFLM):
                 f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax_dtype!r} "
                 "is not supported (leave it out)"
             )
-        pretrained = kwargs.get("pretrained", args[0] if args else None)
-        if isinstance(pretrained, str):
-            check_model_source(pretrained)
-        if isinstance(kwargs.get("tokenizer"), str):
-            check_model_source(kwargs["tokenizer"], "tokenizer")
-        check_batch_size(kwargs.get("batch_size", 1))
         join_process_group(kwargs.get("device"))  # HFLM's Accelerator() then joins it
         with loading_errors(pretrained):
             super().__init__(*args, softmax_dtype="float32", **kwargs)
         self._use_global_rank(kwargs)
-        announce_share(self.rank, self.world_size)
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         self._windowing_logged = False
         self._bos_warned = False
-        self._unknown = UnknownTokenCounter("dna-hf")
-        self._unknown_summary = self._unknown.summary(1)
-        self._provenance = Provenance("dna-hf", {
+        self._ready({
             "dtype": self.model.dtype, "max_length": self.max_length,
             "add_bos_token": self.add_bos_token, "share_prefix": self.share_prefix,
             "dedupe": self.dedupe, "window_stride": self.window_stride, "log_softmax": "float32",

@@ -3,126 +3,35 @@
 Registered with lm-eval as ``--model dna-mlm``; loads any ``AutoModelForMaskedLM``
 (Nucleotide Transformer, DNABERT-2, Caduceus, GPN, ...). lm-eval hands it every loglikelihood
 request; it groups them per document (two per pair, four with ``rc_average``: each strand's pair
-is scored on its own) and scores each pair ``(o, p)`` of continuations after the same context
-(the preset's DNA prefix, usually none) as follows:
+is scored on its own, ``pairs/requests.py``) and scores the pairs with
+:class:`~perturbation_bench.models.masked_scoring.MaskedScorer`, whose module states the rules:
+the positions where a pair differs are masked and read, so ``LL`` is a masked-marginal sum over
+them, comparable within a pair, not with a causal model's LL.
 
-1. Tokenize ``context + o`` and ``context + p`` with the tokenizer's special tokens.
-2. Same number of tokens (single-nucleotide and fixed k-mer tokenizers): let ``D`` be the
-   positions where the tokens differ. ONE input, ``o``'s tokens with every position of ``D``
-   masked, serves both sequences (outside ``D`` they agree). With a float32 log-softmax::
-
-       LL(o) = sum_{i in D} log P(o_i | masked input)
-       LL(p) = sum_{i in D} log P(p_i | masked input)
-
-3. Different numbers of tokens (BPE): each sequence's changed span is the smallest token range
-   covering every base that differs; each sequence is scored with its own span masked (two
-   inputs), summing the log-probs of its own span tokens.
-4. An input longer than ``max_length`` tokens is cut to a window of ``max_length`` tokens
-   centred on the masked positions; if they do not fit in one window, they are split into runs
-   that do, each run scored in its own window centred on it (every masked position is masked in
-   every window that contains it, and scored exactly once). Windowing is logged with counts.
-5. ``D`` empty (identical sequences): both LLs are 0, a tie, which counts as wrong.
-6. Identical inputs once (``dedupe``, default true): masked inputs with the same tokens and the
-   same masked positions, from any documents of the run (the three alternates of a saturation
-   scan's position, variants sharing a site), are run once and every read of every request is
-   taken from that pass. With several processes each process does this for its own documents
-   (lm-eval splits documents among processes; duplicates on two processes run on both).
-7. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
-   counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
-   alone stops the run (``models/tokens.py``).
-
-So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
-(``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL.
-
-Inputs are batched only with inputs of the same length, so nothing is ever padded: models that
-take no attention mask (convolutional GPN, Caduceus) score exactly as they would one at a time.
+With lm-eval's ``--use_cache`` whole pairs are kept in a store of their own
+(``pair_cache.py``), written as each pair is scored, so a killed run resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
-from dataclasses import dataclass, field
 
 import torch
 from lm_eval.api.model import LM
-from lm_eval.api.registry import register_model
-from tqdm import tqdm
 
-from perturbation_bench.active_models import announce
-from perturbation_bench.dna import changed_span
-from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
-from perturbation_bench.models.arguments import (
-    check_batch_size,
-    check_model_source,
-    loading_errors,
-)
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
+from perturbation_bench.models.arguments import loading_errors
+from perturbation_bench.models.masked_scoring import MaskedScorer
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
-from perturbation_bench.models.provenance import Provenance
-from perturbation_bench.models.requests import document_pairs
-from perturbation_bench.models.tokens import (
-    UnknownTokenCounter,
-    formatting_setting,
-    unknown_tokens,
-)
+from perturbation_bench.pairs.requests import document_pairs
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
-@dataclass
-class MaskedInput:
-    """One forward pass: token ids (masks applied) and what to read from its output.
-
-    ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)`` at
-    ``position`` is added to the LL of request ``request_index``.
-    """
-
-    ids: list[int]
-    reads: list[tuple[int, int, int]] = field(default_factory=list)
-
-
-def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int, list[int]]]:
-    """Cut the masked positions into runs that fit ``max_length`` tokens (rule 4 of the module).
-
-    Returns:
-        ``(start, run)`` pairs: the window is ``[start, start + max_length)`` (the whole input
-        if it fits) and scores the positions of ``run``; the runs partition ``masked``.
-    """
-    if n_tokens <= max_length:
-        return [(0, list(masked))]
-    out, first = [], 0
-    while first < len(masked):
-        last = first
-        while last + 1 < len(masked) and masked[last + 1] - masked[first] < max_length:
-            last += 1
-        run = masked[first : last + 1]
-        centre = (run[0] + run[-1] + 1) // 2
-        start = min(max(0, centre - max_length // 2), n_tokens - max_length)
-        out.append((start, run))
-        first = last + 1
-    return out
-
-
-def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
-    """One input per distinct token list (masks included), carrying the reads of all of them."""
-    merged: dict[tuple[int, ...], MaskedInput] = {}
-    for item in inputs:
-        key = tuple(item.ids)
-        if key in merged:
-            merged[key].reads += item.reads
-        else:
-            merged[key] = MaskedInput(item.ids, list(item.reads))
-    return list(merged.values())
-
-
-def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
-    """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
-    return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
-
-
-@register_model("dna-mlm")
-class DnaMaskedLM(DataParallel, LM):
+@registered
+class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
     """Masked-LM scoring of perturbation-bench pairs; see the module docstring.
 
     Args (model_args):
@@ -137,7 +46,7 @@ class DnaMaskedLM(DataParallel, LM):
         trust_remote_code, revision: as for transformers.
         plugin: a package to import, whose ``register_auto_classes()`` registers its models
             with transformers before loading (GPN: ``plugin=gpn``).
-        dedupe: run identical masked inputs once (rule 6; default true).
+        dedupe: run identical masked inputs once (``masked_scoring.py``, rule 6; default true).
     """
 
     def __init__(
@@ -154,8 +63,7 @@ class DnaMaskedLM(DataParallel, LM):
         dedupe: bool | str = True,
         **unused,
     ) -> None:
-        install_excepthook()
-        announce("dna-mlm")
+        self._check_arguments({"pretrained": pretrained, "tokenizer": tokenizer}, batch_size)
         super().__init__()
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -165,10 +73,6 @@ class DnaMaskedLM(DataParallel, LM):
         if str(dedupe).lower() not in ("true", "false"):
             raise OptionsError(f"dedupe must be true or false, got {dedupe!r}")
         self.dedupe = str(dedupe).lower() == "true"
-        check_model_source(pretrained)
-        if tokenizer is not None:
-            check_model_source(tokenizer, "tokenizer")
-        check_batch_size(batch_size)
         if plugin:
             _register_plugin(plugin)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -189,9 +93,7 @@ class DnaMaskedLM(DataParallel, LM):
             ).to(self._device)
         self.model.eval()
         self.max_length = int(max_length or self._default_max_length())
-        self._unknown = UnknownTokenCounter("dna-mlm")
-        self._unknown_summary = self._unknown.summary(1)
-        self._provenance = Provenance("dna-mlm", {
+        self._ready({
             "dtype": self.model.dtype, "max_length": self.max_length, "dedupe": self.dedupe,
             "plugin": plugin, "log_softmax": "float32",
         })  # fmt: skip
@@ -227,35 +129,15 @@ class DnaMaskedLM(DataParallel, LM):
         if store is not None:
             log.info("dna-mlm: %d of %d pairs taken from the cache %s",
                      len(keys) - len(todo), len(keys), store.path)  # fmt: skip
-        inputs, n_windowed = [], 0
-        encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
-        for first, second in todo:
-            pair_inputs, windowed = self._pair_inputs(requests, first, second, encoded)
-            n_windowed += windowed
-            inputs += pair_inputs
-        if n_windowed:
-            log.warning(
-                "dna-mlm: %d of %d pairs are longer than max_length=%d tokens; scored in windows "
-                "of max_length tokens centred on their differing positions",
-                n_windowed,
-                len(requests) // 2,
-                self.max_length,
-            )
-        if self.dedupe:
-            distinct = merge_identical(inputs)
-            log.info("dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
-                     len(inputs), len(distinct))  # fmt: skip
-            inputs = distinct
-        pending = _PendingPairs(todo, inputs)
-        for first, second in pending.idle() if store is not None else []:
-            store.put(keys[first], (0.0, 0.0))
-        for index, log_prob in self._score(inputs, disable_tqdm):
-            if index is None:  # a batch is done: store the pairs it completed
-                for first, second in pending.done(log_prob):
-                    if store is not None:
-                        store.put(keys[first], (totals[first], totals[second]))
-                continue
-            totals[index] += log_prob
+        scorer = MaskedScorer(self.model, self.tokenizer, self._device, self.batch_size,
+                              self.max_length, self.dedupe, self._unknown,
+                              progress=not disable_tqdm and self._rank == 0)  # fmt: skip
+
+        def store_pair(pair: tuple[int, int]) -> None:
+            first, second = pair
+            store.put(keys[first], (totals[first], totals[second]))
+
+        scorer.score(requests, todo, totals, store_pair if store is not None else None)
         self._unknown_summary = self._unknown.summary(self._world_size)
         if self._rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
@@ -271,96 +153,6 @@ class DnaMaskedLM(DataParallel, LM):
             **self._provenance.info(),
         }
 
-    def _pair_inputs(
-        self, requests, first: int, second: int, encoded: dict
-    ) -> tuple[list[MaskedInput], bool]:
-        """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
-        pair is longer than ``max_length`` tokens; ``encoded`` keeps the tokenizations made."""
-        texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
-        encodings = [self._encode(text, encoded) for text in texts]
-        ids_o, ids_p = (e["input_ids"] for e in encodings)
-        for ids, index in zip((ids_o, ids_p), (first, second)):
-            request = requests[index]
-            count = unknown_tokens(
-                self.tokenizer, request.args[1], ids, formatting_setting(request.doc)
-            )
-            self._unknown.add(request, count)
-        windowed = max(len(ids_o), len(ids_p)) > self.max_length
-        if len(ids_o) == len(ids_p):
-            masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]
-            reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
-            return self._windowed(ids_o, masked, reads), windowed
-        if not self.tokenizer.is_fast:
-            raise OptionsError(
-                f"{self.tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
-                "lengths and the tokenizer gives no character offsets (a fast tokenizer is needed)"
-            )
-        start, end = changed_span(*texts)  # the texts differ: their tokens do
-        inputs = []
-        for encoding, index in zip(encodings, (first, second)):
-            ids = encoding["input_ids"]
-            span = token_span(encoding["offset_mapping"], start, end)
-            inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
-        return inputs, windowed
-
-    def _encode(self, text: str, encoded: dict):
-        """The tokenizer's encoding of ``text`` (with offsets if fast), from ``encoded`` with
-        ``dedupe``."""
-        if self.dedupe and text in encoded:
-            return encoded[text]
-        encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast)
-        if self.dedupe:
-            encoded[text] = encoding
-        return encoding
-
-    def _windowed(
-        self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]
-    ) -> list[MaskedInput]:
-        """Inputs with the ``masked`` positions masked, cut into windows (rule 4), each reading
-        ``reads[i]`` (``(token_id, request_index)`` pairs) at the positions ``i`` it scores."""
-        mask = self.tokenizer.mask_token_id
-        masked_set = set(masked)
-        out = []
-        for start, run in windows(len(ids), masked, self.max_length):
-            if not run:  # identical sequences: nothing to score, both LLs stay 0
-                continue
-            window = ids[start : start + self.max_length]
-            masked_ids = [mask if start + k in masked_set else t for k, t in enumerate(window)]
-            out.append(
-                MaskedInput(masked_ids, [(i - start, t, r) for i in run for t, r in reads[i]])
-            )
-        return out
-
-    @torch.no_grad()
-    def _score(self, inputs: list[MaskedInput], disable_tqdm: bool):
-        """Yield ``(request_index, log_prob)`` for every read of every input, batching equal
-        lengths, and ``(None, batch)`` after each batch."""
-        by_length = defaultdict(list)
-        for item in inputs:
-            by_length[len(item.ids)].append(item)
-        batches = [
-            group[i : i + self.batch_size]
-            for _, group in sorted(by_length.items())
-            for i in range(0, len(group), self.batch_size)
-        ]
-        for batch in tqdm(
-            batches, desc="dna-mlm: masked forward passes", disable=disable_tqdm or self._rank != 0
-        ):
-            ids = torch.tensor([item.ids for item in batch], device=self._device)
-            logits = self.model(input_ids=ids).logits
-            for row, item in enumerate(batch):
-                positions = torch.tensor([p for p, _, _ in item.reads], device=self._device)
-                log_probs = torch.log_softmax(logits[row, positions].float(), dim=-1)
-                for k, (_, token, index) in enumerate(item.reads):
-                    yield index, log_probs[k, token].item()
-            yield None, batch
-
-    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
-        raise UnsupportedTaskError("dna-mlm scores pairs of sequences, not rolling log-likelihoods")
-
-    def generate_until(self, requests, disable_tqdm: bool = False):
-        raise UnsupportedTaskError("dna-mlm scores pairs of sequences; it does not generate text")
-
 
 def _register_plugin(name: str) -> None:
     """Import package ``name`` and call its ``register_auto_classes()`` if it has one."""
@@ -375,31 +167,3 @@ def _register_plugin(name: str) -> None:
     register = getattr(package, "register_auto_classes", None)
     if register is not None:
         register()
-
-
-class _PendingPairs:
-    """Which pairs every masked input serves, to tell when a pair is completely scored."""
-
-    def __init__(self, pairs: list[tuple[int, int]], inputs: list[MaskedInput]) -> None:
-        pair_of = {}
-        for first, second in pairs:
-            pair_of[first] = pair_of[second] = (first, second)
-        self.serves = {id(item): {pair_of[r] for _, _, r in item.reads} for item in inputs}
-        self.waiting = dict.fromkeys(pairs, 0)
-        for served in self.serves.values():
-            for pair in served:
-                self.waiting[pair] += 1
-
-    def idle(self) -> list[tuple[int, int]]:
-        """Pairs with nothing to run (identical sequences: both LLs 0)."""
-        return [pair for pair, count in self.waiting.items() if count == 0]
-
-    def done(self, batch) -> list[tuple[int, int]]:
-        """The pairs this finished ``batch`` of inputs completes."""
-        complete = []
-        for item in batch:
-            for pair in self.serves[id(item)]:
-                self.waiting[pair] -= 1
-                if self.waiting[pair] == 0:
-                    complete.append(pair)
-        return complete

@@ -12,18 +12,16 @@ gets on a benchmark is the floor a DNA model has to beat.
 from __future__ import annotations
 
 from lm_eval.api.model import LM
-from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
-from perturbation_bench.active_models import announce
-from perturbation_bench.errors import OptionsError, UnsupportedTaskError, install_excepthook
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.markov_chain import chain_for
 from perturbation_bench.models.parallel import DataParallel
-from perturbation_bench.models.provenance import Provenance
 
 
-@register_model("kmer-markov")
-class KmerMarkovLM(DataParallel, LM):
+@registered
+class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
     """lm-eval adapter around :class:`~perturbation_bench.models.markov_chain.MarkovChain`."""
 
     def __init__(
@@ -34,8 +32,7 @@ class KmerMarkovLM(DataParallel, LM):
         counts: str | None = None,
         **unused,
     ) -> None:
-        install_excepthook()
-        announce("kmer-markov")
+        self._check_arguments()
         super().__init__()
         for key in ("batch_size", "max_batch_size", "device"):
             unused.pop(key, None)  # lm-eval passes these to every model; nothing to batch here
@@ -45,9 +42,8 @@ class KmerMarkovLM(DataParallel, LM):
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self._device = self._start_data_parallel("cpu")
         self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
-        self._provenance = Provenance(
-            "kmer-markov", {"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)}
-        )
+        self._ready({"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)},
+                    tokenizes=False)  # fmt: skip
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""
@@ -60,9 +56,3 @@ class KmerMarkovLM(DataParallel, LM):
     def get_model_info(self) -> dict:
         """What lm-eval records about the model in the results' config (``models/provenance.py``)."""
         return self._provenance.info()
-
-    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
-        raise UnsupportedTaskError("kmer-markov scores loglikelihood requests only")
-
-    def generate_until(self, requests, disable_tqdm: bool = False):
-        raise UnsupportedTaskError("kmer-markov scores loglikelihood requests only")

@@ -15,8 +15,6 @@ import os
 
 import torch
 
-from perturbation_bench.active_models import announce_share
-
 
 def join_process_group(device) -> None:
     """Under a multi-process launch without a GPU to use, join the gloo group (idempotent)."""
@@ -55,7 +53,6 @@ class DataParallel:
             )
             self._rank = self.accelerator.process_index
             self._world_size = self.accelerator.num_processes
-        announce_share(self._rank, self._world_size)
         if self.accelerator is not None and str(device).startswith("cuda"):
             return self.accelerator.device
         return torch.device(device)

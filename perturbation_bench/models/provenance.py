@@ -10,18 +10,18 @@ lm-eval writes ``get_model_info()`` into the results' ``config``; this package's
                          "rc_average", "context_bp", "reduction"}},
     }
 
-The per-task part is read from the documents the model scored: the tasks write the data's
-identity (``sha256`` of the parquet files' bytes, in file-name order) and the formatting into
-``scoring_*`` columns (``tasks/hooks.py``; read here by name, since models do not import tasks).
+The per-task part is read from the documents the model scored: each holds its task's settings
+(``pairs/settings.py``: the data's identity, ``sha256`` of the parquet files' bytes in file-name
+order, and the formatting).
 """
 
 from __future__ import annotations
 
 from perturbation_bench import __version__
+from perturbation_bench.pairs.fields import TASK
 
-DOCUMENT_FIELDS = {"data": "scoring_data", "preset": "scoring_preset", "dna_prefix": "scoring_prefix",
-                   "kmer_size": "scoring_kmer_size", "rc_average": "scoring_rc_average",
-                   "context_bp": "scoring_context_bp"}  # fmt: skip
+RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction")
+"""The task settings recorded per task."""
 
 
 class Provenance:
@@ -36,10 +36,8 @@ class Provenance:
             doc = getattr(request, "doc", None)
             if request.task_name in self.tasks or not isinstance(doc, dict):
                 continue
-            self.tasks[request.task_name] = {
-                **{key: doc.get(column) for key, column in DOCUMENT_FIELDS.items()},
-                "reduction": "mean" if "scoring_token_counts" in doc else "sum",
-            }
+            settings = doc.get(TASK) or {}
+            self.tasks[request.task_name] = {key: settings.get(key) for key in RECORDED}
 
     def info(self) -> dict:
         """The ``perturbation_bench`` entry of the results' config."""

@@ -24,6 +24,7 @@ import re
 import torch
 
 from perturbation_bench.errors import TokenizationError
+from perturbation_bench.pairs.fields import TASK
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
@@ -135,11 +136,12 @@ def _describe(request) -> str:
 
 
 def formatting_setting(doc) -> str:
-    """The preset and formatting a document's requests are made with, from its scoring columns
-    (written by ``tasks/hooks.py``, read here by name: models do not import tasks)."""
-    if not isinstance(doc, dict) or "scoring_kmer_size" not in doc:
+    """The preset and formatting a document's requests are made with, from its task's settings
+    (``pairs/settings.py``); "" for a document of another task."""
+    settings = doc.get(TASK) if isinstance(doc, dict) else None
+    if not settings:
         return ""
     return (
-        f"preset {doc.get('scoring_preset')!r}, kmer_size={doc['scoring_kmer_size']}, "
-        f"dna_prefix={doc.get('scoring_prefix')!r}"
+        f"preset {settings['preset']!r}, kmer_size={settings['kmer_size']}, "
+        f"dna_prefix={settings['dna_prefix']!r}"
     )

@@ -9,32 +9,30 @@ was scored at (its crop, or its whole length). Pairs are
 identified by content: ``pair_id`` is a hash of both sequences, so two runs' pairs match
 whatever their order.
 
-Only ``perturbation_*`` tasks are read; samples of other tasks in the same folder are listed as
+:func:`collect_pairs` reads every run's pairs into one table. Only ``perturbation_*`` tasks are read; samples of other tasks in the same folder are listed as
 ignored, and of several samples files for one task the newest is read and the others listed.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perturbation_bench.comparison import original_wins
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.pair_changes import perturbed_sequence
-from perturbation_bench.ranking import variant_score
+from perturbation_bench.pairs.changes import perturbed_sequence
+from perturbation_bench.pairs.fields import ORIGINAL
+from perturbation_bench.pairs.identity import pair_id
+from perturbation_bench.pairs.outcome import pair_outcome
+from perturbation_bench.pairs.ranking import variant_score
+from perturbation_bench.pairs.settings import logged_settings
 
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
           "consequence")
-SCORE_KEY = "scoring_score"  # the variant task's score option, written into each document
-DATA_KEY = "scoring_data"  # the data's identity (sha256 of its files), written into each document
-SHARD_KEY = "scoring_shard"  # "I/N" of a sharded run
 VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
 TASK_PREFIX = "perturbation_"
-CONTEXT_KEY = "scoring_context_bp"  # the crop length the tasks write into each document
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 
 
@@ -110,11 +108,6 @@ def _run_settings(folder: Path) -> tuple[str, float | None, str, dict]:
     return folder.name, None, "causal", {}
 
 
-def pair_id(original: str, perturbed: str) -> str:
-    """A content hash of a pair: the same pair has the same id in every run."""
-    return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
-
-
 def stream_sample_pairs(
     path: Path, task: str, model: str, extra_columns=(), scale: str = "causal"
 ) -> Iterator[dict]:
@@ -139,7 +132,8 @@ def stream_sample_pairs(
                 sample = json.loads(line)
                 doc = sample["doc"]
                 ll_original, ll_perturbed = (float(x) for x in sample["filtered_resps"][0])
-                original, perturbed = doc["original_sequence"], perturbed_sequence(doc)
+                original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
+                settings = logged_settings(doc)
             except json.JSONDecodeError as err:
                 raise DataValidationError(
                     f"{path}: line {number}: not valid JSON ({err.msg}); the file may be truncated"
@@ -149,6 +143,7 @@ def stream_sample_pairs(
                     f"{path}: line {number}: not a perturbation-bench sample (no {err}); expected "
                     "a doc with original_sequence and sequence and filtered_resps of LL pairs"
                 ) from None
+            outcome = pair_outcome(ll_original, ll_perturbed)
             yield {
                 "pair_id": pair_id(original, perturbed),
                 "task": task,
@@ -157,17 +152,42 @@ def stream_sample_pairs(
                 "doc_id": int(sample.get("doc_id", number - 1)),
                 "ll_original": ll_original,
                 "ll_perturbed": ll_perturbed,
-                "correct": int(original_wins(ll_original, ll_perturbed)),
-                "tie": int(ll_original == ll_perturbed),
-                "margin": ll_original - ll_perturbed,
-                "data": doc.get(DATA_KEY),
-                "shard": doc.get(SHARD_KEY),
+                "correct": int(outcome.correct),
+                "tie": int(outcome.tie),
+                "margin": outcome.margin,
+                "data": settings.get("data"),
+                "shard": settings.get("shard"),
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},
-                "score_kind": doc.get(SCORE_KEY),
-                "score": variant_score(ll_original - ll_perturbed, doc.get(SCORE_KEY) or "llr"),
+                "score_kind": settings.get("score"),
+                "score": variant_score(outcome.margin, settings.get("score") or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
-                "context_bp": doc.get(CONTEXT_KEY) or len(original),
+                "context_bp": settings.get("context_bp") or len(original),
                 **{name: doc.get(name) for name in columns},
             }
+
+
+def collect_pairs(
+    run_folders: list[str | Path], by: list[str] = (), provenance: dict | None = None
+):
+    """All runs' pairs as one pandas table, plus the notes on files left out; ``provenance`` (if
+    given) receives each run's, by model."""
+    rows, notes = [], []
+    for folder in run_folders:
+        run = find_run(folder)
+        if provenance is not None:
+            provenance[str(run.folder)] = {"model": run.model, **{
+                ("scorer" if key == "model" else key): value for key, value in run.provenance.items()}}  # fmt: skip
+        notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
+        if run.limit is not None:
+            notes.append(
+                f"{run.folder}: run with --limit {run.limit:g}: only the first pairs of each task "
+                "were scored, not the whole benchmark"
+            )
+        for task, path in sorted(run.samples.items()):
+            for row in stream_sample_pairs(path, task, run.model, by, run.scale):
+                rows.append({**row, "run": str(run.folder)})
+    import pandas as pd
+
+    return pd.DataFrame(rows), notes

@@ -12,7 +12,7 @@ The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(pe
   only model A gets right and ``c`` only B, ``p = min(1, 2 P[X <= min(b, c)])``,
   ``X ~ Binomial(b + c, 1/2)`` (1 when ``b + c = 0``).
 
-The ranking ones resample as TraitGym does (``ranking.py`` defines the metrics):
+The ranking ones resample as TraitGym does (``pairs/ranking.py`` defines the metrics):
 :func:`stratified_bootstrap_interval` (global AUROC/AUPRC: positives and negatives resampled
 separately), :func:`chromosome_bootstrap_interval` (by-chromosome averages: chromosomes
 resampled, weights renormalised), :func:`paired_stratified_bootstrap_difference` (two models on

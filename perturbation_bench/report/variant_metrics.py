@@ -2,7 +2,7 @@
 
 For every model and task whose samples carry a ``label`` (``perturbation_variants`` and built
 variant configs), over the labelled variants, with each task's score (``llr`` or ``abs_llr``,
-:mod:`perturbation_bench.ranking`):
+:mod:`perturbation_bench.pairs.ranking`):
 
 - ``auroc``, ``auprc`` with a stratified bootstrap 95% interval (positives and negatives
   resampled separately), ``auroc_by_chrom``, ``auprc_by_chrom`` with a chromosome bootstrap 95%
@@ -23,7 +23,7 @@ import math
 
 import pandas as pd
 
-from perturbation_bench.ranking import METRICS, by_chromosome
+from perturbation_bench.pairs.ranking import METRICS, by_chromosome
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
     chromosome_bootstrap_interval,

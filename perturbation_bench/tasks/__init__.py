@@ -1,5 +1,13 @@
-"""What lm-eval's task YAMLs call: options and presets, data loading, the pair filter, the metrics.
+"""What lm-eval's task YAMLs call, one module per hook kind:
+
+- ``loading.py``: ``custom_dataset`` (options, files, documents; ``documents.py``, ``sources.py``,
+  ``options.py``, ``crop.py``, ``token_counts.py`` serve it);
+- ``document_requests.py``: ``doc_to_text`` and ``doc_to_choice``;
+- ``pairing.py``: the pair filter and ``process_results``;
+- ``metrics.py``: the per-pair metrics and the ``tie_rate`` aggregation;
+- ``variants.py``: the variant task's loader, results and ranking aggregations;
+- ``task_yaml.py``: the YAML of a built config's own task.
 
 Imports nothing from :mod:`perturbation_bench.dataset` or :mod:`perturbation_bench.models`: a task
-works with any model, and reads datasets only through :mod:`perturbation_bench.pair_files`.
+works with any model, and reads pairs only through :mod:`perturbation_bench.pairs`.
 """

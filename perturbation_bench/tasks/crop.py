@@ -5,7 +5,7 @@ context of ``L`` bp, let ``[s, e)`` span the first to the last base where the tw
 differ (compared in upper case), then::
 
     c     = (s + e) // 2
-    start = min(max(0, c - L // 2), n - L)
+    start = min(max(0, c - L // 2), n - L)          (pairs/windows.py)
     both sequences become seq[start : start + L]
 
 ``L >= n`` leaves the pair as it is (``start = 0``). A pair whose differing span is longer than
@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from perturbation_bench.pair_changes import Spans
+from perturbation_bench.pairs.changes import Spans
+from perturbation_bench.pairs.windows import centred_start
 
 
 def crop_starts(lengths: np.ndarray, spans: Spans, length: int) -> tuple[np.ndarray, np.ndarray]:
     """Per pair: where the ``length`` bp crop starts, and whether its changes overflow it.
 
     ``lengths`` are the pairs' lengths ``n``, ``spans`` their changed spans compared in upper
-    case (``pair_changes.changed_spans(..., ignore_case=True)``).
+    case (``pairs.changes.changed_spans(..., ignore_case=True)``).
     """
     lengths = np.asarray(lengths, np.int64)
     centres = np.where(spans.changed, (spans.starts + spans.ends) // 2, lengths // 2)
-    starts = np.minimum(np.maximum(0, centres - length // 2), lengths - length)
+    starts = centred_start(centres, length, lengths)
     cropped = lengths > length
     overflows = cropped & spans.changed & (spans.ends - spans.starts > length)
     return np.where(cropped, starts, 0), overflows

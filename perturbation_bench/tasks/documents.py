@@ -1,11 +1,12 @@
 """The documents of a task, read from its parquet files in one streaming pass.
 
 One document per pair: a dict of the file's columns, except that the perturbed sequence is kept
-as its changed span (``pair_changes.py``: ``scoring_change_start``, ``scoring_change``), so a
+as its changed span (``pairs/changes.py``: ``scoring_change_start``, ``scoring_change``), so a
 window is held once, not twice; ``scoring_soft_masked`` says whether the pair has lower-case
-letters; with a crop (context-length tasks) also ``scoring_crop_start``.
-The files are read :data:`~perturbation_bench.pair_files.BATCH_ROWS` rows at a time; the rows a
-process keeps are checked (``pair_files.py``) and turned into dicts, so memory holds the
+letters; with a crop (context-length tasks) also ``scoring_crop_start``; and ``scoring_task``,
+the task's settings, one object for all (``pairs/fields.py`` names every field).
+The files are read :data:`~perturbation_bench.pairs.files.BATCH_ROWS` rows at a time; the rows a
+process keeps are checked (``pairs/files.py``) and turned into dicts, so memory holds the
 documents and one batch (``perturbation-bench validate`` checks every row of a dataset).
 
 Under data parallelism lm-eval gives rank ``r`` of ``W`` the documents at positions ``r, r + W,
@@ -26,13 +27,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perturbation_bench.errors import PairingError
-from perturbation_bench.pair_changes import CHANGE_COLUMN, CHANGE_START_COLUMN, changed_spans
-from perturbation_bench.pair_files import SEQUENCE_COLUMNS, PairScan, iter_pair_batches
-
-CROP_START_COLUMN = "scoring_crop_start"
-"""Where each pair's crop starts (``tasks/crop.py``); only with a crop."""
-SOFT_MASKED_COLUMN = "scoring_soft_masked"
-"""Whether either sequence of the pair has lower-case letters (to upper-case before scoring)."""
+from perturbation_bench.pairs.changes import changed_spans
+from perturbation_bench.pairs.fields import (
+    CHANGE,
+    CHANGE_START,
+    CROP_START,
+    PERTURBED,
+    SEQUENCE_COLUMNS,
+    SOFT_MASKED,
+    TASK,
+)
+from perturbation_bench.pairs.files import PairScan, iter_pair_batches
+from perturbation_bench.pairs.settings import TaskSettings
 
 
 class _NotHeld(dict):
@@ -111,24 +117,24 @@ class _Selection:
 
 def read_documents(
     files: list[Path],
-    min_length: int,
-    constants: dict,
-    context_bp: int | None = None,
+    settings: TaskSettings,
     shard: tuple[int, int] | None = None,
     share: tuple[int, int] = (0, 1),
 ) -> Reading:
     """Read, check and convert the pairs of ``files`` this process keeps (module docstring):
     only those are checked and made documents.
 
-    ``constants`` are added to every held document. ``shard = (I, N)`` keeps the rows whose
-    0-based row over the files is ``I`` modulo ``N``; ``share = (rank, world_size)`` is the
-    process's share of what is kept.
+    Every held document refers to ``settings`` (its k-mer size is the shortest sequence allowed,
+    its ``context_bp`` the crop). ``shard = (I, N)`` keeps the rows whose 0-based row over the
+    files is ``I`` modulo ``N``; ``share = (rank, world_size)`` is the process's share of what
+    is kept.
     """
     select = _Selection(shard, share)
     held: dict[int, dict] = {}
     columns: dict[str, None] = {}
     lower_case_rows = overflowing_crops = 0
-    for batch, scan in iter_pair_batches(files, min_length, select):
+    context_bp = settings["context_bp"]
+    for batch, scan in iter_pair_batches(files, settings.formatting.kmer_size, select):
         lower_case_rows += int(scan.soft_masked.sum())
         crops = None
         if context_bp is not None:
@@ -137,9 +143,9 @@ def read_documents(
         batch = _documents_batch(batch, scan, crops)
         columns.update(dict.fromkeys(batch.schema.names))
         for position, document in zip(select.held_positions.tolist(), batch.to_pylist()):
-            document.update(constants)
+            document[TASK] = settings
             held[position] = document
-    documents = TaskDocuments(held, select.positions, [*columns, *constants])
+    documents = TaskDocuments(held, select.positions, [*columns, TASK])
     for document in held.values():  # files with other columns: theirs are null here
         if len(document) < len(documents.features):
             for name in columns:
@@ -151,12 +157,12 @@ def _documents_batch(batch: pa.RecordBatch, scan: PairScan, crops: np.ndarray | 
     """``batch`` as documents store it: ``sequence`` replaced by its changed span (start and
     text), the soft-masked flag, and the crop starts (with a crop)."""
     batch = (
-        batch.drop_columns(["sequence"])
-        .append_column(CHANGE_START_COLUMN, pa.array(scan.spans.starts))
-        .append_column(CHANGE_COLUMN, scan.changes)
-        .append_column(SOFT_MASKED_COLUMN, pa.array(scan.soft_masked))
+        batch.drop_columns([PERTURBED])
+        .append_column(CHANGE_START, pa.array(scan.spans.starts))
+        .append_column(CHANGE, scan.changes)
+        .append_column(SOFT_MASKED, pa.array(scan.soft_masked))
     )
-    return batch if crops is None else batch.append_column(CROP_START_COLUMN, pa.array(crops))
+    return batch if crops is None else batch.append_column(CROP_START, pa.array(crops))
 
 
 def _crops(batch: pa.RecordBatch, context_bp: int) -> tuple[np.ndarray, np.ndarray]:

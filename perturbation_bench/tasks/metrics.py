@@ -1,9 +1,10 @@
-"""Per-pair metrics and their aggregation.
+"""The task metrics of one pair, and their aggregation.
 
-For one pair with log-likelihoods ``a = LL(original)`` and ``b = LL(perturbed)`` (nats)::
+Each metric is a value of the pair's outcome (``pairs/outcome.py``, ``a = LL(original)``,
+``b = LL(perturbed)``, nats)::
 
-    pairwise_acc = 1[a > b]     strict, :func:`perturbation_bench.comparison.original_wins`
-    tie_rate     = 1[a == b]
+    pairwise_acc = correct = 1[a > b]     strict
+    tie_rate     = tie     = 1[a == b]
     margin       = a - b
 
 Each task reports the mean of each over its pairs. ``pairwise_acc`` and ``margin`` use lm-eval's
@@ -17,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from perturbation_bench.comparison import original_wins
+from perturbation_bench.pairs.outcome import pair_outcome
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -26,11 +27,12 @@ TIE_WARNING_THRESHOLD = 0.01
 
 
 def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
-    """Return the three per-pair values defined in the module docstring."""
+    """Return the three per-pair metrics defined in the module docstring."""
+    outcome = pair_outcome(ll_original, ll_perturbed)
     return {
-        "pairwise_acc": float(original_wins(ll_original, ll_perturbed)),
-        "tie_rate": float(ll_original == ll_perturbed),
-        "margin": float(ll_original - ll_perturbed),
+        "pairwise_acc": float(outcome.correct),
+        "tie_rate": float(outcome.tie),
+        "margin": float(outcome.margin),
     }
 
 

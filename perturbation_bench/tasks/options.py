@@ -6,12 +6,9 @@ and lm-eval's own keys (``version``). It cannot tell a model argument from a typ
 it rejects a key that is not one of :data:`OPTION_KEYS` but close to one of them (``presets``,
 ``data-dir``, ``dna_prefx``), and passes every other key through untouched.
 
-Formatting contract, per sequence ``s`` of a pair (both members get the same treatment)::
-
-    context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
-    continuation = upper(s)[: len(s) - len(s) % kmer_size]  # soft-masked bases read as bases;
-                                                            # right-trim to whole k-mers
-    with rc_average: LL(s) = (LL(continuation) + LL(reverse_complement(continuation))) / 2
+A preset is a :class:`~perturbation_bench.pairs.requests.Formatting` (DNA prefix, k-mer size;
+``pairs/requests.py`` states how it shapes the requests); ``dna_prefix``, ``kmer_size`` and
+``rc_average`` override it.
 
 Reduction of a sequence's token log-probs to its score (``reduction``):
 
@@ -29,42 +26,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.ranking import SCORES
-
-
-@dataclass(frozen=True)
-class Formatting:
-    """How one model family reads DNA.
-
-    Attributes:
-        dna_prefix: literal text placed before the sequence as the loglikelihood context;
-            empty for models that start from their BOS token.
-        kmer_size: sequences are trimmed on the right to a multiple of this many bases
-            (1 = no trimming), for tokenizers that read non-overlapping k-mers.
-        rc_average: score each sequence and its reverse complement and use the mean.
-    """
-
-    dna_prefix: str = ""
-    kmer_size: int = 1
-    rc_average: bool = False
-
-    def trim(self, sequence: str, soft_masked: bool = True) -> str:
-        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers.
-
-        ``soft_masked=False`` says the sequence has no lower-case letter (the tasks know it per
-        pair): it is then not copied to upper-case it, and with whole k-mers the same string
-        object comes back (the requests share the document's text).
-        """
-        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
-        return sequence.upper() if soft_masked else sequence
-
-    def continuations(self, original: str, perturbed: str, soft_masked: bool = True) -> list[str]:
-        """The strings to score for one pair: ``[o, p]``, or ``[o, p, rc(o), rc(p)]`` with rc_average."""
-        pair = [self.trim(original, soft_masked), self.trim(perturbed, soft_masked)]
-        return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
-
+from perturbation_bench.pairs.ranking import SCORES
+from perturbation_bench.pairs.requests import Formatting
 
 PRESETS: dict[str, Formatting] = {
     "default": Formatting(dna_prefix="", kmer_size=1),
@@ -102,7 +66,7 @@ class TaskOptions:
         reduction: ``sum`` or ``mean`` of a sequence's token log-probs (module docstring).
         context_bp: crop every pair to this many bp around its changes (``tasks/crop.py``);
             None keeps the whole window.
-        score: the variant task's ranking score, ``llr`` or ``abs_llr`` (``ranking.py``);
+        score: the variant task's ranking score, ``llr`` or ``abs_llr`` (``pairs/ranking.py``);
             the other tasks ignore it.
         shard: ``(I, N)``: score only the pairs whose 0-based row (in file order) is ``I``
             modulo ``N``; None scores every pair.

@@ -1,17 +1,13 @@
 """Pair each document's two loglikelihood responses into (LL_original, LL_perturbed).
 
-The task YAMLs use lm-eval's ``multiple_choice`` output type with the choices
-``[original, perturbed]`` (``[original, perturbed, rc(original), rc(perturbed)]`` with
-``rc_average``): lm-eval makes one loglikelihood request per choice, in that order, and keeps a
-document's requests next to each other in the task's instance list. :class:`PairFilter` walks
-that list one document at a time, checks that the responses belong to the same document and
-are numbers, and gives each of the document's instances the same :class:`LLPair`::
-
-    LLPair = (ll[0], ll[1])                                  plain
-    LLPair = ((ll[0] + ll[2]) / 2, (ll[1] + ll[3]) / 2)      rc_average
-
-where, with ``reduction: mean``, each ``ll[i]`` is first divided by its continuation's number of
-scored tokens (the document's ``scoring_token_counts``).
+The task YAMLs use lm-eval's ``multiple_choice`` output type with the choices of
+``pairs/requests.py`` (``[original, perturbed]``, or both strands with ``rc_average``): lm-eval
+makes one loglikelihood request per choice, in that order, and keeps a document's requests next
+to each other in the task's instance list. :class:`PairFilter` walks that list one document at a
+time, checks that the responses belong to the same document and are numbers, and gives each of
+the document's instances the same :class:`LLPair`, the strand average of its log-likelihoods
+(``pairs.requests.strand_average``), where, with ``reduction: mean``, each ``ll[i]`` is first
+divided by its continuation's number of scored tokens (the document's ``scoring_token_counts``).
 
 :func:`process_results` turns it into the per-pair metrics.
 
@@ -27,7 +23,9 @@ from typing import NamedTuple
 from lm_eval.api.filter import Filter
 
 from perturbation_bench.errors import PairingError
-from perturbation_bench.tasks.hooks import TOKENS_COLUMN, choices_per_pair
+from perturbation_bench.pairs.fields import TOKEN_COUNTS
+from perturbation_bench.pairs.requests import strand_average
+from perturbation_bench.tasks.document_requests import requests_per_pair
 from perturbation_bench.tasks.metrics import pair_metrics
 
 
@@ -47,7 +45,7 @@ class PairFilter(Filter):
         first = 0
         while first < len(resps):
             doc = docs[first]
-            size = choices_per_pair(doc)
+            size = requests_per_pair(doc)
             group = range(first, first + size)
             if group.stop > len(resps) or any(docs[i] is not doc and docs[i] != doc for i in group):
                 raise PairingError(
@@ -56,7 +54,7 @@ class PairFilter(Filter):
                     f"{len(resps)} belonging to other documents or missing"
                 )
             lls = [float(resps[i][0][0]) for i in group]
-            counts = doc.get(TOKENS_COLUMN)
+            counts = doc.get(TOKEN_COUNTS)
             if counts:
                 lls = [ll / n for ll, n in zip(lls, counts, strict=True)]
             if any(math.isnan(ll) for ll in lls):
@@ -65,7 +63,7 @@ class PairFilter(Filter):
                     "the weights or the dtype overflowed (try dtype=float32 or bfloat16 "
                     "instead of float16)"
                 )
-            pair = LLPair(sum(lls[0::2]) / (size // 2), sum(lls[1::2]) / (size // 2))
+            pair = LLPair(*strand_average(lls))
             paired += [pair] * size
             first = group.stop
         return paired
@@ -73,7 +71,7 @@ class PairFilter(Filter):
 
 def process_results(doc, results) -> dict[str, float]:
     """lm-eval hook: ``results`` is the same pair once per request, from :class:`PairFilter`."""
-    if len(results) != choices_per_pair(doc) or any(r != results[0] for r in results):
+    if len(results) != requests_per_pair(doc) or any(r != results[0] for r in results):
         raise PairingError(f"{_describe(doc)}: expected one pair per request, got {results!r}")
     pair = results[0]
     return pair_metrics(pair.original, pair.perturbed)

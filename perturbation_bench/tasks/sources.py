@@ -4,7 +4,7 @@ Layout (the hub's, and the one ``data_dir`` must follow)::
 
     DIR/<config>/*.parquet        config in syn_human, syn_mouse, motif_human (or any other name)
 
-The files are read and checked by :mod:`perturbation_bench.pair_files`.
+The files are read and checked by :mod:`perturbation_bench.pairs.files`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ variants`` scored as pairs (reference window, alternate window), with TraitGym's
 
 Per variant, the pair metrics of every task (``pairwise_acc``, ``tie_rate``, ``margin = LL(ref
 window) - LL(alt window)``); where the data has a ``label`` column, also the ranking metrics of
-:mod:`perturbation_bench.ranking` (``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``)
+:mod:`perturbation_bench.pairs.ranking` (``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``)
 on the score chosen with ``--metadata '{"score": "llr"|"abs_llr"}'`` (default ``llr``).
 Variants whose label is null take part in the pair metrics only.
 
@@ -18,23 +18,22 @@ from __future__ import annotations
 import logging
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.ranking import METRICS, by_chromosome, variant_score
-from perturbation_bench.tasks.hooks import pair_documents
+from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.ranking import METRICS, by_chromosome, variant_score
+from perturbation_bench.tasks.loading import pair_documents
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
-SCORE_COLUMN = "scoring_score"
 VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
 
 
 def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
-    """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.hooks.load_pairs` of a
-    variant config, with the score option in a field for :func:`process_results`."""
+    """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.loading.load_pairs` of a
+    variant config, with the score option in the task's settings for :func:`process_results`."""
     score = parse_options(metadata).score
-    dataset = pair_documents(config_name, task_context_bp, task_data_dir, metadata,
-                             constants={SCORE_COLUMN: score})  # fmt: skip
+    dataset = pair_documents(config_name, task_context_bp, task_data_dir, metadata, score)
     documents = dataset["test"]
     missing = [name for name in VARIANT_COLUMNS if name not in documents.features]
     if missing:
@@ -55,7 +54,7 @@ def process_results(doc, results) -> dict:
     the data has labels (module docstring)."""
     metrics = pair_results(doc, results)
     if "label" in doc:
-        triple = (variant_score(metrics["margin"], doc[SCORE_COLUMN]), doc["label"], doc["chrom"])
+        triple = (variant_score(metrics["margin"], doc[TASK]["score"]), doc["label"], doc["chrom"])
         metrics.update({name: triple for name in RANKING_METRICS})
     return metrics
 
@@ -88,12 +87,12 @@ def _by_chrom(metric: str, items) -> float:
 
 
 def auroc_by_chrom(items) -> float:
-    """lm-eval aggregation: AUROC per chromosome, averaged weighted by variants (``ranking.py``)."""
+    """lm-eval aggregation: AUROC per chromosome, averaged weighted by variants (``pairs/ranking.py``)."""
     return _by_chrom("auroc", items)
 
 
 def auprc_by_chrom(items) -> float:
-    """lm-eval aggregation: AUPRC per chromosome, averaged weighted by variants (``ranking.py``)."""
+    """lm-eval aggregation: AUPRC per chromosome, averaged weighted by variants (``pairs/ranking.py``)."""
     return _by_chrom("auprc", items)
 
 

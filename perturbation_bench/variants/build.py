@@ -43,7 +43,7 @@ LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", 
 SEQUENCES = ("original_sequence", "sequence")
 FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
                "variant_id": pa.string(), "label": pa.bool_(), "window_start": pa.int64(),
-               "variant_offset": pa.int64(), "is_clamped": pa.bool_(),
+               "variant_offset": pa.int64(), "is_clamped": pa.int64(),
                "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
 
 
@@ -67,7 +67,7 @@ def variant_rows(variants, genome, window: int, excluded: Counter):
         )
         yield {"chrom": variant.chrom, "pos": variant.pos, "ref": variant.ref, "alt": variant.alt,
                "variant_id": str(variant_id), **label, "window_start": windows.window_start,
-               "variant_offset": windows.variant_offset, "is_clamped": windows.is_clamped,
+               "variant_offset": windows.variant_offset, "is_clamped": int(windows.is_clamped),
                **extra, "original_sequence": windows.reference, "sequence": windows.alternate}  # fmt: skip
 
 

@@ -6,6 +6,7 @@ window of ``W`` bases (0-based, half-open coordinates)::
     p     = pos - 1
     start = p - W // 2                      # GPN's run_vep: the variant at index W // 2
     start = min(max(0, start), L - W)       # at a chromosome end: shifted inwards, is_clamped
+                                            # (pairs/windows.py: centred_start)
     reference = genome[start : start + W]   # upper case
     alternate = (genome[start : p] + alt + genome[p + len(ref) :])[:W]
 
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from perturbation_bench.pairs.windows import centred_start
 
 ACGT = re.compile("^[ACGT]+$")
 
@@ -80,7 +83,7 @@ def variant_windows(genome, chrom: str, pos: int, ref: str, alt: str, window: in
         return "position_past_chromosome_end"
     if genome.fetch(chrom, p, p + len(ref)) != ref:
         return "ref_mismatch"
-    start = min(max(0, p - window // 2), length - window)
+    start = centred_start(p, window, length)
     if p + len(ref) > start + window:
         return "ref_longer_than_window"
     reference = genome.fetch(chrom, start, start + window)

@@ -1,0 +1,116 @@
+"""``perturbation-bench bench --saturation``: what scoring each distinct input once buys on a
+saturation scan (built with ``variants/saturation.py``).
+
+A random genome, a saturation scan of its middle ``--saturation-bp`` bases (default 200: 600
+variants), 1,024 bp windows, read as 6-mers after ``<dna>`` (171 tokens) by random models of
+width 512 and 4 layers, a shape where the linear layers dominate as in 1-8B models. Each model
+scores the scan with ``dedupe=false`` and ``dedupe=true`` in a fresh process; the table gives
+pairs/s, the speed-up, the ideal one, and the largest LL difference.
+
+Ideal speed-ups, for a change at the fraction ``p`` of the window (``p = 0.5`` here):
+``dna-mlm`` runs one masked pass per position instead of one per variant, 3x; ``dna-hf`` runs
+each position's reference and its three alternates as one group, ``p + 4 (1 - p)`` windows of
+work instead of ``3 (p + 2 (1 - p))`` with pair-wise prefix sharing, 1.8x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import tempfile
+from pathlib import Path
+
+from perturbation_bench.bench.throughput import measure
+
+WINDOW, HIDDEN, LAYERS, AT = 1024, 512, 4, 0.5
+TASK, CONFIG = "perturbation_variants", "saturation"
+
+
+def ideal_speedup(method: str, p: float = AT) -> float:
+    """The ideal ratios of the module docstring."""
+    return 3.0 if method == "dna-mlm" else 3 * (p + 2 * (1 - p)) / (p + 4 * (1 - p))
+
+
+def prepare(folder: Path, bases: int) -> tuple[dict, Path]:
+    """Random models (causal and masked) and the scan's pairs; the models by method and the data."""
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.fixtures.random_models import (
+        as_masked_lm_tokenizer,
+        kmer_tokenizer,
+        save_random_bert,
+        save_random_llama,
+    )
+    from perturbation_bench.variants.build import build_variant_dataset
+    from perturbation_bench.variants.saturation import (
+        parse_region,
+        saturation_rows,
+        write_saturation,
+    )
+
+    rng = random.Random(0)
+    length = 2 * WINDOW + bases
+    fasta = folder / "genome.fa"
+    fasta.parent.mkdir(parents=True, exist_ok=True)
+    fasta.write_text(">chr1\n" + "".join(rng.choice("ACGT") for _ in range(length)) + "\n")
+    genome = Genome(str(fasta))
+    region = parse_region(f"chr1:{WINDOW + 1}-{WINDOW + bases}")
+    rows, summary = saturation_rows(genome, [region])
+    write_saturation(rows, summary, folder / "scan.parquet")
+    build_variant_dataset(str(folder / "scan.parquet"), genome, CONFIG, folder / "data", WINDOW)
+    size = {"layers": LAYERS, "hidden": HIDDEN, "max_positions": WINDOW // 6 + 4}
+    models = {
+        "dna-hf": save_random_llama(folder / "causal", kmer_tokenizer(6), **size),
+        "dna-mlm": save_random_bert(folder / "masked", as_masked_lm_tokenizer(kmer_tokenizer(6)), **size),
+    }
+    return models, folder / "data"
+
+
+def add_arguments(parser) -> None:
+    """The ``bench --saturation`` options."""
+    parser.add_argument(
+        "--saturation",
+        action="store_true",
+        help="instead: a saturation scan with dedupe off and on (perturbation_bench/bench/saturation_scan.py)",
+    )
+    parser.add_argument(
+        "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure both models with and without dedupe; print the table; 1 if values disagree."""
+    rows, agree = [], True
+    with tempfile.TemporaryDirectory(prefix="pb-saturation-") as scratch:
+        models, data = prepare(Path(scratch), args.saturation_bp)
+        metadata = {"data_dir": str(data), "config": CONFIG, "preset": "carbon"}
+        pairs = 3 * args.saturation_bp
+        context = multiprocessing.get_context("spawn")
+        for method in ("dna-mlm", "dna-hf"):
+            runs = []
+            for dedupe in (False, True):
+                print(f"measuring {method} dedupe={dedupe} ...", flush=True)
+                with context.Pool(1) as pool:
+                    runs.append(pool.apply(measure, (method, str(models[method]), metadata, pairs,
+                                                     "cpu", "float32", "8", {"dedupe": dedupe},
+                                                     TASK)))  # fmt: skip
+            diff = max(abs(x - y) for p, q in zip(*(r.lls for r in runs)) for x, y in zip(p, q))
+            agree = agree and all(abs(x - y) <= 1e-6 * abs(y) + 1e-3
+                                  for p, q in zip(*(r.lls for r in runs)) for x, y in zip(p, q))  # fmt: skip
+            rows.append((method, *runs, diff))
+    print(format_table(rows))
+    if not agree:
+        print("MISMATCH: scores with and without dedupe differ by more than 1e-6 |LL| + 1e-3 nats")
+    return 0 if agree else 1
+
+
+def format_table(rows) -> str:
+    lines = ["| model | pairs | dedupe=false pairs/s | dedupe=true pairs/s | speed-up | ideal | of ideal | max abs dLL |",
+             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for method, plain, deduped, diff in rows:
+        speedup = plain.seconds / deduped.seconds
+        ideal = ideal_speedup(method)
+        lines.append(f"| {method} | {len(plain.lls)} | {len(plain.lls) / plain.seconds:.2f} | "
+                     f"{len(deduped.lls) / deduped.seconds:.2f} | {speedup:.2f}x | {ideal:.2f}x | "
+                     f"{speedup / ideal:.0%} | {diff:.1e} |")  # fmt: skip
+    return "\n".join(lines)

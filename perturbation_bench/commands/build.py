@@ -1,0 +1,216 @@
+"""``perturbation-bench build KIND``: datasets from a genome and an annotation or a variant file.
+
+- ``syn``, ``motif``: the benchmark's pairs (``dataset/build.py``; settings and their rules in
+  ``dataset/settings.py``);
+- ``variants``: reference/alternate windows of a variant file (``variants/build.py``);
+- ``mutations``: a variant table of mutations by consequence class (``variants/mutations.py``);
+- ``saturation``: every base of regions to each other base (``variants/saturation.py``).
+
+``syn``, ``motif`` and ``variants`` also write the built config's own task YAML beside the data
+(``tasks/task_yaml.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from perturbation_bench.errors import OptionsError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``build`` subcommand's kinds and their options."""
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    _add_build_arguments(
+        kinds.add_parser("syn", help="synonymous recoding to the most frequent codons")
+    )
+    _add_build_arguments(kinds.add_parser("motif", help="an in-frame repeat (default CAG x 10)"))
+    variants = kinds.add_parser("variants", help="reference/alternate windows of a variant file")
+    variants.add_argument("--variants", required=True, help="VCF (.vcf, .vcf.gz) or table "
+                          "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt")  # fmt: skip
+    variants.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
+    variants.add_argument("--out", required=True, help="output folder (hub layout)")
+    variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    mutations = kinds.add_parser("mutations", help="a variant table of mutations by consequence class")
+    mutations.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    annotation = mutations.add_mutually_exclusive_group(required=True)
+    annotation.add_argument("--gtf", help="annotation GTF (a .gff3/.gff name is read as GFF3)")
+    annotation.add_argument("--gff3", help="annotation GFF3")
+    mutations.add_argument("--out", required=True, help="the variant table to write (.parquet)")
+    mutations.add_argument("--classes", help="comma-separated classes (default: all)")
+    mutations.add_argument("--positive", help="classes labelled true (default: stop_gained,"
+                           "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)")  # fmt: skip
+    mutations.add_argument("--per-class", type=int, default=500, help="variants per class (default 500)")
+    mutations.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
+    mutations.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    saturation = kinds.add_parser("saturation", help="every base of regions to each other base")
+    saturation.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    saturation.add_argument("--region", action="append", default=[], metavar="CHROM:START-END",
+                            help="1-based, both ends included (repeatable)")  # fmt: skip
+    saturation.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
+    saturation.add_argument("--out", required=True, help="the variant table to write (.parquet)")
+
+
+def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    annotation = parser.add_mutually_exclusive_group(required=True)
+    annotation.add_argument(
+        "--gtf", help="annotation GTF (plain or .gz; a .gff3/.gff name is read as GFF3)"
+    )
+    annotation.add_argument("--gff3", help="annotation GFF3 (plain or .gz), e.g. NCBI RefSeq, SGD")
+    parser.add_argument(
+        "--species", required=True, help="human, mouse, yeast, ... (names the config)"
+    )
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--config", help="config name (default: <kind>_<species>)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument(
+        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default 1024)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--max-pairs", type=int, help="keep a seeded random sample of this many")
+    parser.add_argument("--assembly", help="genome_assembly column (default: FASTA file name)")
+    parser.add_argument(
+        "--annotation-source", help="annotation_source column (default: GTF file name)"
+    )
+    if parser.prog.endswith("syn"):
+        parser.add_argument("--optimization-rate", type=float, default=1.0,
+                            help="share of eligible codons to recode (default 1)")  # fmt: skip
+        parser.add_argument(
+            "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
+        )
+    else:
+        parser.add_argument("--motif", default="CAG", help="repeat unit (default CAG)")
+        parser.add_argument(
+            "--repeats", type=int, default=10, help="copies of the unit (default 10)"
+        )
+        parser.add_argument(
+            "--allow-stop-or-frameshift",
+            action="store_true",
+            help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
+        )
+        parser.add_argument("--offset", type=int, default=60,
+                            help="bp after the first complete codon (default 60)")  # fmt: skip
+
+
+def _print_excluded(excluded) -> None:
+    for reason, count in sorted(excluded.items()):
+        print(f"excluded {count} ({reason})")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the chosen kind; print what was written and excluded; return the exit status."""
+    builders = {"syn": _build_pairs, "motif": _build_pairs, "variants": _build_variants,
+                "mutations": _build_mutations, "saturation": _build_saturation}  # fmt: skip
+    return builders[args.kind](args)
+
+
+def _build_pairs(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.dataset.build import build_dataset
+    from perturbation_bench.dataset.codons import load_codon_table
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.dataset.settings import BuildSettings, check_settings
+
+    extra = (
+        {"optimization_rate": args.optimization_rate}
+        if args.kind == "syn"
+        else {"motif": args.motif.upper(), "repeats": args.repeats, "offset": args.offset}
+    )
+    settings = BuildSettings(
+        kind=args.kind,
+        species=args.species,
+        config=args.config or f"{args.kind}_{args.species}",
+        annotation_source=args.annotation_source or Path(args.gtf or args.gff3).name,
+        genome_assembly=args.assembly or Path(args.fasta).name,
+        window=args.window,
+        flank=args.flank,
+        seed=args.seed,
+        max_pairs=args.max_pairs,
+        **extra,
+    )
+    check_settings(settings, getattr(args, "allow_stop_or_frameshift", False))
+    table = load_codon_table(args.species, args.codon_table) if args.kind == "syn" else None
+    genome = Genome(args.fasta)
+    path, written, excluded = build_dataset(
+        genome,
+        exons_of(args.gtf, args.gff3),
+        settings,
+        table,
+        Path(args.out),
+    )
+    print(f"wrote {written} pairs to {path}")
+    _print_excluded(excluded)
+    _announce_task(Path(args.out), settings.config)
+    return 0
+
+
+def _build_variants(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.tasks.task_yaml import VARIANT_TEMPLATE
+    from perturbation_bench.variants.build import build_variant_dataset
+
+    if args.window < 2:
+        raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
+    path, written, excluded, read = build_variant_dataset(
+        args.variants, Genome(args.fasta), args.config, Path(args.out), args.window
+    )
+    print(f"read {read} variants; wrote {written} pairs to {path}")
+    _print_excluded(excluded)
+    _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
+    return 0
+
+
+def _build_mutations(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.variants import mutations
+
+    def class_list(text, default):
+        names = tuple(n.strip() for n in text.split(",") if n.strip()) if text else default
+        unknown = sorted(set(names) - set(mutations.CLASSES))
+        if unknown:
+            raise OptionsError(f"unknown class(es) {', '.join(unknown)}; classes: "
+                               f"{', '.join(mutations.CLASSES)}")  # fmt: skip
+        return names
+
+    classes = class_list(args.classes, mutations.CLASSES)
+    positive = class_list(args.positive, mutations.POSITIVE)
+    if args.per_class < 1 or args.per_gene < 1:
+        raise OptionsError("--per-class and --per-gene must be at least 1")
+    exons = exons_of(args.gtf, args.gff3)
+    chosen, summary = mutations.scan(Genome(args.fasta), exons, classes, args.per_class,
+                                     args.per_gene, args.seed, positive)  # fmt: skip
+    summary_path = mutations.write_table(chosen, summary, Path(args.out), positive)
+    print(f"wrote {len(chosen)} variants to {args.out} (summary: {summary_path})")
+    for consequence, count in summary["counts"].items():
+        print(f"  {consequence}: {count} of {summary['candidates'][consequence]} candidates")
+    for reason, count in summary["excluded"].items():
+        print(f"  excluded {count} ({reason})")
+    for note in summary["notes"]:
+        print(f"  {note}")
+    return 0
+
+
+def _build_saturation(args: argparse.Namespace) -> int:
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.variants import saturation
+
+    regions = [saturation.parse_region(text) for text in args.region]
+    regions += saturation.read_bed(args.bed) if args.bed else []
+    if not regions:
+        raise OptionsError("build saturation needs --region CHROM:START-END or --bed FILE")
+    rows, summary = saturation.saturation_rows(Genome(args.fasta), regions)
+    summary_path = saturation.write_saturation(rows, summary, args.out)
+    print(f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
+          f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out")  # fmt: skip
+    return 0
+
+
+def _announce_task(out: Path, config: str, template: str | None = None) -> None:
+    """Write the built config's own task YAML (``tasks/task_yaml.py``) and say how to run it."""
+    from perturbation_bench.tasks.task_yaml import TEMPLATE, write_task_yaml
+
+    path = write_task_yaml(out, config, template or TEMPLATE)
+    print(f"task {path.stem}: lm_eval --include_path {path.parent} --tasks {path.stem} ...")

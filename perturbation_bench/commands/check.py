@@ -1,0 +1,114 @@
+"""``perturbation-bench check``: a dry run of an ``lm_eval`` command line, in seconds, no weights.
+
+lm-eval loads the model before it builds the tasks, so a misspelt option or a bad data file shows
+up only after the weights are read. ``check`` takes the same ``--tasks``, ``--metadata``,
+``--model_args`` (and ``--batch_size``, ``--include_path``) and, without loading any weight:
+
+1. checks the model arguments (``pretrained``/``tokenizer`` a folder or a usable hub id, the batch
+   size: ``models/arguments.py``);
+2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, which
+   reads and checks every pair file and every task option (``tasks/loading.py``); other tasks are
+   named and not checked;
+3. tokenizes the first ``--sample`` pairs of each task with the model's tokenizer, as the model
+   will (unknown tokens: ``models/tokens.py``), and prints the range of tokens per sequence.
+
+Exit status 0 when all is well, 2 with one line on the first problem.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+from perturbation_bench.errors import OptionsError
+
+DEFAULT_SAMPLE = 8
+
+
+def add_arguments(parser) -> None:
+    """The ``check`` subcommand's arguments (the ``lm_eval`` ones it mirrors)."""
+    parser.add_argument("--tasks", required=True, help="comma-separated task names, as lm_eval")
+    parser.add_argument("--metadata", default="{}", help="JSON, as lm_eval --metadata")
+    parser.add_argument("--model_args", default="", help="k=v,k=v, as lm_eval --model_args")
+    parser.add_argument("--batch_size", default="1", help="as lm_eval --batch_size")
+    parser.add_argument("--include_path", help="another task folder, as lm_eval --include_path")
+    parser.add_argument(
+        "--sample", type=int, default=DEFAULT_SAMPLE, help="pairs tokenized per task (default 8)"
+    )
+
+
+def run(args) -> int:
+    """Run the checks of the module docstring; print one line per task; return 0."""
+    from lm_eval.utils import simple_parse_args_string
+
+    from perturbation_bench.models.arguments import check_batch_size, check_model_source
+
+    try:
+        metadata = json.loads(args.metadata)
+    except json.JSONDecodeError as err:
+        raise OptionsError(f"--metadata is not JSON ({err}): {args.metadata!r}") from None
+    if not isinstance(metadata, dict):
+        raise OptionsError(f"--metadata must be a JSON object, got {args.metadata!r}")
+    model_args = simple_parse_args_string(args.model_args) if args.model_args else {}
+    for argument in ("pretrained", "tokenizer"):
+        if argument in model_args:
+            check_model_source(model_args[argument], argument)
+    check_batch_size(args.batch_size)
+    tokenizer = _tokenizer(model_args)
+    for name, task in _build_tasks(args, model_args | metadata).items():
+        docs = task.eval_docs
+        sample = _sample(task, docs, tokenizer, args.sample)
+        print(f"{name}: {len(docs)} pairs, options and files OK; {sample}")
+    return 0
+
+
+def _build_tasks(args, metadata: dict) -> dict:
+    """``{name: task}`` for this package's tasks among ``args.tasks`` (groups expanded), built as
+    lm_eval builds them."""
+    from lm_eval.tasks import TaskManager
+
+    from perturbation_bench.paths import tasks_dir
+
+    include = [str(tasks_dir())] + ([args.include_path] if args.include_path else [])
+    manager = TaskManager(include_path=include, include_defaults=False, metadata=metadata)
+    names = [name.strip() for name in args.tasks.split(",") if name.strip()]
+    ours = [name for name in names if name in manager.all_tasks]
+    for name in names:
+        if name not in ours:
+            print(f"{name}: not a perturbation-bench task; not checked")
+    if not ours:
+        raise OptionsError(f"none of {names} is a perturbation-bench task")
+    return manager.load(ours)["tasks"]
+
+
+def _tokenizer(model_args: dict):
+    name = model_args.get("tokenizer") or model_args.get("pretrained")
+    if not name:
+        return None
+    from transformers import AutoTokenizer
+
+    from perturbation_bench.models.arguments import loading_errors
+
+    with loading_errors(name):
+        return AutoTokenizer.from_pretrained(
+            name, trust_remote_code=str(model_args.get("trust_remote_code")).lower() == "true"
+        )
+
+
+def _sample(task, docs, tokenizer, size: int) -> str:
+    """Tokenize the first ``size`` pairs as the model would; describe the token counts."""
+    if tokenizer is None:
+        return "no tokenizer given (pretrained= in --model_args), tokenization not checked"
+    from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+
+    counts, unknown = [], 0
+    for doc in itertools.islice(docs, size):
+        context = task.doc_to_text(doc)
+        for sequence in task.doc_to_choice(doc):
+            ids = tokenizer(context + sequence, add_special_tokens=False)["input_ids"]
+            unknown += unknown_tokens(tokenizer, sequence, ids, formatting_setting(doc))
+            counts.append(len(ids))
+    return (
+        f"{min(counts)}-{max(counts)} tokens per sequence in the first {len(counts) // 2} pairs, "
+        f"{unknown} unknown tokens from non-ACGT k-mers"
+    )

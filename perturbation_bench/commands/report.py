@@ -1,0 +1,50 @@
+"""``perturbation-bench report RUN... --out DIR``: intervals, strata, comparisons and plots from
+lm-eval runs (``report/make.py``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``report`` subcommand's options."""
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN", help="lm_eval --output_path folder, one per model"
+    )
+    parser.add_argument(
+        "--out", required=True, help="folder for report.md/json, pairs.parquet, PNGs"
+    )
+    parser.add_argument(
+        "--by", action="append", default=[], metavar="COL", help="extra stratum column (repeatable)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
+    )
+    parser.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
+    parser.add_argument("--gff3", help="the same, from a GFF3")
+    parser.add_argument("--allow-different-data", action="store_true",
+                        help="compare runs that scored different data for a task")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report; print one line per model and task; return 0."""
+    from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.report.make import make_report
+
+    features = []
+    if args.gtf or args.gff3:
+        features = [(exon.chrom, exon.start, exon.end) for exon in exons_of(args.gtf, args.gff3)]
+    report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
+                         features=features, allow_different_data=args.allow_different_data)  # fmt: skip
+    for row in report["summary"]:
+        low, high = row["bootstrap_95"]
+        print(
+            f"{row['model']} {row['task']}: pairwise_acc {row['pairwise_acc']:.4f} "
+            f"[{low:.4f}, {high:.4f}] (n={row['n']})"
+        )
+    for note in report["notes"]:
+        print(f"note: {note}")
+    print(f"report written to {Path(args.out) / 'report.md'}")
+    return 0

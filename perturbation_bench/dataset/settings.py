@@ -1,0 +1,90 @@
+"""What decides a ``build syn``/``build motif`` output besides the input files, and the rules
+those settings must follow:
+
+- ``0 < optimization_rate <= 1``; ``window > 0`` and ``0 <= flank < window``;
+- a motif repeat keeps the reading frame (a multiple of 3, starting on a codon boundary) and
+  holds no stop codon, unless ``--allow-stop-or-frameshift`` asks for it; its unit is A/C/G/T;
+- ``motif_human`` names the published config only (CAG x 10 at offset 60): another repeat gets
+  a name of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perturbation_bench import __version__
+from perturbation_bench.errors import OptionsError
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """Everything that decides a build's output besides the input files."""
+
+    kind: str  # "syn" or "motif"
+    species: str
+    config: str
+    annotation_source: str
+    genome_assembly: str
+    window: int = 8192
+    flank: int = 1024
+    seed: int = 0
+    max_pairs: int | None = None
+    optimization_rate: float = 1.0
+    motif: str = "CAG"
+    repeats: int = 10
+    offset: int = 60
+
+    @property
+    def script_version(self) -> str:
+        return (
+            f"perturbation-bench {__version__}; window={self.window}; upstream_flank={self.flank}; "
+            "transcript=Ensembl_canonical|longest_cds; coordinates=0-based,half-open"
+        )
+
+
+def check_settings(settings: BuildSettings, allow_disruptive: bool = False) -> None:
+    """Raise :class:`OptionsError` for settings no build should run with (module docstring)."""
+    if not 0 < settings.optimization_rate <= 1:
+        raise OptionsError(
+            f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"
+        )
+    if settings.window < 1 or not 0 <= settings.flank < settings.window:
+        raise OptionsError(
+            f"need window > 0 and 0 <= flank < window, got {settings.window}, {settings.flank}"
+        )
+    if settings.kind == "motif":
+        check_motif(settings, allow_disruptive)
+
+
+STOP_CODONS = ("TAA", "TAG", "TGA")
+PUBLISHED_MOTIF = {"config": "motif_human", "motif": "CAG", "repeats": 10, "offset": 60}
+
+
+def check_motif(settings: BuildSettings, allow_disruptive: bool) -> None:
+    """The repeat must keep the reading frame and code for amino acids, unless the user asks."""
+    repeat = settings.motif * settings.repeats
+    if set(settings.motif) - set("ACGT") or not repeat or settings.offset % 3:
+        raise OptionsError(
+            "--motif must be A/C/G/T letters and --offset a multiple of 3 (the patch starts on "
+            "a codon boundary)"
+        )
+    stops = sorted({repeat[i : i + 3] for i in range(0, len(repeat) - 2, 3)} & set(STOP_CODONS))
+    if (stops or len(repeat) % 3) and not allow_disruptive:
+        raise OptionsError(
+            f"{settings.repeats} x {settings.motif} = {len(repeat)} bp "
+            + (
+                f"has the in-frame stop codon(s) {', '.join(stops)}"
+                if stops
+                else "shifts the reading frame (not a multiple of 3)"
+            )
+            + "; pass --allow-stop-or-frameshift if that is what you want to test"
+        )
+    published = {key: PUBLISHED_MOTIF[key] for key in ("motif", "repeats", "offset")}
+    if (
+        settings.config == PUBLISHED_MOTIF["config"]
+        and {key: getattr(settings, key) for key in published} != published
+    ):
+        raise OptionsError(
+            f"motif_human is the published config (CAG x 10, offset 60); name this dataset "
+            f"after its own repeat with --config, e.g. motif_{settings.motif.lower()}_{settings.species}"
+        )

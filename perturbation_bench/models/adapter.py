@@ -1,0 +1,74 @@
+"""What every lm-eval model of this package does, stated once.
+
+:func:`registered` registers an adapter class with lm-eval under its name in the model table
+(``models/__init__.py``). :class:`PackageModel` is the checklist each adapter runs in its
+``__init__``, in this order:
+
+1. :meth:`~PackageModel._check_arguments`, before any weight is read: a user error prints as one
+   line (``errors.install_excepthook``); the package's model announces itself (advice meant for
+   lm-eval's ``hf`` model is then skipped, ``active_models.py``); ``pretrained``/``tokenizer``
+   must be a folder or a usable hub id and the batch size valid (``arguments.py``);
+2. :meth:`~PackageModel._ready`, once the model is loaded and its processes joined: the rank and
+   world size lm-eval shards documents by are announced (a process then holds only its own
+   documents); the scorer settings are recorded for the results file (``provenance.py``); a model
+   that tokenizes counts unknown tokens (``tokens.py``).
+
+:class:`PairsOnly` refuses what a pair scorer cannot do (rolling log-likelihoods, generation).
+"""
+
+from __future__ import annotations
+
+from lm_eval.api.registry import register_model
+
+from perturbation_bench.active_models import announce, announce_share
+from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
+from perturbation_bench.models import MODELS
+from perturbation_bench.models.arguments import check_batch_size, check_model_source
+from perturbation_bench.models.provenance import Provenance
+from perturbation_bench.models.tokens import UnknownTokenCounter
+
+
+def registered(cls):
+    """Class decorator: register ``cls`` with lm-eval under its name in :data:`MODELS`, which it
+    also keeps as ``cls.model_name``."""
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    names = [name for name, entry in MODELS.items() if entry == target]
+    if len(names) != 1:
+        raise LookupError(f"{target} is not (or not once) in perturbation_bench.models.MODELS")
+    cls.model_name = names[0]
+    return register_model(names[0])(cls)
+
+
+class PackageModel:
+    """The checklist of the module docstring, for a class that also derives from lm-eval's LM."""
+
+    model_name: str
+
+    def _check_arguments(self, sources: dict | None = None, batch_size=None) -> None:
+        """Step 1: ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None and
+        model objects are not checked); ``batch_size`` None is not checked."""
+        install_excepthook()
+        announce(self.model_name)
+        for argument, value in (sources or {}).items():
+            if isinstance(value, str):
+                check_model_source(value, argument)
+        if batch_size is not None:
+            check_batch_size(batch_size)
+
+    def _ready(self, settings: dict, tokenizes: bool = True) -> None:
+        """Step 2, with the scorer ``settings`` that change numbers (dtype, max_length, ...)."""
+        announce_share(self.rank, self.world_size)
+        self._provenance = Provenance(self.model_name, settings)
+        if tokenizes:
+            self._unknown = UnknownTokenCounter(self.model_name)
+            self._unknown_summary = self._unknown.summary(1)
+
+
+class PairsOnly:
+    """Refusals of a model that scores loglikelihood requests of pairs only."""
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError(f"{self.model_name} scores loglikelihood requests of pairs only")
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        raise UnsupportedTaskError(f"{self.model_name} scores loglikelihood requests of pairs only")

@@ -1,0 +1,260 @@
+"""Masked-LM scoring of pairs: what differs within a pair, masked and read (``dna-mlm``).
+
+Each pair ``(o, p)`` of continuations after the same context (the preset's DNA prefix, usually
+none) is scored as follows:
+
+1. Tokenize ``context + o`` and ``context + p`` with the tokenizer's special tokens.
+2. Same number of tokens (single-nucleotide and fixed k-mer tokenizers): let ``D`` be the
+   positions where the tokens differ. ONE input, ``o``'s tokens with every position of ``D``
+   masked, serves both sequences (outside ``D`` they agree). With a float32 log-softmax::
+
+       LL(o) = sum_{i in D} log P(o_i | masked input)
+       LL(p) = sum_{i in D} log P(p_i | masked input)
+
+3. Different numbers of tokens (BPE): each sequence's changed span is the smallest token range
+   covering every base that differs; each sequence is scored with its own span masked (two
+   inputs), summing the log-probs of its own span tokens.
+4. An input longer than ``max_length`` tokens is cut to a window of ``max_length`` tokens
+   centred on the masked positions; if they do not fit in one window, they are split into runs
+   that do, each run scored in its own window centred on it (every masked position is masked in
+   every window that contains it, and scored exactly once). Windowing is logged with counts.
+5. ``D`` empty (identical sequences): both LLs are 0, a tie, which counts as wrong.
+6. Identical inputs once (``dedupe``, default true): masked inputs with the same tokens and the
+   same masked positions, from any documents of the run (the three alternates of a saturation
+   scan's position, variants sharing a site), are run once and every read of every request is
+   taken from that pass. With several processes each process does this for its own documents
+   (lm-eval splits documents among processes; duplicates on two processes run on both).
+7. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
+   counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
+   alone stops the run (``models/tokens.py``).
+
+So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
+(``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL.
+
+Inputs are batched only with inputs of the same length, so nothing is ever padded: models that
+take no attention mask (convolutional GPN, Caduceus) score exactly as they would one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import torch
+from tqdm import tqdm
+
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+from perturbation_bench.pairs.changes import changed_span
+from perturbation_bench.pairs.windows import centred_start
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
+
+
+@dataclass
+class MaskedInput:
+    """One forward pass: token ids (masks applied) and what to read from its output.
+
+    ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)`` at
+    ``position`` is added to the LL of request ``request_index``.
+    """
+
+    ids: list[int]
+    reads: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int, list[int]]]:
+    """Cut the masked positions into runs that fit ``max_length`` tokens (rule 4 of the module).
+
+    Returns:
+        ``(start, run)`` pairs: the window is ``[start, start + max_length)`` (the whole input
+        if it fits) and scores the positions of ``run``; the runs partition ``masked``.
+    """
+    if n_tokens <= max_length:
+        return [(0, list(masked))]
+    out, first = [], 0
+    while first < len(masked):
+        last = first
+        while last + 1 < len(masked) and masked[last + 1] - masked[first] < max_length:
+            last += 1
+        run = masked[first : last + 1]
+        centre = (run[0] + run[-1] + 1) // 2
+        start = centred_start(centre, max_length, n_tokens)
+        out.append((start, run))
+        first = last + 1
+    return out
+
+
+def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
+    """One input per distinct token list (masks included), carrying the reads of all of them."""
+    merged: dict[tuple[int, ...], MaskedInput] = {}
+    for item in inputs:
+        key = tuple(item.ids)
+        if key in merged:
+            merged[key].reads += item.reads
+        else:
+            merged[key] = MaskedInput(item.ids, list(item.reads))
+    return list(merged.values())
+
+
+def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
+    """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
+    return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
+
+
+class MaskedScorer:
+    """Scores pairs of lm-eval requests by the rules of the module docstring."""
+
+    def __init__(
+        self, model, tokenizer, device, batch_size: int, max_length: int, dedupe: bool, unknown,
+        progress: bool = True,
+    ) -> None:  # fmt: skip
+        self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.batch_size, self.max_length, self.dedupe = batch_size, max_length, dedupe
+        self.unknown, self.progress = unknown, progress
+
+    def score(self, requests, pairs: list[tuple[int, int]], totals: list[float], on_pair=None):
+        """Add every read of ``pairs`` (indices into ``requests``) to ``totals``, calling
+        ``on_pair((first, second))`` as soon as a pair is completely scored."""
+        inputs, n_windowed = [], 0
+        encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
+        for first, second in pairs:
+            pair_inputs, windowed = self._pair_inputs(requests, first, second, encoded)
+            n_windowed += windowed
+            inputs += pair_inputs
+        if n_windowed:
+            log.warning(
+                "dna-mlm: %d of %d pairs are longer than max_length=%d tokens; scored in windows "
+                "of max_length tokens centred on their differing positions",
+                n_windowed,
+                len(requests) // 2,
+                self.max_length,
+            )
+        if self.dedupe:
+            distinct = merge_identical(inputs)
+            log.info("dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
+                     len(inputs), len(distinct))  # fmt: skip
+            inputs = distinct
+        pending = PendingPairs(pairs, inputs)
+        done = on_pair or (lambda pair: None)
+        for pair in pending.idle():
+            done(pair)
+        for index, log_prob in self._run(inputs):
+            if index is None:  # a batch is done: the pairs it completed
+                for pair in pending.done(log_prob):
+                    done(pair)
+                continue
+            totals[index] += log_prob
+
+    def _pair_inputs(
+        self, requests, first: int, second: int, encoded: dict
+    ) -> tuple[list[MaskedInput], bool]:
+        """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
+        pair is longer than ``max_length`` tokens; ``encoded`` keeps the tokenizations made."""
+        texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
+        encodings = [self._encode(text, encoded) for text in texts]
+        ids_o, ids_p = (e["input_ids"] for e in encodings)
+        for ids, index in zip((ids_o, ids_p), (first, second)):
+            request = requests[index]
+            count = unknown_tokens(
+                self.tokenizer, request.args[1], ids, formatting_setting(request.doc)
+            )
+            self.unknown.add(request, count)
+        windowed = max(len(ids_o), len(ids_p)) > self.max_length
+        if len(ids_o) == len(ids_p):
+            masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]
+            reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
+            return self._windowed(ids_o, masked, reads), windowed
+        if not self.tokenizer.is_fast:
+            raise OptionsError(
+                f"{self.tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
+                "lengths and the tokenizer gives no character offsets (a fast tokenizer is needed)"
+            )
+        start, end = changed_span(*texts)  # the texts differ: their tokens do
+        inputs = []
+        for encoding, index in zip(encodings, (first, second)):
+            ids = encoding["input_ids"]
+            span = token_span(encoding["offset_mapping"], start, end)
+            inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
+        return inputs, windowed
+
+    def _encode(self, text: str, encoded: dict):
+        """The tokenizer's encoding of ``text`` (with offsets if fast), from ``encoded`` with
+        ``dedupe``."""
+        if self.dedupe and text in encoded:
+            return encoded[text]
+        encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast)
+        if self.dedupe:
+            encoded[text] = encoding
+        return encoding
+
+    def _windowed(
+        self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]
+    ) -> list[MaskedInput]:
+        """Inputs with the ``masked`` positions masked, cut into windows (rule 4), each reading
+        ``reads[i]`` (``(token_id, request_index)`` pairs) at the positions ``i`` it scores."""
+        mask = self.tokenizer.mask_token_id
+        masked_set = set(masked)
+        out = []
+        for start, run in windows(len(ids), masked, self.max_length):
+            if not run:  # identical sequences: nothing to score, both LLs stay 0
+                continue
+            window = ids[start : start + self.max_length]
+            masked_ids = [mask if start + k in masked_set else t for k, t in enumerate(window)]
+            out.append(
+                MaskedInput(masked_ids, [(i - start, t, r) for i in run for t, r in reads[i]])
+            )
+        return out
+
+    @torch.no_grad()
+    def _run(self, inputs: list[MaskedInput]):
+        """Yield ``(request_index, log_prob)`` for every read of every input, batching equal
+        lengths, and ``(None, batch)`` after each batch."""
+        by_length = defaultdict(list)
+        for item in inputs:
+            by_length[len(item.ids)].append(item)
+        batches = [
+            group[i : i + self.batch_size]
+            for _, group in sorted(by_length.items())
+            for i in range(0, len(group), self.batch_size)
+        ]
+        for batch in tqdm(
+            batches, desc="dna-mlm: masked forward passes", disable=not self.progress
+        ):
+            ids = torch.tensor([item.ids for item in batch], device=self.device)
+            logits = self.model(input_ids=ids).logits
+            for row, item in enumerate(batch):
+                positions = torch.tensor([p for p, _, _ in item.reads], device=self.device)
+                log_probs = torch.log_softmax(logits[row, positions].float(), dim=-1)
+                for k, (_, token, index) in enumerate(item.reads):
+                    yield index, log_probs[k, token].item()
+            yield None, batch
+
+
+class PendingPairs:
+    """Which pairs every masked input serves, to tell when a pair is completely scored."""
+
+    def __init__(self, pairs: list[tuple[int, int]], inputs: list[MaskedInput]) -> None:
+        pair_of = {}
+        for first, second in pairs:
+            pair_of[first] = pair_of[second] = (first, second)
+        self.serves = {id(item): {pair_of[r] for _, _, r in item.reads} for item in inputs}
+        self.waiting = dict.fromkeys(pairs, 0)
+        for served in self.serves.values():
+            for pair in served:
+                self.waiting[pair] += 1
+
+    def idle(self) -> list[tuple[int, int]]:
+        """Pairs with nothing to run (identical sequences: both LLs 0)."""
+        return [pair for pair, count in self.waiting.items() if count == 0]
+
+    def done(self, batch) -> list[tuple[int, int]]:
+        """The pairs this finished ``batch`` of inputs completes."""
+        complete = []
+        for item in batch:
+            for pair in self.serves[id(item)]:
+                self.waiting[pair] -= 1
+                if self.waiting[pair] == 0:
+                    complete.append(pair)
+        return complete

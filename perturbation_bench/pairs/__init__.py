@@ -1,0 +1,19 @@
+"""The pair contract, the ground floor every other subpackage builds on.
+
+A pair is a real window (``original_sequence``) and a perturbed copy of equal length
+(``sequence``). Everything the tasks, the models and the report must agree on about pairs is
+stated here once:
+
+- ``files.py``: reading pair parquet files and the rules every pair must pass;
+- ``changes.py``: where the two sequences differ (the changed span), and the perturbed copy
+  stored as that span and rebuilt from it;
+- ``windows.py``: the centre-and-clamp rule that places a window on a longer sequence;
+- ``fields.py``: the names of the fields the tasks add to each document;
+- ``requests.py``: how a pair becomes loglikelihood requests (formatting, requests per pair,
+  the strand average) and how the responses pair up again;
+- ``outcome.py``: the decision rule and the per-pair values (correct, tie, margin);
+- ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome);
+- ``identity.py``: the content hash of a pair and of a dataset's files.
+
+Imports only :mod:`perturbation_bench.dna` and :mod:`perturbation_bench.errors`.
+"""

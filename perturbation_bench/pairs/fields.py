@@ -1,0 +1,25 @@
+"""The names of a pair document's fields, stated once for the tasks, the models and the report.
+
+A document is one row of a pair file (its columns as they are, ``sequence`` excepted) plus the
+fields the tasks add, all named ``scoring_*`` so that they never collide with a data column:
+
+    original_sequence      the real window, as published
+    scoring_change_start   where the perturbed copy's changed span starts (changes.py)
+    scoring_change         the perturbed copy's characters in that span
+    scoring_soft_masked    whether either sequence has lower-case letters (upper-cased to score)
+    scoring_crop_start     where the pair's crop starts (context-length tasks only)
+    scoring_token_counts   scored tokens per continuation (``reduction: mean`` only)
+    scoring_task           the task's settings, one object shared by every document (settings.py)
+"""
+
+ORIGINAL = "original_sequence"
+PERTURBED = "sequence"
+SEQUENCE_COLUMNS = (ORIGINAL, PERTURBED)
+"""The two sequence columns of a pair file: the real window, the perturbed copy."""
+
+CHANGE_START = "scoring_change_start"
+CHANGE = "scoring_change"
+SOFT_MASKED = "scoring_soft_masked"
+CROP_START = "scoring_crop_start"
+TOKEN_COUNTS = "scoring_token_counts"
+TASK = "scoring_task"

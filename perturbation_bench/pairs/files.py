@@ -1,0 +1,200 @@
+"""Read parquet files of pairs and check the rules every pair must pass, defined once.
+
+Used by the tasks when they load data and by ``perturbation-bench validate``, so a dataset that
+passes one passes the other. Contract, checked on every file before any scoring, with the file,
+the 0-based row within that file and the reason in the error:
+
+- the file is a readable parquet file and has rows;
+- it has the string columns ``original_sequence`` (the real window) and ``sequence`` (the
+  perturbed one);
+- no value is null, empty or shorter than one k-mer (``kmer_size``, the k-mer size in use);
+- both members of a pair have the same length;
+- letters are A, C, G, T or N, in either case.
+
+Nothing is dropped: rows in equal rows out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from perturbation_bench.dna import LETTERS, first_foreign_letter
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.changes import Spans, changed_spans, changed_text, string_bytes
+from perturbation_bench.pairs.fields import SEQUENCE_COLUMNS
+
+
+def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
+    """Read one parquet file (all columns, or ``columns`` plus the sequences) and check it.
+
+    Raises:
+        DataValidationError: the file is unreadable or breaks the contract (module docstring).
+    """
+    if columns is not None:
+        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS]))
+    try:
+        available = pq.read_schema(path).names
+        wanted = None if columns is None else [c for c in columns if c in available]
+        table = pq.read_table(path, columns=wanted)
+    except (pa.ArrowException, OSError) as err:
+        raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+    check_pairs(table, path, kmer_size)
+    return table
+
+
+BATCH_ROWS = 256
+"""Rows per batch when the tasks stream a file: memory holds one batch of Arrow data at a time."""
+
+
+def iter_pair_batches(
+    files: list[Path], kmer_size: int = 1, select=None
+) -> Iterator[tuple[pa.RecordBatch, PairScan]]:
+    """Every row of ``files``, in file order, as checked record batches of :data:`BATCH_ROWS`,
+    each with its :class:`PairScan` (:func:`check_pairs`). ``select(batch)``, given each batch
+    as read, returns the indices of the rows to keep: only those are checked and yielded, and
+    a batch that keeps none is skipped (a process checks the pairs it scores).
+
+    Each batch is checked as it is read (one thread: memory holds one batch, and the reader's
+    buffers go back to the system after each file); on the first bad batch the whole file is read and
+    checked again, so the error names the same row and counts the same rows like it as
+    :func:`read_pair_file` does.
+
+    Raises:
+        DataValidationError: a file is unreadable or breaks the contract (module docstring).
+    """
+    for path in files:
+        try:
+            reader = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        except (pa.ArrowException, OSError) as err:
+            raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+        if reader.metadata.num_rows == 0:
+            check_pairs(reader.schema_arrow.empty_table(), path, kmer_size)
+        try:
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, use_threads=False):
+                if select is not None:
+                    rows = select(batch)
+                    if len(rows) == 0:
+                        continue
+                    if len(rows) < batch.num_rows:
+                        batch = batch.take(pa.array(rows))
+                try:
+                    scan = check_pairs(batch, path, kmer_size)
+                except DataValidationError:
+                    read_pair_file(path, kmer_size)  # raises with the whole file's row numbers
+                    raise
+                yield batch, scan
+        except (pa.ArrowException, OSError) as err:
+            raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
+        pa.default_memory_pool().release_unused()  # the reader's buffers, back to the system
+
+
+class PairScan(NamedTuple):
+    """What checking a table found, per row: whether either sequence has lower-case
+    (soft-masked) letters, the perturbed sequence's changed span, and that span's text."""
+
+    soft_masked: np.ndarray
+    spans: Spans
+    changes: pa.Array
+
+
+def check_pairs(
+    table: pa.Table | pa.RecordBatch, source: Path | str, kmer_size: int = 1
+) -> PairScan:
+    """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason;
+    return the rows' :class:`PairScan`.
+
+    The perturbed sequence equals the original outside its changed span, so its letters are
+    checked within the span only (``sequence`` outside it is ``original_sequence``, checked whole).
+    """
+    if table.num_rows == 0:
+        raise DataValidationError(f"{source}: empty file (0 rows)")
+    missing = [c for c in SEQUENCE_COLUMNS if c not in table.column_names]
+    if missing:
+        raise DataValidationError(
+            f"{source}: missing column(s) {', '.join(missing)}; "
+            f"found: {', '.join(table.column_names)}"
+        )
+    lengths = {}
+    for name in SEQUENCE_COLUMNS:
+        column = table.column(name)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            raise DataValidationError(
+                f"{source}: row 0: column {name!r} holds {column.type} values, expected strings"
+            )
+        _fail_where(column.is_null(), source, f"{name!r} is null")
+        lengths[name] = pc.utf8_length(column)
+        _fail_where(pc.equal(lengths[name], 0), source, f"{name!r} is empty")
+        _fail_where(
+            pc.less(lengths[name], kmer_size),
+            source,
+            f"{name!r} is shorter than one {kmer_size}-mer",
+            detail=lambda row, n=lengths[name]: f" ({n[row]} bp)",
+        )
+    original, perturbed = (_one_array(table.column(name)) for name in SEQUENCE_COLUMNS)
+    foreign, lower = _letter_rows(original)
+    _fail_foreign(foreign, original, "original_sequence", source)
+    _fail_where(
+        pc.not_equal(*lengths.values()),
+        source,
+        "original_sequence and sequence differ in length",
+        detail=lambda row: (
+            f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)"
+        ),
+    )
+    if not np.array_equal(string_bytes(original)[1], string_bytes(perturbed)[1]):
+        _fail_foreign(_letter_rows(perturbed)[0], perturbed, "sequence", source)  # not ASCII
+    spans = changed_spans(original, perturbed)
+    changes = changed_text(perturbed, spans)
+    foreign, changed_lower = _letter_rows(changes)
+    _fail_foreign(foreign, perturbed, "sequence", source)
+    return PairScan(lower | changed_lower, spans, changes)
+
+
+def _one_array(column) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _fail_foreign(rows: np.ndarray, column: pa.Array, name: str, source) -> None:
+    _fail_where(
+        pa.array(rows),
+        source,
+        f"{name!r} has letters outside {LETTERS}",
+        detail=lambda row: f" (first: {first_foreign_letter(column[row].as_py())})",
+    )
+
+
+_UPPER_CASE_BIT = 0xDF
+"""Cleared, it turns an ASCII lower-case letter into its upper case (and leaves upper case)."""
+_LETTER_CODES = np.frombuffer(LETTERS.encode(), np.uint8)
+
+
+def _letter_rows(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: whether it holds a letter outside LETTERS (either case), and a lower-case one."""
+    data, offsets = string_bytes(column)
+    folded = data & _UPPER_CASE_BIT
+    known = np.zeros(data.shape, bool)
+    for code in _LETTER_CODES:
+        known |= folded == code
+
+    def rows_with(hits: np.ndarray) -> np.ndarray:
+        rows = np.zeros(len(column), bool)
+        rows[np.searchsorted(offsets, np.flatnonzero(hits), side="right") - 1] = True
+        return rows
+
+    return rows_with(~known), rows_with(known & (data != folded))
+
+
+def _fail_where(mask, source, reason, detail=None) -> None:
+    """Raise for the first row where ``mask`` is true; ``detail(row)`` adds to the message."""
+    bad = pc.indices_nonzero(pc.fill_null(mask, False))
+    if len(bad) == 0:
+        return
+    row = bad[0].as_py()
+    more = f"; {len(bad) - 1} more row(s) like it" if len(bad) > 1 else ""
+    raise DataValidationError(f"{source}: row {row}: {reason}{detail(row) if detail else ''}{more}")

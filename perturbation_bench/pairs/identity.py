@@ -1,0 +1,22 @@
+"""Content identities: of one pair (to match pairs across runs and to drop duplicates), and of a
+dataset's files (to tell whether two runs scored the same data)."""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def pair_id(original: str, perturbed: str) -> str:
+    """``sha256(original + "\\n" + perturbed)``, first 16 hex digits: the same pair has the same id
+    in every file and every run."""
+    return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
+
+
+def data_identity(files) -> str:
+    """``sha256:<hex>`` of the files' bytes, in the (sorted) order they are read."""
+    digest = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"

@@ -1,0 +1,108 @@
+"""How a pair becomes loglikelihood requests, and how their answers pair up again.
+
+Formatting, per sequence ``s`` of a pair (both members get the same treatment)::
+
+    context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
+    continuation = upper(s)[: len(s) - len(s) % kmer_size]  # soft-masked bases read as bases;
+                                                            # right-trim to whole k-mers
+
+A document asks for its continuations in this order, one loglikelihood request each::
+
+    [o, p]                      plain                          2 requests per pair
+    [o, p, rc(o), rc(p)]        rc_average (reverse complements) 4 requests per pair
+
+so requests ``(0, 1)`` and ``(2, 3)`` are the pairs of each strand, and the pair's
+log-likelihoods are the strand average::
+
+    LL(original) = mean(ll[0], ll[2]),   LL(perturbed) = mean(ll[1], ll[3])      (strand_average)
+
+lm-eval keeps a document's requests together; :func:`document_pairs` finds them among a model's
+requests, the task's filter reads them back with :func:`strand_average`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from perturbation_bench.dna import reverse_complement
+from perturbation_bench.errors import UnsupportedTaskError
+
+
+@dataclass(frozen=True)
+class Formatting:
+    """How one model family reads DNA.
+
+    Attributes:
+        dna_prefix: literal text placed before the sequence as the loglikelihood context;
+            empty for models that start from their BOS token.
+        kmer_size: sequences are trimmed on the right to a multiple of this many bases
+            (1 = no trimming), for tokenizers that read non-overlapping k-mers.
+        rc_average: score each sequence and its reverse complement and use the mean.
+    """
+
+    dna_prefix: str = ""
+    kmer_size: int = 1
+    rc_average: bool = False
+
+    @property
+    def requests_per_pair(self) -> int:
+        """2, or 4 with ``rc_average`` (module docstring)."""
+        return 4 if self.rc_average else 2
+
+    def trim(self, sequence: str, soft_masked: bool = True) -> str:
+        """Return ``sequence`` in upper case, cut on the right to a whole number of k-mers.
+
+        ``soft_masked=False`` says the sequence has no lower-case letter (the tasks know it per
+        pair): it is then not copied to upper-case it, and with whole k-mers the same string
+        object comes back (the requests share the document's text).
+        """
+        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
+        return sequence.upper() if soft_masked else sequence
+
+    def continuations(self, original: str, perturbed: str, soft_masked: bool = True) -> list[str]:
+        """The strings to score for one pair, in request order (module docstring)."""
+        pair = [self.trim(original, soft_masked), self.trim(perturbed, soft_masked)]
+        return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
+
+
+def strand_pairs(indices: list) -> list[tuple]:
+    """``(original, perturbed)`` of each strand from a document's requests in request order."""
+    return list(zip(indices[0::2], indices[1::2]))
+
+
+def strand_average(lls: list[float]) -> tuple[float, float]:
+    """``(LL(original), LL(perturbed))`` from a document's log-likelihoods in request order."""
+    strands = len(lls) // 2
+    return sum(lls[0::2]) / strands, sum(lls[1::2]) / strands
+
+
+def document_pairs(requests, strict: bool) -> list[tuple[int, int]]:
+    """Indices ``(original, perturbed)`` of every strand's pair among lm-eval ``Instance``
+    objects, grouped by ``(task_name, doc_id)`` and ordered by ``idx`` (the choice index).
+
+    A document forms pairs when it has an even number of requests with one context and
+    continuations of equal length pairwise.
+
+    Args:
+        strict: raise :class:`UnsupportedTaskError` for a document whose requests do not form
+            such pairs (a model that scores only pairs); else leave that document out.
+    """
+    documents = defaultdict(list)
+    for index, request in enumerate(requests):
+        documents[(request.task_name, request.doc_id)].append(index)
+    pairs = []
+    for (task, doc), indices in documents.items():
+        indices.sort(key=lambda i: requests[i].idx)
+        contexts = {requests[i].args[0] for i in indices}
+        lengths = [len(requests[i].args[1]) for i in indices]
+        if len(indices) % 2 or len(contexts) > 1 or lengths[0::2] != lengths[1::2]:
+            if strict:
+                raise UnsupportedTaskError(
+                    f"this model scores pairs of equal-length sequences (perturbation-bench "
+                    f"tasks); task {task!r} document {doc} has {len(indices)} request(s) with "
+                    f"continuations of {lengths} characters; run other tasks with --model hf"
+                )
+            continue
+        pairs += strand_pairs(indices)
+    return pairs

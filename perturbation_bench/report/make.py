@@ -1,0 +1,124 @@
+"""``perturbation-bench report``: intervals, strata, paired comparisons and plots from lm-eval runs.
+
+Writes everything below by calling the modules of this subpackage, one job each: ``runs.py``
+(reading the runs), ``consistency.py`` (shards and data checks), ``summaries.py`` and
+``variant_metrics.py`` (the tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
+
+Input: one lm-eval ``--output_path`` folder per model, made with ``--log_samples`` (``runs.py``).
+Output folder:
+
+- ``pairs.parquet``: one row per pair and model (pair id, task, both LLs, correct, margin, strata);
+- ``report.json`` and ``report.md``: per model and task, accuracy with a seeded bootstrap and a
+  Wilson 95% interval, tie rate, margin mean and median, n; the unweighted mean over the tasks
+  each model ran; accuracy by stratum (``fraction_codons_changed`` in fifths, ``exon_rank`` with
+  5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``, and ``--by`` columns),
+  strata under ``summaries.FEW_PAIRS`` pairs flagged; for every two models that ran a task, the
+  accuracy difference with a paired-bootstrap interval and the exact McNemar p-value over the
+  pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and the
+  published numbers of the Carbon report, as separate reference rows;
+- the context-length sweep: for every model and config scored at two or more context lengths
+  (the ``perturbation_<config>_<L>bp`` tasks and the whole windows), accuracy per length with
+  its bootstrap interval, as a table and as ``context_sweep.png``;
+- ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``);
+- for labelled variant tasks, the ranking metrics with intervals, per stratum and paired
+  (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
+  ``consequence`` column, the class ladder (table and ``class_ladder.png``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from perturbation_bench.report import variant_metrics
+from perturbation_bench.report.consistency import check_same_data, check_shards
+from perturbation_bench.report.markdown import to_markdown
+from perturbation_bench.report.runs import collect_pairs
+from perturbation_bench.report.summaries import (
+    PUBLISHED,
+    PUBLISHED_SOURCE,
+    context_sweep,
+    group_means,
+    model_comparisons,
+    strata,
+    summarize,
+)
+
+
+def make_report(
+    run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
+    features=(), allow_different_data: bool = False,
+) -> dict:  # fmt: skip
+    """Write everything listed in the module docstring to ``out``; return the report dict.
+
+    ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
+    ``allow_different_data``: compare runs that scored different data for a task.
+    """
+    from perturbation_bench.report import plots, variant_plots
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    provenance: dict = {}
+    pairs, notes = collect_pairs(run_folders, list(by), provenance)
+    # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
+    pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
+    pairs = pairs.reset_index(drop=True)
+    notes += check_shards(pairs, provenance)
+    notes += check_same_data(pairs, allow_different_data)
+    for column in by:
+        if pairs[column].isna().all():
+            notes.append(f"--by {column}: no sample has this column")
+    pairs.to_parquet(out / "pairs.parquet", index=False)
+    summary = summarize(pairs, seed, n_boot)
+    report = {
+        "runs": [str(f) for f in run_folders],
+        "seed": seed,
+        "bootstrap_resamples": n_boot,
+        "summary": summary,
+        "group_mean": group_means(summary),
+        "strata": strata(pairs, list(by), seed, n_boot),
+        "comparisons": model_comparisons(pairs, seed, n_boot),
+        "context_sweep": context_sweep(pairs, seed, n_boot),
+        "variants": {
+            "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
+            "strata": variant_metrics.ranking_strata(pairs, list(by)),
+            "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
+            "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
+        },
+        "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
+        "notes": notes,
+        "provenance": provenance,
+    }
+    report["saturation_maps"] = saturation_maps(pairs, out, features)
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "report.md").write_text(to_markdown(report))
+    plots.accuracy(summary, out / "accuracy.png")
+    plots.accuracy_by_codons_changed(
+        [s for s in report["strata"] if s["column"] == "fraction_codons_changed"],
+        out / "accuracy_by_codons_changed.png",
+    )
+    plots.margins(pairs, out / "margins.png")
+    if report["context_sweep"]:
+        plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
+    if report["variants"]["class_ladder"]:
+        ladder = report["variants"]["class_ladder"]
+        order = sorted({r["consequence"] for r in ladder}, key=variant_metrics.ladder_order)
+        variant_plots.class_ladder(ladder, order, out / "class_ladder.png")
+    if report["variants"]["summary"]:
+        variant_plots.ranking_curves(
+            variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
+        )
+    return report
+
+
+def saturation_maps(pairs, out: Path, features=()) -> list[str]:
+    """Draw ``saturation_<k>.png/.svg`` for every region of the saturation tasks; their names."""
+    from perturbation_bench.report import variant_plots
+
+    if "region" not in pairs.columns or pairs["region"].isna().all():
+        return []
+    names = []
+    for k, (region, rows) in enumerate(pairs[pairs["region"].notna()].groupby("region", sort=True)):
+        variant_plots.saturation_map(rows, region, out / f"saturation_{k + 1}.png", features)
+        names.append(f"saturation_{k + 1}.png")
+    return names

@@ -1,0 +1,138 @@
+"""The report's measured tables: per model and task, per stratum, per context length, and
+model against model.
+
+- :func:`summarize`: per model and task, accuracy with a seeded bootstrap and a Wilson 95%
+  interval, tie rate, margin mean and median, n; :func:`group_means`: the unweighted mean over the
+  whole-window tasks each model ran;
+- :func:`strata`: accuracy per stratum value (``fraction_codons_changed`` in fifths,
+  ``exon_rank`` with 5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``,
+  ``consequence`` and ``--by`` columns), strata under :data:`FEW_PAIRS` pairs flagged;
+- :func:`context_sweep`: accuracy per context length, for every model and config scored at two or
+  more lengths;
+- :func:`model_comparisons`: for every two models that ran a task, the accuracy difference with a
+  paired-bootstrap interval and the exact McNemar p-value over the pairs both scored (matched by
+  ``pair_id``; pairs only one model scored are counted);
+- :data:`PUBLISHED`: the Carbon report's numbers, shown as reference rows, never measured here.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from perturbation_bench.report.runs import CONTEXT_SUFFIX, STRATA
+from perturbation_bench.report.statistics import (
+    bootstrap_interval,
+    mcnemar_exact,
+    paired_bootstrap_difference,
+    wilson_interval,
+)
+
+FEW_PAIRS = 30
+"""Strata with fewer pairs than this are flagged: their intervals are wide."""
+
+PUBLISHED = [  # Carbon technical report (Allal et al., 2026), token-level scoring, accuracy %
+    {"model": "Carbon-3B", "motif": 85.20, "synonymous": 88.89},
+    {"model": "Carbon-8B", "motif": 89.05, "synonymous": 91.46},
+    {"model": "GENERator-v2 3B", "motif": 83.06, "synonymous": 87.03},
+    {"model": "Evo2-7B", "motif": 88.43, "synonymous": 91.59},
+]
+PUBLISHED_SOURCE = (
+    "Carbon technical report (Allal et al., 2026), token-level scoring; published, not measured "
+    "here; whether 'synonymous' pools human and mouse is not stated"
+)
+CODON_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Per model and task: accuracy with both intervals, tie rate, margin mean/median, n."""
+    out = []
+    for (model, task), group in pairs.groupby(["model", "task"], sort=True):
+        out.append({"model": model, "task": task, **_accuracy(group["correct"], seed, n_boot),
+                    "tie_rate": float(group["tie"].mean()),
+                    "margin_mean": float(group["margin"].mean()),
+                    "margin_median": float(group["margin"].median())})  # fmt: skip
+    return out
+
+
+def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
+    k, n = int(correct.sum()), len(correct)
+    return {
+        "n": n,
+        "pairwise_acc": k / n,
+        "bootstrap_95": list(bootstrap_interval(correct.to_numpy(), seed=seed, n_boot=n_boot)),
+        "wilson_95": list(wilson_interval(k, n)),
+    }
+
+
+def group_means(summary: list[dict]) -> list[dict]:
+    """Unweighted mean of ``pairwise_acc`` over the whole-window tasks each model ran (the
+    context-length tasks are left out: an average over crop lengths means nothing)."""
+    frame = pd.DataFrame(summary)
+    frame = frame[~frame["task"].str.contains(CONTEXT_SUFFIX)]
+    return [
+        {
+            "model": model,
+            "tasks": sorted(g["task"]),
+            "mean_pairwise_acc": float(g["pairwise_acc"].mean()),
+        }
+        for model, g in frame.groupby("model", sort=True)
+    ]
+
+
+def strata(
+    pairs: pd.DataFrame, by: list[str] = (), seed: int = 0, n_boot: int = 2000
+) -> list[dict]:
+    """Accuracy per stratum value, per model and task (module docstring for the binning)."""
+    frame = pairs.copy()
+    if frame["fraction_codons_changed"].notna().any():
+        frame["fraction_codons_changed"] = pd.cut(
+            frame["fraction_codons_changed"], CODON_BINS, include_lowest=True
+        ).astype(str)
+    frame["exon_rank"] = frame["exon_rank"].map(
+        lambda r: None if pd.isna(r) else ("5+" if r >= 5 else str(int(r)))
+    )
+    out = []
+    for column in (*STRATA, *by):
+        present = frame[frame[column].notna() & (frame[column].astype(str) != "nan")]
+        for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
+            acc = _accuracy(group["correct"], seed, n_boot)
+            out.append({"model": model, "task": task, "column": column, "value": str(value),
+                        **acc, "few_pairs": acc["n"] < FEW_PAIRS})  # fmt: skip
+    return out
+
+
+def context_sweep(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Accuracy per model, config and context length, for each model and config scored at two
+    or more lengths."""
+    out = []
+    for (model, config), group in pairs.groupby(["model", "config"], sort=True):
+        if group["context_bp"].nunique() < 2:
+            continue
+        for length, rows in group.groupby("context_bp", sort=True):
+            out.append({"model": model, "config": config, "context_bp": int(length),
+                        **_accuracy(rows["correct"], seed, n_boot)})  # fmt: skip
+    return out
+
+
+def model_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Every two models on every task both ran: paired difference and exact McNemar."""
+    out = []
+    for task, group in pairs.groupby("task", sort=True):
+        tables = {
+            m: g.set_index("pair_id")["correct"] for m, g in group.groupby("model", sort=True)
+        }
+        for a, b in itertools.combinations(sorted(tables), 2):
+            common = tables[a].index.intersection(tables[b].index)
+            x, y = tables[a].loc[common].to_numpy(), tables[b].loc[common].to_numpy()
+            diff, low, high = paired_bootstrap_difference(x, y, seed=seed, n_boot=n_boot)
+            only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
+            out.append({
+                "task": task, "model_a": a, "model_b": b, "n_common": len(common),
+                "only_in_a": len(tables[a]) - len(common), "only_in_b": len(tables[b]) - len(common),
+                "acc_difference": diff, "paired_bootstrap_95": [low, high],
+                "a_right_b_wrong": only_a, "b_right_a_wrong": only_b,
+                "mcnemar_exact_p": mcnemar_exact(only_a, only_b),
+            })  # fmt: skip
+    return out

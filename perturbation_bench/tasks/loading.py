@@ -1,0 +1,169 @@
+"""Loading a task's pairs: lm-eval's ``custom_dataset`` of every perturbation-bench task.
+
+:func:`load_pairs` is called by lm-eval with the run's metadata (``--metadata`` merged with
+``--model_args``) and the task's ``dataset_kwargs``. It validates the options once, reads and
+checks the parquet files in one pass (``tasks/documents.py``: the documents keep each window once,
+the perturbed copy as its changed span, and a process holds only the pairs it scores), and gives
+every document a reference to the task's one :class:`~perturbation_bench.pairs.settings.TaskSettings`
+(formatting, crop length, data identity, shard), which ``tasks/document_requests.py`` reads to
+build the requests. The sequences are kept exactly as published (logged samples and reports
+match pairs by content).
+
+``--metadata '{"shard": "I/N"}'`` scores the pairs whose 0-based row (in file order, over the
+config's files) is ``I`` modulo ``N``: the N shards are disjoint and together hold every pair,
+whatever N; ``perturbation-bench report`` merges them.
+
+The context-length tasks (``perturbation_<config>_<L>bp``) fix ``L`` in their YAML's
+``dataset_kwargs`` (``task_context_bp``); ``--metadata '{"context_bp": L}'`` crops any other task.
+A built config's own task (``tasks/task_yaml.py``) fixes its folder the same way (``task_data_dir``,
+which wins over a ``data_dir`` option meant for the other tasks of the run).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from perturbation_bench.active_models import document_share, package_model_created
+from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.pairs.fields import TOKEN_COUNTS
+from perturbation_bench.pairs.identity import data_identity
+from perturbation_bench.pairs.settings import TaskSettings
+from perturbation_bench.paths import demo_data_dir
+from perturbation_bench.tasks.document_requests import doc_to_sequences
+from perturbation_bench.tasks.documents import TaskDocuments, read_documents
+from perturbation_bench.tasks.options import parse_options
+from perturbation_bench.tasks.sources import (
+    config_folders,
+    hub_parquet_files,
+    local_parquet_files,
+)
+from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
+
+def load_pairs(
+    config_name: str | None = None,
+    task_context_bp: int | None = None,
+    task_data_dir: str | None = None,
+    **metadata,
+) -> dict[str, TaskDocuments]:
+    """Return ``{"test": documents}`` with every pair of ``config_name`` (module docstring)."""
+    return pair_documents(config_name, task_context_bp, task_data_dir, metadata)
+
+
+def pair_documents(
+    config_name: str | None,
+    task_context_bp: int | None,
+    task_data_dir: str | None,
+    metadata: dict,
+    score: str | None = None,
+) -> dict[str, TaskDocuments]:
+    """:func:`load_pairs`; ``score`` is the variant task's ranking score, kept in the settings.
+
+    ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
+    it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
+    ``task_context_bp`` comes from the YAML of a context-length task, ``task_data_dir`` from
+    that of a built config's own task.
+    """
+    install_excepthook()
+    options = parse_options(metadata)
+    if task_context_bp is not None and options.context_bp is not None:
+        raise OptionsError(
+            f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
+            "8,192 bp tasks (perturbation_syn_human, ...) to another length"
+        )
+    context_bp = task_context_bp or options.context_bp
+    if config_name is None:
+        if not (options.config and options.data_dir):
+            found = ""
+            if options.data_dir:
+                found = f"; configs in {options.data_dir}: "
+                found += ", ".join(config_folders(options.data_dir)) or "none"
+            raise OptionsError(
+                "perturbation_custom and perturbation_variants need the config and its folder: "
+                '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' '
+                f"(DIR/syn_zebrafish/*.parquet){found}"
+            )
+        config_name = options.config
+    elif options.config not in (None, config_name):
+        raise OptionsError(
+            f"the config option selects the data of perturbation_custom only; this task reads "
+            f"{config_name!r} (run perturbation_custom for {options.config!r})"
+        )
+    if task_data_dir:
+        files = local_parquet_files(task_data_dir, config_name)
+    elif options.data_dir == "demo":
+        files = local_parquet_files(demo_data_dir(), config_name)
+    elif options.data_dir:
+        files = local_parquet_files(options.data_dir, config_name)
+    else:
+        files = hub_parquet_files(config_name, options.dataset_revision)
+    identity = data_identity(files)
+    formatting = options.formatting
+    settings = TaskSettings(formatting, options.preset, identity, _shard_text(options.shard),
+                            context_bp, options.reduction, score)  # fmt: skip
+    share = document_share() or (0, 1)
+    reading = read_documents(files, settings, options.shard, share)
+    pairs, held = len(reading.documents), reading.documents.held
+    if options.shard is not None:
+        index, count = options.shard
+        if not pairs:
+            raise OptionsError(
+                f"shard {index}/{count} of {config_name} holds no pair: the config has "
+                f"{reading.total_rows} pairs; use at most {reading.total_rows} shards"
+            )
+        log.info("perturbation-bench %s: shard %d/%d, %d of %d pairs (rows %d, %d + %d, ...)",
+                 config_name, index, count, pairs, reading.total_rows, index, index, count)  # fmt: skip
+    log.info(
+        "perturbation-bench %s: %d pairs from %s (%s); %s",
+        config_name,
+        pairs,
+        files[0].parent,
+        identity,
+        options.describe(),
+    )
+    rank, world_size = share
+    if world_size > 1:
+        log.info("perturbation-bench %s: this process scores %d of the %d pairs and holds only "
+                 "those (and the first, which lm-eval reads to check the task)", config_name,
+                 len(range(rank, pairs, world_size)), pairs)  # fmt: skip
+    if reading.lower_case_rows:
+        log.info(
+            "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
+            "they are upper-cased before tokenization",
+            reading.lower_case_rows,
+            len(held),
+        )
+    if context_bp is not None:
+        log.info(
+            "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %d "
+            "pairs change a span longer than that and keep only its centre",
+            config_name,
+            context_bp,
+            reading.overflowing_crops,
+            len(held),
+        )
+    if options.reduction == "mean":
+        _add_token_counts(held, formatting.dna_prefix, metadata)
+    if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
+        log.warning(
+            "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
+            "reference scorer; with --model hf and a tokenizer that adds a BOS token, pass "
+            "add_bos_token=False in --model_args, or lm-eval scores after BOS + prefix "
+            "(--model dna-hf needs nothing: it defaults to that)",
+            formatting.dna_prefix,
+        )
+    return {"test": reading.documents}
+
+
+def _shard_text(shard) -> str | None:
+    return f"{shard[0]}/{shard[1]}" if shard else None
+
+
+def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict) -> None:
+    """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``)."""
+    from tqdm import tqdm
+
+    tokenizer = load_tokenizer(metadata)
+    for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
+        doc[TOKEN_COUNTS] = [scored_tokens(tokenizer, dna_prefix, s) for s in doc_to_sequences(doc)]

@@ -1,0 +1,76 @@
+"""``perturbation-bench check`` (``commands/check.py``): task options, data and tokenizers checked
+in one line, with any weight loading made to fail (a dry run reads no weights)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from perturbation_bench.cli import main
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+
+
+@pytest.fixture(autouse=True)
+def _weights_never_read(no_weights_read):
+    """Every check here runs with weight loading refused (conftest.py)."""
+
+
+def check(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["check", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_check_reads_every_task_and_tokenizes_a_sample(tiny_models, pair_data, capsys):
+    status, out, _ = check(
+        capsys,
+        "--tasks", "perturbation_bench,hellaswag",
+        "--metadata", json.dumps({"data_dir": str(pair_data)}),
+        "--model_args", f"pretrained={tiny_models['char']},dtype=float32",
+    )  # fmt: skip
+    assert status == 0
+    assert "hellaswag: not a perturbation-bench task; not checked" in out
+    assert "perturbation_syn_human: 8 pairs, options and files OK; 124-124 tokens" in out
+    assert "perturbation_motif_human: 6 pairs, options and files OK; 102-102 tokens" in out
+
+
+@pytest.mark.parametrize(
+    "metadata, message",
+    [
+        ({"data_dir": "DATA", "presets": "carbon"}, "unknown option 'presets' .did you mean 'preset'"),
+        ({"data_dir": "DATA", "preset": "evo"}, "unknown preset 'evo'"),
+        ({"data_dir": "/no/such/dir"}, "data_dir '/no/such/dir' has no folder 'syn_human'"),
+        ({"data_dir": "DATA/syn_human"}, "a config folder: pass its parent"),
+    ],
+)
+def test_check_reports_bad_options_and_data_in_one_line(pair_data, capsys, metadata, message):
+    metadata = {k: v.replace("DATA", str(pair_data)) for k, v in metadata.items()}
+    status, _, err = check(
+        capsys, "--tasks", "perturbation_syn_human", "--metadata", json.dumps(metadata)
+    )
+    assert status == 2
+    (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
+    assert re.search(message, line), line
+
+
+def test_check_reports_a_bad_pair_file(tmp_path, capsys):
+    rows = random_pairs(3, 60, seed=1)
+    rows[1]["sequence"] = rows[1]["sequence"][:-1]
+    write_parquet(rows, tmp_path, "syn_human")
+    status, _, err = check(
+        capsys, "--tasks", "perturbation_syn_human", "--metadata", json.dumps({"data_dir": str(tmp_path)})
+    )
+    assert status == 2 and "row 1" in err and "length" in err
+
+
+def test_check_refuses_a_tokenizer_that_does_not_fit(tiny_models, pair_data, capsys):
+    """124 bp pairs under a 6-mer tokenizer without trimming: the 4-base tail is unknown."""
+    status, _, err = check(
+        capsys,
+        "--tasks", "perturbation_syn_human",
+        "--metadata", json.dumps({"data_dir": str(pair_data)}),
+        "--model_args", f"pretrained={tiny_models['kmer6']}",
+    )  # fmt: skip
+    assert status == 2 and "has only A/C/G/T bases" in err and "preset 'default'" in err

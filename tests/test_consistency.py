@@ -1,0 +1,79 @@
+"""The report's checks that runs belong together (``report/consistency.py``): shard runs
+(``--metadata '{"shard": "I/N"}'``) merge into the unsharded result; a missing, repeated or
+foreign shard is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from dna_fixtures import evaluate
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.report.make import make_report
+
+TASK = "perturbation_syn_human"
+
+
+
+
+
+
+def sharded_runs(model, data, root, count, tasks=(TASK,), metadata=None, **model_args):
+    runs = []
+    for index in range(count):
+        folder = root / f"shard{index}"
+        evaluate(model, list(tasks), {"data_dir": str(data), **(metadata or {}),
+                                      "shard": f"{index}/{count}"},
+                 model="dna-hf", output_path=folder, **model_args)  # fmt: skip
+        runs.append(folder)
+    return runs
+
+
+def test_merged_shards_report_the_unsharded_metrics(tiny_models, pair_data, tmp_path):
+    evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf",
+             output_path=tmp_path / "whole")  # fmt: skip
+    whole = make_report([tmp_path / "whole"], tmp_path / "r1", n_boot=100)
+    runs = sharded_runs(tiny_models["char"], pair_data, tmp_path, 3)
+    merged = make_report(runs, tmp_path / "r2", n_boot=100)
+    (got,), (expected,) = merged["summary"], whole["summary"]
+    for key, value in expected.items():
+        if key != "model":
+            assert got[key] == (pytest.approx(value) if isinstance(value, (float, list)) else value), key
+    assert any("3 shards merged (8 pairs)" in note for note in merged["notes"])
+
+
+def test_merged_shards_of_a_labelled_variant_task(tiny_models, tmp_path):
+    import random
+
+    from test_variants import build, traitgym_like
+
+    rng = random.Random(3)
+    sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(5000)),
+                 "chr2": "".join(rng.choice("ACGT") for _ in range(3000))}  # fmt: skip
+    fasta = tmp_path / "g.fa"
+    fasta.write_text("".join(f">{k}\n{v}\n" for k, v in sequences.items()))
+    traitgym_like(sequences, n=40, seed=5).to_parquet(tmp_path / "v.parquet")
+    build(tmp_path, tmp_path / "v.parquet", fasta, "labelled")
+    metadata = {"config": "labelled"}
+    data = tmp_path / "out"
+    evaluate(tiny_models["char"], ["perturbation_variants"], {"data_dir": str(data), **metadata},
+             model="dna-hf", output_path=tmp_path / "whole")  # fmt: skip
+    whole = make_report([tmp_path / "whole"], tmp_path / "r1", n_boot=100)["variants"]["summary"]
+    runs = sharded_runs(tiny_models["char"], data, tmp_path / "s", 7, ["perturbation_variants"], metadata)
+    merged = make_report(runs, tmp_path / "r2", n_boot=100)["variants"]["summary"]
+    for name in ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom", "auroc_95", "auprc_by_chrom_95"):
+        assert merged[0][name] == pytest.approx(whole[0][name]), name
+
+
+def test_missing_repeated_and_foreign_shards_are_refused(tiny_models, pair_data, tmp_path):
+    runs = sharded_runs(tiny_models["char"], pair_data, tmp_path, 3)
+    with pytest.raises(DataValidationError, match=r"perturbation_syn_human .*: shard\(s\) 2/3 missing"):
+        make_report(runs[:2], tmp_path / "r")
+    import shutil
+
+    shutil.copytree(runs[1], tmp_path / "again")  # shard 1 run twice (e.g. a retried array task)
+    with pytest.raises(DataValidationError, match="shard 1/3 repeated in"):
+        make_report([*runs, tmp_path / "again"], tmp_path / "r")
+    evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data), "shard": "2/3"},
+             model="dna-hf", output_path=tmp_path / "other", dedupe="false")  # fmt: skip
+    with pytest.raises(DataValidationError, match="a foreign shard, other scorer settings"):
+        make_report([*runs[:2], tmp_path / "other"], tmp_path / "r")

@@ -1,0 +1,206 @@
+"""A killed run resumes: with ``--use_cache`` every model stores each pair as soon as it is scored,
+a run killed with SIGKILL part-way and started again scores only the rest and ends with the
+metrics of an uninterrupted run; a score that depends on the partner (dna-mlm) is never served to
+another pair."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dna_fixtures import assert_same_results, evaluate
+from perturbation_bench.fixtures.random_models import (
+    as_masked_lm_tokenizer,
+    save_random_bert,
+    save_random_llama,
+    single_nucleotide_tokenizer,
+)
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+from perturbation_bench.models.pair_cache import SUFFIX as PAIR_STORE_SUFFIX
+from perturbation_bench.tasks.pairing import logged_pairs
+
+pytestmark = pytest.mark.slow  # every test here starts processes
+
+TASK = "perturbation_syn_human"
+DRIVER = Path(__file__).with_name("resume_driver.py")
+PAIRS = 60
+
+
+@pytest.fixture(scope="module")
+def slow_setup(tmp_path_factory):
+    """Models big enough that a run takes seconds at batch size 1, and 60 pairs of 1,000 bp."""
+    root = tmp_path_factory.mktemp("resume")
+    tokenizer = single_nucleotide_tokenizer()
+    models = {
+        "dna-hf": save_random_llama(root / "lm", tokenizer, layers=4, hidden=128, max_positions=1100),
+        "dna-mlm": save_random_bert(root / "mlm", as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+                                    layers=4, hidden=128, max_positions=1100),
+    }  # fmt: skip
+    write_parquet(random_pairs(PAIRS, 1000, seed=6, patch=30), root / "data", "syn_human")
+    return {k: str(v) for k, v in models.items()}, root / "data"
+
+
+def stored(path: Path) -> int:
+    """Rows in a sqlitedict file (0 while it does not exist yet)."""
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM unnamed").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def command(kind, model, data, cache, out, processes: int = 1):
+    launcher = [sys.executable] if processes == 1 else [
+        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes)]  # fmt: skip
+    return [*launcher, str(DRIVER), kind, model, str(data), str(cache), str(out)]
+
+
+def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
+    """(taken from the cache, in all) summed over the processes' log lines."""
+    pattern = (r"Cached requests: (\d+), Requests remaining: (\d+)" if kind == "dna-hf"
+               else r"dna-mlm: (\d+) of (\d+) pairs taken from the cache")  # fmt: skip
+    found = [(int(a), int(b)) for a, b in re.findall(pattern, log)]
+    taken = sum(a for a, _ in found)
+    return taken, sum(a + b for a, b in found) if kind == "dna-hf" else sum(b for _, b in found)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+@pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
+def test_a_run_killed_part_way_resumes_with_identical_metrics(slow_setup, tmp_path, kind, processes):
+    models, data = slow_setup
+    cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
+    store = Path(f"{cache}_rank0.db") if kind == "dna-hf" else Path(f"{cache}_rank0.db.pairs.sqlite")
+    unit = 2 if kind == "dna-hf" else 1  # lm-eval's cache holds requests, the pair store pairs
+    total = PAIRS * unit // processes  # what rank 0's file holds at the end
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    pause = 5 * unit  # the kill point: this many entries stored, the run held there until killed
+    suffix = ".db" if kind == "dna-hf" else PAIR_STORE_SUFFIX
+    first = subprocess.Popen(command(kind, models[kind], data, cache, out, processes),
+                             env={**env, "PB_TEST_PAUSE_AFTER": str(pause), "PB_TEST_PAUSE_STORE": suffix},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 600  # a bound for a broken run, not a timing the test relies on
+    while stored(store) < pause and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    # stored as it goes, not in one burst at the end: the run has not finished, yet holds entries
+    assert first.poll() is None, "the run ended before its kill point: " + first.stderr.read()[-2000:]
+    assert stored(store) == pause < total and not out.exists()
+    os.killpg(first.pid, signal.SIGKILL)  # the launcher and every process it started
+    first.wait()
+    kept = stored(store)
+    assert 5 * unit <= kept < total and not out.exists()
+    second = subprocess.run(command(kind, models[kind], data, cache, out, processes), env=env,
+                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert second.returncode == 0, second.stderr[-3000:]
+    taken, everything = taken_from_cache(kind, second.stderr)
+    assert taken >= kept and everything == PAIRS * unit
+    resumed = json.loads(out.read_text())
+    clean = evaluate(models[kind], [TASK], {"data_dir": str(data)}, model=kind, batch_size=1)
+    assert_same_results(resumed["results"], clean["results"][TASK])
+    for got, expected in zip(resumed["lls"], logged_pairs(clean, TASK), strict=True):
+        assert got == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
+
+
+@pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
+def test_a_rerun_with_fewer_processes_uses_what_its_ranks_cached(slow_setup, tmp_path, kind):
+    """lm-eval keeps one cache file per rank: after 2 processes, 1 process finds rank 0's file
+    (half the pairs, as lm-eval interleaves documents), scores the rest, same metrics."""
+    models, data = slow_setup
+    cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    subprocess.run(command(kind, models[kind], data, cache, tmp_path / "two.json", 2), env=env,
+                   check=True, capture_output=True, timeout=600)  # fmt: skip
+    one = subprocess.run(command(kind, models[kind], data, cache, out, 1), env=env,
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert one.returncode == 0, one.stderr[-3000:]
+    taken, everything = taken_from_cache(kind, one.stderr)
+    unit = 2 if kind == "dna-hf" else 1
+    assert (taken, everything) == (PAIRS * unit // 2, PAIRS * unit)
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert_same_results(json.loads(out.read_text())["results"], two["results"])
+
+
+@pytest.fixture(scope="module")
+def shared_windows(tmp_path_factory):
+    """Two variant configs over the same 12 sites of a random genome: ``first`` an SNV at each,
+    ``second`` another SNV and a 1-base deletion at each: every reference window in both."""
+    import random
+
+    import pandas as pd
+
+    from perturbation_bench.cli import main
+
+    root = tmp_path_factory.mktemp("shared-windows")
+    rng = random.Random(12)
+    genome = "".join(rng.choice("ACGT") for _ in range(3000))
+    (root / "g.fa").write_text(">chr1\n" + genome + "\n")
+    sites = range(500, 2500, 170)
+    first = [("chr1", p, genome[p - 1], "ACGT".replace(genome[p - 1], "")[0]) for p in sites]
+    second = [row for p in sites for row in (("chr1", p, genome[p - 1], "ACGT".replace(genome[p - 1], "")[1]),
+                                              ("chr1", p - 1, genome[p - 2 : p], genome[p - 2]))]  # fmt: skip
+    for name, rows in (("first", first), ("second", second)):
+        pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(root / f"{name}.parquet")
+        assert main(["build", "variants", "--variants", str(root / f"{name}.parquet"), "--fasta",
+                     str(root / "g.fa"), "--config", name, "--out", str(root / "out"),
+                     "--window", "256"]) == 0  # fmt: skip
+    return root
+
+
+def run_variants(kind, models, root, config, cache=None):
+    metadata = {"data_dir": str(root / "out"), "config": config}
+    if kind != "kmer-markov":
+        result = evaluate(models[kind], ["perturbation_variants"], metadata, model=kind,
+                          use_cache=cache)  # fmt: skip
+        return result["results"]["perturbation_variants"], logged_pairs(result, "perturbation_variants")
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    import perturbation_bench.models.kmer_markov  # noqa: F401
+    from perturbation_bench.paths import tasks_dir
+
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    result = simple_evaluate(model="kmer-markov", model_args=f"fasta={root / 'g.fa'},order=3",
+                             tasks=["perturbation_variants"], task_manager=manager,
+                             log_samples=True, use_cache=cache)  # fmt: skip
+    return result["results"]["perturbation_variants"], logged_pairs(result, "perturbation_variants")
+
+
+@pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm", "kmer-markov"])
+def test_one_cache_never_serves_a_score_to_another_pair(slow_setup, shared_windows, tmp_path, kind):
+    """``first`` then ``second`` on one cache: ``second`` equals its uncached run although every
+    reference window of it was scored (against another partner) in ``first``."""
+    models, _ = slow_setup
+    cache = str(tmp_path / "cache")
+    run_variants(kind, models, shared_windows, "first", cache)
+    cached = run_variants(kind, models, shared_windows, "second", cache)
+    clean = run_variants(kind, models, shared_windows, "second")
+    assert_same_results(cached[0], clean[0])
+    for got, expected in zip(cached[1], clean[1], strict=True):
+        assert list(got) == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
+
+
+def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_path):
+    """lm-eval never calls the model of a rank whose requests are all cached: dna-hf must not
+    wait for it in a collective. Rank 1 fully cached, rank 0's file removed: the rerun ends."""
+    models, data = slow_setup
+    cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    subprocess.run(command("dna-hf", models["dna-hf"], data, cache, tmp_path / "first.json", 2),
+                   env=env, check=True, capture_output=True, timeout=600)  # fmt: skip
+    Path(f"{cache}_rank0.db").unlink()
+    rerun = subprocess.run(command("dna-hf", models["dna-hf"], data, cache, out, 2), env=env,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    first = json.loads((tmp_path / "first.json").read_text())
+    assert_same_results(json.loads(out.read_text())["results"], first["results"])

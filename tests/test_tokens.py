@@ -1,0 +1,130 @@
+"""Unknown tokens: k-mers holding N are scored like any other token and counted; unknown k-mers of
+A/C/G/T alone stop the run, naming the preset and the k-mer.
+
+The demo's motif_human pair 8 (``T5:exon3``) has 12 N bases at 75-86, which a 6-mer tokenizer
+reads as 3 unknown tokens per sequence (the k-mers starting at 72, 78 and 84)."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+from dna_fixtures import evaluate, reference_ll, reference_pair
+from perturbation_bench.errors import TokenizationError
+from perturbation_bench.fixtures.random_models import (
+    as_masked_lm_tokenizer,
+    kmer_tokenizer,
+    save_random_bert,
+    save_random_llama,
+)
+from perturbation_bench.models.tokens import unknown_tokens
+from perturbation_bench.paths import demo_data_dir
+from perturbation_bench.tasks.pairing import logged_pairs
+
+TASK = "perturbation_motif_human"
+N_PAIR = 8
+
+
+@pytest.fixture(scope="module")
+def kmer_models(tmp_path_factory):
+    """6-mer causal and masked models long enough for a whole 8,192 bp demo window."""
+    root = tmp_path_factory.mktemp("kmer-long")
+    causal = save_random_llama(root / "causal", kmer_tokenizer(6), max_positions=1400)
+    masked = save_random_bert(
+        root / "masked", as_masked_lm_tokenizer(kmer_tokenizer(6)), max_positions=1400
+    )
+    return str(causal), str(masked)
+
+
+@pytest.fixture(scope="module")
+def demo_rows():
+    return pq.read_table(next((demo_data_dir() / "motif_human").glob("*.parquet"))).to_pylist()
+
+
+def test_the_demo_n_pair_is_what_this_test_says(demo_rows):
+    row = demo_rows[N_PAIR]
+    assert row["benchmark_id"] == "motif_human:T5:exon3"
+    assert [i for i, b in enumerate(row["original_sequence"].upper()) if b == "N"] == list(
+        range(75, 87)
+    )
+
+
+def test_dna_hf_scores_the_n_pair_exactly_and_counts_it(kmer_models, demo_rows):
+    causal, _ = kmer_models
+    result = evaluate(causal, [TASK], {"data_dir": "demo", "preset": "carbon"}, model="dna-hf")
+    lls = logged_pairs(result, TASK)
+    assert len(lls) == len(demo_rows) == 24
+    model = AutoModelForCausalLM.from_pretrained(causal).float().eval()
+    tokenizer = AutoTokenizer.from_pretrained(causal)
+    row = demo_rows[N_PAIR]
+    expected = [
+        reference_ll(model, tokenizer, "<dna>", row[column].upper()[:8190])
+        for column in ("original_sequence", "sequence")
+    ]
+    assert lls[N_PAIR] == pytest.approx(expected, rel=1e-6, abs=1e-3)
+    assert result["config"]["unknown_tokens"] == {
+        "pairs": 1,
+        "tokens": 6,
+        "first_pair": f"{TASK} doc {N_PAIR} (benchmark_id='motif_human:T5:exon3')",
+    }
+
+
+def test_dna_mlm_scores_the_n_pair_exactly_and_counts_it(kmer_models, demo_rows):
+    _, masked = kmer_models
+    metadata = {"data_dir": "demo", "preset": "nucleotide_transformer"}
+    result = evaluate(masked, [TASK], metadata, model="dna-mlm")
+    lls = logged_pairs(result, TASK)
+    assert len(lls) == 24
+    model = AutoModelForMaskedLM.from_pretrained(masked).float().eval()
+    tokenizer = AutoTokenizer.from_pretrained(masked)
+    row = demo_rows[N_PAIR]
+    pair = [row[column].upper()[:8190] for column in ("original_sequence", "sequence")]
+    expected = reference_pair(model, tokenizer, *pair, max_length=1400)
+    assert lls[N_PAIR] == pytest.approx(expected, abs=1e-4)
+    assert result["config"]["unknown_tokens"]["pairs"] == 1
+    assert result["config"]["unknown_tokens"]["tokens"] == 6
+
+
+def test_an_acgt_kmer_read_as_unknown_stops_the_run_naming_preset_and_kmer(kmer_models):
+    """Without the carbon preset's trimming the 2-base tail of 8,192 bp is an unknown 'GA'."""
+    causal, _ = kmer_models
+    with pytest.raises(TokenizationError) as err:
+        evaluate(causal, [TASK], {"data_dir": "demo", "kmer_size": 1}, model="dna-hf")
+    message = str(err.value)
+    assert "preset 'default', kmer_size=1" in message
+    assert "the k-mer" in message and "at bases 8190-8192 has only A/C/G/T bases" in message
+
+
+class SlowKmerTokenizer:
+    """A tokenizer without offsets (``is_fast`` False), non-overlapping 3-mers, 'NNN'-free vocab."""
+
+    is_fast = False
+    unk_token_id, unk_token, name_or_path = 0, "<unk>", "slow"
+
+    def __call__(self, text, add_special_tokens=False):
+        import itertools
+
+        vocab = {"".join(k): i + 1 for i, k in enumerate(itertools.product("ACGT", repeat=3))}
+        return {"input_ids": [vocab.get(text[i : i + 3], 0) for i in range(0, len(text), 3)]}
+
+
+@pytest.mark.parametrize(
+    "sequence, expected",
+    [
+        ("ACGTTT", 0),
+        ("ACGNNNTTT", 2),  # 'NNN' is unknown; the test appends a second unknown id
+        ("ACGTTTA", "stop"),  # the tail 'A'
+        ("ACNTTTA", "stop"),  # an N k-mer and an ACGT tail: the tail decides
+    ],
+)
+@pytest.mark.parametrize("fast", [True, False])
+def test_unknown_tokens_are_told_apart_by_their_bases(sequence, expected, fast):
+    tokenizer = kmer_tokenizer(3) if fast else SlowKmerTokenizer()
+    ids = tokenizer(sequence, add_special_tokens=False)["input_ids"]
+    if expected == "stop":
+        with pytest.raises(TokenizationError, match="has only A/C/G/T bases"):
+            unknown_tokens(tokenizer, sequence, ids)
+        return
+    given = ids + [tokenizer.unk_token_id] if expected else ids  # a second unknown from elsewhere
+    assert unknown_tokens(tokenizer, sequence, given) == expected
