@@ -92,6 +92,29 @@ def test_the_context_tasks_crop_the_demo_windows(tmp_path):
         assert original != perturbed  # the 30 bp repeat lies inside every crop
 
 
+def test_a_case_only_difference_does_not_move_the_crop(tmp_path):
+    """A soft-masked stretch in one sequence only differs in case, not in bases: the crop centres
+    on the real change, as the rule compares in upper case, in a file whose other rows have no
+    lower case at all (one batch holds both kinds)."""
+    from perturbation_bench.fixtures.random_pairs import write_parquet
+
+    rng = random.Random(5)
+    rows = []
+    for k in range(4):
+        original = random_dna(rng, 400)
+        perturbed = mutate(original, [300, 301])
+        if k == 2:  # soft-masked bases 0-49 in the original only
+            original = original[:50].lower() + original[50:]
+        rows.append({"original_sequence": original, "sequence": perturbed})
+    write_parquet(rows, tmp_path, "syn_human")
+    docs = load_pairs("syn_human", data_dir=str(tmp_path), context_bp=40)["test"]
+    for doc, row in zip(docs, rows, strict=True):
+        original, perturbed = doc_to_sequences(doc)
+        assert original != perturbed  # the real change lies inside every crop
+        expected = reference_crop(row["original_sequence"], row["sequence"], 40)
+        assert (original, perturbed) == tuple(c.upper() for c in expected)
+
+
 def test_a_fixed_context_task_refuses_the_context_bp_option():
     with pytest.raises(OptionsError, match="this task is fixed at 512 bp"):
         load_pairs("motif_human", task_context_bp=512, data_dir="demo", context_bp=300)

@@ -138,7 +138,7 @@ def read_documents(
         lower_case_rows += int(scan.soft_masked.sum())
         crops = None
         if context_bp is not None:
-            crops, overflows = _crops(batch, context_bp)
+            crops, overflows = _crops(batch, scan, context_bp)
             overflowing_crops += int(overflows.sum())
         batch = _documents_batch(batch, scan, crops)
         columns.update(dict.fromkeys(batch.schema.names))
@@ -165,10 +165,16 @@ def _documents_batch(batch: pa.RecordBatch, scan: PairScan, crops: np.ndarray | 
     return batch if crops is None else batch.append_column(CROP_START, pa.array(crops))
 
 
-def _crops(batch: pa.RecordBatch, context_bp: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each pair's crop start, and whether its changes (compared in upper case) overflow it."""
+def _crops(batch: pa.RecordBatch, scan: PairScan, context_bp: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's crop start, and whether its changes (compared in upper case) overflow it.
+
+    Without lower-case letters in the batch the upper-case spans are the exact spans the check
+    found (``scan``); only a batch with soft-masked pairs is compared again, case folded.
+    """
     from perturbation_bench.tasks.crop import crop_starts
 
     original, perturbed = (batch.column(name) for name in SEQUENCE_COLUMNS)
-    spans = changed_spans(original, perturbed, ignore_case=True)
+    spans = scan.spans
+    if scan.soft_masked.any():
+        spans = changed_spans(original, perturbed, ignore_case=True)
     return crop_starts(pc.utf8_length(original).to_numpy(), spans, context_bp)

@@ -1,0 +1,45 @@
+"""A task's settings (``pairs/settings.py``): one object per task, shared by its documents, written
+into logged samples as plain JSON and read back, also from samples files of earlier versions."""
+
+from __future__ import annotations
+
+import json
+
+from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.requests import Formatting
+from perturbation_bench.pairs.settings import TaskSettings, logged_settings
+from perturbation_bench.tasks.loading import load_pairs
+
+
+def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
+    docs = load_pairs("syn_human", data_dir=str(pair_data), preset="carbon", rc_average=True,
+                      context_bp=60)["test"]  # fmt: skip
+    assert len({id(doc[TASK]) for doc in docs}) == 1 and len(docs) == 8
+    shared = docs[0][TASK]
+    assert shared.formatting == Formatting(dna_prefix="<dna>", kmer_size=6, rc_average=True)
+    assert shared["context_bp"] == 60 and shared["data"].startswith("sha256:")
+
+
+def test_settings_are_logged_as_json_and_read_back():
+    settings = TaskSettings(Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512,
+                            "mean", "abs_llr")  # fmt: skip
+    logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
+    assert logged_settings(logged["doc"]) == {
+        "data": "sha256:ab", "shard": "1/4", "preset": "carbon", "dna_prefix": "<dna>",
+        "kmer_size": 6, "rc_average": True, "context_bp": 512, "reduction": "mean",
+        "score": "abs_llr",
+    }  # fmt: skip
+
+
+def test_samples_of_earlier_versions_give_the_same_settings():
+    """Version 0.1.0 wrote each setting into a ``scoring_*`` field of its own."""
+    doc = {"original_sequence": "ACGT", "scoring_data": "sha256:ab", "scoring_shard": "1/4",
+           "scoring_preset": "carbon", "scoring_prefix": "<dna>", "scoring_kmer_size": 6,
+           "scoring_rc_average": True, "scoring_context_bp": 512, "scoring_score": "abs_llr",
+           "scoring_token_counts": [3, 3]}  # fmt: skip
+    expected = TaskSettings(Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512,
+                            "mean", "abs_llr")  # fmt: skip
+    assert logged_settings(doc) == dict(expected)
+    assert logged_settings({k: v for k, v in doc.items() if k != "scoring_token_counts"})[
+        "reduction"
+    ] == "sum"
