@@ -61,6 +61,29 @@ def pair_document(rc_average: bool = False, **fields) -> dict:
     return {**fields, TASK: TaskSettings(Formatting(rc_average=rc_average), "default")}
 
 
+def write_run(folder: Path, task: str, lls, model: str = "kmer-markov", model_args=None,
+              settings=None, pairs=None, docs=None, model_name: str = "kepu77od") -> Path:
+    """A run folder as ``lm_eval --output_path FOLDER --log_samples`` writes it, without lm-eval:
+    ``results_<date>.json`` (``config``: model, model_args) and ``samples_<task>_<date>.jsonl``,
+    one sample per ``(LL_original, LL_perturbed)`` of ``lls``. ``pairs``: their ``(original,
+    perturbed)`` sequences (seeded random 40 bp pairs by default); ``settings``: the task settings
+    each document carries (the default preset's); ``docs``: more fields per document."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if pairs is None:
+        rng = random.Random(len(lls))
+        pairs = [(o, o[:20] + random_dna(rng, 4) + o[24:]) for o in (random_dna(rng, 40) for _ in lls)]
+    settings = dict(settings or TaskSettings(Formatting(), "default", "sha256:aa"))
+    results = {"model_name": model_name,
+               "config": {"model": model, "model_args": model_args or {}, "limit": None}}  # fmt: skip
+    (folder / "results_2026-12-01T00-00-00.json").write_text(json.dumps(results))
+    with (folder / f"samples_{task}_2026-12-01T00-00-00.jsonl").open("w") as handle:
+        for i, ((original, perturbed), pair) in enumerate(zip(pairs, lls, strict=True)):
+            doc = {"original_sequence": original, "sequence": perturbed, TASK: settings,
+                   **(docs[i] if docs else {})}  # fmt: skip
+            handle.write(json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [list(pair)]}) + "\n")
+    return folder
+
+
 def reverse_complement(sequence: str) -> str:
     """Independent of the package's own: base by base."""
     return "".join(
@@ -105,11 +128,17 @@ def evaluate(
     indexed, the model arguments merged into the task metadata as the CLI does; with ``output_path``, save results and samples files as ``lm_eval --output_path
     --log_samples`` does; ``include``: more task folders to index; ``use_cache``: as
     ``lm_eval --use_cache``."""
+    import importlib
+
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
+    from perturbation_bench.models import MODELS
     from perturbation_bench.paths import tasks_dir
+
+    if model in MODELS:  # registered by importing it, with the autoload hook on or off
+        importlib.import_module(MODELS[model].split(":")[0])
 
     if model == "kmer-markov":  # model_path is the genome it counts
         model_args = {"fasta": model_path, "order": 3, **model_args}

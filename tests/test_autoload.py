@@ -167,6 +167,7 @@ def test_the_upcoming_lm_eval_plugin_entry_points_are_declared():
 def test_the_model_table_is_the_one_every_door_reads():
     """setup.cfg's entry points, the autoload hook's registrations and each adapter's lm-eval
     name all come from ``perturbation_bench.models.MODELS``."""
+    import importlib
     from importlib.metadata import entry_points
 
     from lm_eval.api.registry import get_model
@@ -174,6 +175,7 @@ def test_the_model_table_is_the_one_every_door_reads():
     declared = {point.name: point.value for point in entry_points(group="lm_eval.models")}
     assert declared == MODELS
     for name, target in MODELS.items():
+        importlib.import_module(target.split(":")[0])  # registers it, with the hook on or off
         cls = get_model(name)
         assert f"{cls.__module__}:{cls.__qualname__}" == target
         assert cls.model_name == name

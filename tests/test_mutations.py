@@ -119,3 +119,16 @@ def test_unknown_classes_are_refused(spliced, tmp_path, capsys):
             str(tmp_path / "m.parquet"), "--classes", "nonsense_variant"]  # fmt: skip
     assert main(args) == 2
     assert "unknown class(es) nonsense_variant" in capsys.readouterr().err
+
+
+def test_a_scan_that_finds_nothing_exits_with_the_reason_and_writes_nothing(spliced, tmp_path, capsys):
+    """No annotated chromosome in the FASTA (the names differ): a non-zero exit naming both sides."""
+    fasta, gtf = spliced
+    renamed = tmp_path / "renamed.fa"
+    renamed.write_text(fasta.read_text().replace(">", ">other_"))
+    out = tmp_path / "scan.parquet"
+    status = main(["build", "mutations", "--fasta", str(renamed), "--gtf", str(gtf),
+                   "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2 and not out.exists()
+    assert "no mutation to write" in err and "chromosome_not_in_fasta" in err and "other_" in err

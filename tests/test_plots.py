@@ -64,7 +64,7 @@ def test_series_that_coincide_stay_apart(drawn, tmp_path):
     assert points[0].get_marker() != points[1].get_marker()
     assert all(x0 != x1 for x0, x1 in zip(points[0].get_xdata(), points[1].get_xdata()))
     sweep = [{"model": m, "config": "perturbation_syn_human", "context_bp": L, "pairwise_acc": 0.6,
-              "bootstrap_95": [0.5, 0.7]} for m in ("a", "b") for L in (512, 1024)]  # fmt: skip
+              "bootstrap_95": [0.5, 0.7], "n": 20} for m in ("a", "b") for L in (512, 1024)]  # fmt: skip
     plots.context_sweep(sweep, tmp_path / "d.png")
     lines = [line for line in drawn[1].axes[0].lines if line.get_marker() not in (None, "None")]
     assert len(lines) == 2 and lines[0].get_marker() != lines[1].get_marker()
@@ -84,7 +84,7 @@ def test_causal_and_masked_margins_get_separate_panels(drawn, tmp_path):
     for panel in axes:
         scale = "masked" if "(masked)" in panel.get_title() else "causal"
         labels = {text.get_text() for text in panel.get_legend().get_texts()}
-        assert labels == ({"mlm"} if scale == "masked" else {"causal-a"})
+        assert labels == ({"mlm (n=2)"} if scale == "masked" else {"causal-a (n=2)"})
 
 
 @pytest.mark.parametrize("model, scale", [("dna-mlm", "masked"), ("dna-hf", "causal"),
@@ -97,4 +97,87 @@ def test_a_run_knows_the_scale_of_its_scores_from_its_model(tmp_path, model, sca
     (tmp_path / "results_2026-12-01.json").write_text(
         json.dumps({"model_name": "m", "config": {"model": model, "limit": None}})
     )
-    assert _run_settings(tmp_path) == ("m", None, scale, {})
+    assert _run_settings(tmp_path) == (model, None, scale, {}, model, {})
+
+
+def texts_inside(figure) -> list[str]:
+    """The texts of ``figure`` that fall outside it once drawn (they would be clipped): titles,
+    axis labels, annotations, legends, and the tick labels of ticks within each axis's view."""
+    figure.canvas.draw()
+    renderer, bounds = figure.canvas.get_renderer(), figure.bbox
+    texts = list(figure.texts)
+    if figure._suptitle is not None:
+        texts.append(figure._suptitle)
+    for axes in figure.axes:
+        texts += [axes.title, axes.xaxis.label, axes.yaxis.label, *axes.texts]
+        if axes.get_legend() is not None:
+            texts += axes.get_legend().get_texts()
+        for axis in (axes.xaxis, axes.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            texts += [tick.label1 for tick in axis.get_major_ticks()
+                      if low <= tick.get_loc() <= high and tick.label1.get_visible()]  # fmt: skip
+    outside = []
+    for text in texts:
+        if not text.get_text().strip():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < bounds.x0 - 1 or box.y0 < bounds.y0 - 1 or box.x1 > bounds.x1 + 1 or box.y1 > bounds.y1 + 1:
+            outside.append(text.get_text())
+    return outside
+
+
+def test_a_zero_bar_is_seen_and_every_bar_says_its_n(drawn, tmp_path):
+    summary = [row("m", "perturbation_syn_human", 0, 24), row("m", "perturbation_motif_human", 7, 9)]
+    plots.accuracy(summary, tmp_path / "a.png")
+    (axes,) = drawn[0].axes
+    markers = [line for line in axes.lines if line.get_marker() == "o"]
+    assert any(0.0 in list(line.get_ydata()) for line in markers)  # the 0 of 24 bar, drawn at 0
+    labels = {text.get_text() for text in axes.texts}
+    assert {"n=24", "n=9"} <= labels
+    assert texts_inside(drawn[0]) == []
+
+
+def test_margin_counts_have_whole_ticks_and_nothing_is_clipped(drawn, tmp_path):
+    pairs = pd.DataFrame([{"task": "perturbation_syn_human", "model": f"a model with a long name {m}",
+                           "scale": "causal", "margin": v}
+                          for m in range(2) for v in (-3.0, -1.0, 0.5, 2.0, 2.5)])  # fmt: skip
+    plots.margins(pairs, tmp_path / "e.png")
+    (axes,) = drawn[0].axes
+    drawn[0].canvas.draw()
+    ticks = [t for t in axes.get_yticks() if axes.get_ylim()[0] <= t <= axes.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert texts_inside(drawn[0]) == []
+
+
+def test_the_variant_figures_say_their_n(monkeypatch, tmp_path):
+    from perturbation_bench.report import variant_plots
+
+    kept = []
+    monkeypatch.setattr(variant_plots, "save_figure", lambda figure, path: kept.append(figure))
+    labelled = pd.DataFrame([{"task": "perturbation_variants", "model": "m", "label": k % 2 == 0,
+                              "score": float(k % 3)} for k in range(12)])  # fmt: skip
+    variant_plots.ranking_curves(labelled, tmp_path / "roc.png", tmp_path / "pr.png")
+    for figure in kept:
+        legend = {t.get_text() for t in figure.axes[0].get_legend().get_texts()}
+        assert "m (n=12, 6 positive)" in legend
+    ladder = [{"model": "m", "task": "perturbation_variants", "consequence": c, "n": n,
+               "pairwise_acc": 0.5, "bootstrap_95": [0.3, 0.7], "margin_mean": 0.1}
+              for c, n in (("synonymous_variant", 14), ("stop_gained", 3))]  # fmt: skip
+    variant_plots.class_ladder(ladder, ["synonymous_variant", "stop_gained"], tmp_path / "l.png")
+    assert {"n=14", "n=3"} <= {t.get_text() for t in kept[-1].axes[0].texts}
+    assert texts_inside(kept[-1]) == []
+
+
+def test_the_reference_base_is_not_drawn_as_a_neutral_change(monkeypatch, tmp_path):
+    from perturbation_bench.report import variant_plots
+
+    kept = []
+    monkeypatch.setattr(variant_plots.plt, "close", kept.append)
+    rows = pd.DataFrame([{"model": "m", "chrom": "1", "pos": 11 + i, "ref": ref, "alt": alt,
+                          "margin": 0.0 if alt == "A" else 1.0}
+                         for i, ref in enumerate("CG") for alt in "ACGT" if alt != ref])  # fmt: skip
+    variant_plots.saturation_map(rows, "1:11-12", tmp_path / "map.png")
+    image = kept[0].axes[0].images[0]
+    neutral = image.cmap(image.norm(0.0))
+    assert image.cmap.get_bad()[:3] != pytest.approx(neutral[:3], abs=0.05)
+    assert "n=6 variants" in kept[0].axes[0].get_title()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from perturbation_bench.errors import OptionsError
+from perturbation_bench.errors import DataValidationError, OptionsError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +94,12 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
                             help="bp after the first complete codon (default 60)")  # fmt: skip
 
 
+def _some(names: list[str], shown: int = 5) -> str:
+    """``a, b, c`` (and ``(+N more)``) for a message."""
+    more = f" (+{len(names) - shown} more)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
 def _print_excluded(excluded) -> None:
     for reason, count in sorted(excluded.items()):
         print(f"excluded {count} ({reason})")
@@ -149,7 +155,7 @@ def _build_pairs(args: argparse.Namespace) -> int:
 def _build_variants(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.tasks.task_yaml import VARIANT_TEMPLATE
-    from perturbation_bench.variants.build import build_variant_dataset
+    from perturbation_bench.variants.build import EXCLUDED_NAME, build_variant_dataset
 
     if args.window < 2:
         raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
@@ -158,6 +164,8 @@ def _build_variants(args: argparse.Namespace) -> int:
     )
     print(f"read {read} variants; wrote {written} pairs to {path}")
     _print_excluded(excluded)
+    if excluded:
+        print(f"excluded variants, each with its reason: {path.parent / EXCLUDED_NAME}")
     _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
     return 0
 
@@ -180,8 +188,15 @@ def _build_mutations(args: argparse.Namespace) -> int:
     if args.per_class < 1 or args.per_gene < 1:
         raise OptionsError("--per-class and --per-gene must be at least 1")
     exons = exons_of(args.gtf, args.gff3)
-    chosen, summary = mutations.scan(Genome(args.fasta), exons, classes, args.per_class,
+    genome = Genome(args.fasta)
+    chosen, summary = mutations.scan(genome, exons, classes, args.per_class,
                                      args.per_gene, args.seed, positive)  # fmt: skip
+    if not chosen:
+        raise DataValidationError(
+            f"no mutation to write: {summary['transcripts_scanned']} transcripts scanned, "
+            f"excluded {summary['excluded'] or 'none'}; the annotation's chromosomes "
+            f"{_some(sorted({exon.chrom for exon in exons}))}, the FASTA's {_some(genome.names)}"
+        )
     summary_path = mutations.write_table(chosen, summary, Path(args.out), positive)
     print(f"wrote {len(chosen)} variants to {args.out} (summary: {summary_path})")
     for consequence, count in summary["counts"].items():
@@ -202,6 +217,11 @@ def _build_saturation(args: argparse.Namespace) -> int:
     if not regions:
         raise OptionsError("build saturation needs --region CHROM:START-END or --bed FILE")
     rows, summary = saturation.saturation_rows(Genome(args.fasta), regions)
+    if not rows:
+        raise DataValidationError(
+            f"no variant to write: the {len(regions)} region(s) hold only non-ACGT bases "
+            f"({summary['left_out_non_acgt']} left out)"
+        )
     summary_path = saturation.write_saturation(rows, summary, args.out)
     print(f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
           f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out")  # fmt: skip

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from perturbation_bench.errors import OptionsError
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``report`` subcommand's options."""
@@ -26,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gff3", help="the same, from a GFF3")
     parser.add_argument("--allow-different-data", action="store_true",
                         help="compare runs that scored different data for a task")  # fmt: skip
+    parser.add_argument("--name", action="append", default=[], metavar="FOLDER=LABEL",
+                        help="the name of a RUN in tables and figures (repeatable; default: the "
+                        "model, and what tells runs of one model apart)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,8 +41,15 @@ def run(args: argparse.Namespace) -> int:
     features = []
     if args.gtf or args.gff3:
         features = [(exon.chrom, exon.start, exon.end) for exon in exons_of(args.gtf, args.gff3)]
+    names = {}
+    for item in args.name:
+        folder, _, label = item.partition("=")
+        if not folder or not label:
+            raise OptionsError(f"--name {item!r}: expected FOLDER=LABEL")
+        names[folder] = label
     report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
-                         features=features, allow_different_data=args.allow_different_data)  # fmt: skip
+                         features=features, allow_different_data=args.allow_different_data,
+                         names=names)  # fmt: skip
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
         print(

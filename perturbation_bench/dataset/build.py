@@ -50,6 +50,7 @@ from perturbation_bench.dataset.codons import CodonTable
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dataset.schema import SCHEMAS
 from perturbation_bench.dataset.settings import BuildSettings
+from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.windows import clamped_start
@@ -124,15 +125,18 @@ def candidate_rows(
             yield row
 
 
-def unique_pairs(rows: Iterator[dict], excluded: Counter) -> Iterator[dict]:
+def unique_pairs(rows: Iterator[dict], excluded: Counter, on_duplicate=None) -> Iterator[dict]:
     """``rows`` without exact duplicate pairs (the same ``original_sequence`` and ``sequence``
     as an earlier row, e.g. isoforms of two genes that share the changed exon), the first kept
-    and the others counted as ``duplicate_pair``. Memory: a 16-character pair id per distinct pair."""
+    and the others counted as ``duplicate_pair`` (and handed to ``on_duplicate``, if given).
+    Memory: a 16-character pair id per distinct pair."""
     seen = set()
     for row in rows:
         digest = pair_id(row[ORIGINAL], row[PERTURBED])
         if digest in seen:
             excluded["duplicate_pair"] += 1
+            if on_duplicate is not None:
+                on_duplicate(row)
             continue
         seen.add(digest)
         yield row
@@ -254,6 +258,9 @@ def build_dataset(
 
     Returns:
         The parquet path, the number of rows written, and the exclusion counts.
+
+    Raises:
+        DataValidationError: no exon made a pair (the reasons counted in the build report).
     """
     folder = Path(out) / settings.config
     folder.mkdir(parents=True, exist_ok=True)
@@ -274,4 +281,10 @@ def build_dataset(
         "settings": asdict(settings),
     }
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
+    if not written:
+        path.unlink()  # no empty dataset for a task to pick up
+        raise DataValidationError(
+            f"{settings.config}: no pair to write from {len(exons)} CDS exons (excluded: "
+            f"{dict(sorted(excluded.items())) or 'none'}); the counts are in {folder / REPORT_NAME}"
+        )
     return path, written, excluded

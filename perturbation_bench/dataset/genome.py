@@ -30,6 +30,11 @@ class Genome:
     def __contains__(self, chrom: str) -> bool:
         return chrom in self._fasta
 
+    @property
+    def names(self) -> list[str]:
+        """The sequence names, in file order."""
+        return list(self._fasta.keys())
+
     def length(self, chrom: str) -> int:
         """Length of ``chrom`` in bp."""
         return len(self._fasta[chrom])

@@ -1,25 +1,31 @@
 """``perturbation-bench report``: intervals, strata, paired comparisons and plots from lm-eval runs.
 
 Writes everything below by calling the modules of this subpackage, one job each: ``runs.py``
-(reading the runs), ``consistency.py`` (shards and data checks), ``summaries.py`` and
-``variant_metrics.py`` (the tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
+(reading the runs), ``run_names.py`` (which runs are one row, and their names),
+``consistency.py`` (shards and data checks), ``summaries.py`` and ``variant_metrics.py`` (the
+tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
 
-Input: one lm-eval ``--output_path`` folder per model, made with ``--log_samples`` (``runs.py``).
-Output folder:
+Input: one lm-eval ``--output_path`` folder per run, made with ``--log_samples`` (``runs.py``).
+In every table and figure a run is one row, named by its model and what tells it apart from the
+other runs of that model (``run_names.py``). Output folder:
 
-- ``pairs.parquet``: one row per pair and model (pair id, task, both LLs, correct, margin, strata);
+- ``pairs.parquet``: one row per pair and run (pair id, task, both LLs, correct, margin, strata);
 - ``report.json`` and ``report.md``: per model and task, accuracy with a seeded bootstrap and a
   Wilson 95% interval, tie rate, margin mean and median, n; the unweighted mean over the tasks
   each model ran; accuracy by stratum (``fraction_codons_changed`` in fifths, ``exon_rank`` with
   5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``, and ``--by`` columns),
   strata under ``summaries.FEW_PAIRS`` pairs flagged; for every two models that ran a task, the
   accuracy difference with a paired-bootstrap interval and the exact McNemar p-value over the
-  pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and the
-  published numbers of the Carbon report, as separate reference rows;
+  pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and,
+  where a published config is among the tasks, the published numbers of the Carbon report, as
+  separate reference rows; intervals from fewer than ``summaries.THIN_PAIRS`` pairs (or
+  by-chromosome ones over fewer than ``variant_metrics.FEW_CHROMOSOMES`` chromosomes) are marked
+  thin in the tables and the notes;
 - the context-length sweep: for every model and config scored at two or more context lengths
   (the ``perturbation_<config>_<L>bp`` tasks and the whole windows), accuracy per length with
   its bootstrap interval, as a table and as ``context_sweep.png``;
-- ``accuracy.png``, ``accuracy_by_codons_changed.png``, ``margins.png`` (``plots.py``);
+- ``accuracy.png``, ``margins.png``, and for syn tasks ``accuracy_by_codons_changed.png``
+  (``plots.py``); each figure only where its data is;
 - for labelled variant tasks, the ranking metrics with intervals, per stratum and paired
   (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
   ``consequence`` column, the class ladder (table and ``class_ladder.png``).
@@ -39,27 +45,28 @@ from perturbation_bench.report.summaries import (
     PUBLISHED_SOURCE,
     context_sweep,
     group_means,
+    has_published_config,
     model_comparisons,
     strata,
     summarize,
+    thin_notes,
 )
 
 
 def make_report(
     run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
-    features=(), allow_different_data: bool = False,
+    features=(), allow_different_data: bool = False, names: dict[str, str] | None = None,
 ) -> dict:  # fmt: skip
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
     ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
-    ``allow_different_data``: compare runs that scored different data for a task.
+    ``allow_different_data``: compare runs that scored different data for a task; ``names``:
+    ``folder -> label`` naming runs (``run_names.py`` names the others).
     """
-    from perturbation_bench.report import plots, variant_plots
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     provenance: dict = {}
-    pairs, notes = collect_pairs(run_folders, list(by), provenance)
+    pairs, notes = collect_pairs(run_folders, list(by), provenance, names)
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
     pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
     pairs = pairs.reset_index(drop=True)
@@ -70,6 +77,14 @@ def make_report(
             notes.append(f"--by {column}: no sample has this column")
     pairs.to_parquet(out / "pairs.parquet", index=False)
     summary = summarize(pairs, seed, n_boot)
+    variants = {
+        "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
+        "strata": variant_metrics.ranking_strata(pairs, list(by)),
+        "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
+        "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
+    }
+    notes += thin_notes(summary) + variant_metrics.thin_notes(variants["summary"])
+    published = has_published_config(pairs["task"].unique())
     report = {
         "runs": [str(f) for f in run_folders],
         "seed": seed,
@@ -79,36 +94,41 @@ def make_report(
         "strata": strata(pairs, list(by), seed, n_boot),
         "comparisons": model_comparisons(pairs, seed, n_boot),
         "context_sweep": context_sweep(pairs, seed, n_boot),
-        "variants": {
-            "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
-            "strata": variant_metrics.ranking_strata(pairs, list(by)),
-            "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
-            "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
-        },
-        "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED},
+        "variants": variants,
+        "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED} if published else {},
         "notes": notes,
         "provenance": provenance,
     }
     report["saturation_maps"] = saturation_maps(pairs, out, features)
+    report["figures"] = _draw(report, pairs, out)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(to_markdown(report))
-    plots.accuracy(summary, out / "accuracy.png")
-    plots.accuracy_by_codons_changed(
-        [s for s in report["strata"] if s["column"] == "fraction_codons_changed"],
-        out / "accuracy_by_codons_changed.png",
-    )
+    return report
+
+
+def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
+    """Draw the figures that apply to these runs; which were drawn, by name."""
+    from perturbation_bench.report import plots, variant_plots
+
+    codons = [s for s in report["strata"] if s["column"] == "fraction_codons_changed"]
+    ladder, ranked = report["variants"]["class_ladder"], report["variants"]["summary"]
+    drawn = {"accuracy": True, "margins": True, "accuracy_by_codons_changed": bool(codons),
+             "context_sweep": bool(report["context_sweep"]), "class_ladder": bool(ladder),
+             "roc": bool(ranked), "precision_recall": bool(ranked)}  # fmt: skip
+    plots.accuracy(report["summary"], out / "accuracy.png")
     plots.margins(pairs, out / "margins.png")
+    if codons:
+        plots.accuracy_by_codons_changed(codons, out / "accuracy_by_codons_changed.png")
     if report["context_sweep"]:
         plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
-    if report["variants"]["class_ladder"]:
-        ladder = report["variants"]["class_ladder"]
+    if ladder:
         order = sorted({r["consequence"] for r in ladder}, key=variant_metrics.ladder_order)
         variant_plots.class_ladder(ladder, order, out / "class_ladder.png")
-    if report["variants"]["summary"]:
+    if ranked:
         variant_plots.ranking_curves(
             variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
         )
-    return report
+    return drawn
 
 
 def saturation_maps(pairs, out: Path, features=()) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perturbation_bench.report import variant_metrics
-from perturbation_bench.report.summaries import FEW_PAIRS
+from perturbation_bench.report.summaries import FEW_PAIRS, THIN_PAIRS
 
 
 def to_markdown(report: dict) -> str:
@@ -16,11 +16,12 @@ def to_markdown(report: dict) -> str:
         return f"[{pct(pair[0])}, {pct(pair[1])}]"
 
     lines = ["# perturbation-bench report", "", "## Accuracy (measured)", "",
+             f"Intervals from fewer than {THIN_PAIRS} pairs are marked (thin).", "",
              "| model | task | n | pairwise_acc % | bootstrap 95% | Wilson 95% | tie rate % | margin mean | margin median |",
              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for s in report["summary"]:
         lines.append(
-            f"| {s['model']} | {s['task']} | {s['n']} | {pct(s['pairwise_acc'])} | "
+            f"| {s['model']} | {s['task']} | {s['n']}{' (thin)' if s['thin'] else ''} | {pct(s['pairwise_acc'])} | "
             f"{interval(s['bootstrap_95'])} | {interval(s['wilson_95'])} | {pct(s['tie_rate'])} | "
             f"{s['margin_mean']:.3f} | {s['margin_median']:.3f} |"
         )
@@ -59,11 +60,12 @@ def to_markdown(report: dict) -> str:
             f"{pct(s['pairwise_acc'])} | {interval(s['wilson_95'])} |"
         )
     published = report["published_reference"]
-    lines += ["", "## Published reference (not measured here)", "", published["source"], "",
-              "| model | motif % | synonymous % |", "|---|---|---|"]  # fmt: skip
-    lines += [
-        f"| {r['model']} | {r['motif']:.2f} | {r['synonymous']:.2f} |" for r in published["rows"]
-    ]
+    if published:
+        lines += ["", "## Published reference (not measured here)", "", published["source"], "",
+                  "| model | motif % | synonymous % |", "|---|---|---|"]  # fmt: skip
+        lines += [
+            f"| {r['model']} | {r['motif']:.2f} | {r['synonymous']:.2f} |" for r in published["rows"]
+        ]
     variants = report["variants"]
     lines += variant_metrics.markdown(
         variants["summary"], variants["strata"], variants["auprc_differences"],
@@ -85,6 +87,8 @@ def to_markdown(report: dict) -> str:
         lines += [f"![saturation map]({name})" for name in report["saturation_maps"]]
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
-    lines += ["", "![accuracy](accuracy.png)", "", "![accuracy by codons changed](accuracy_by_codons_changed.png)",
-              "", "![margins](margins.png)", ""]  # fmt: skip
+    lines += ["", "![accuracy](accuracy.png)", ""]
+    if report["figures"].get("accuracy_by_codons_changed"):
+        lines += ["![accuracy by codons changed](accuracy_by_codons_changed.png)", ""]
+    lines += ["![margins](margins.png)", ""]
     return "\n".join(lines)

@@ -11,7 +11,10 @@ Rules every figure keeps:
 - series that may coincide get their own marker and a small horizontal offset, so none hides
   another;
 - causal log-likelihoods (whole sequences) and masked marginals (the differing positions only)
-  are not on one scale: their margins get separate panels.
+  are not on one scale: their margins get separate panels;
+- every figure says how many pairs each series or bar holds (``n``), counts have whole-number
+  ticks, a bar of height 0 carries a marker at 0 so that it is seen, and the layout is
+  constrained so that no label or title falls outside the figure.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 SIZE, DPI = (9, 5), 100
+LAYOUT = "constrained"
+"""Matplotlib's layout engine for every figure: titles, labels and legends kept inside."""
 CHANCE = 0.5
 MIN_BIN_PAIRS = 10
 """Fewest pairs in a bin for a line to join it to its neighbour."""
@@ -34,7 +40,6 @@ OFFSET = 0.06
 
 
 def save_figure(figure, path: Path) -> None:
-    figure.tight_layout()
     figure.savefig(path, dpi=DPI)
     plt.close(figure)
 
@@ -44,10 +49,11 @@ def draw_chance(axes) -> None:
 
 
 def error_bars(rows: list[dict], key: str = "wilson_95") -> list[list[float]]:
-    """Matplotlib's ``yerr`` for the ``key`` intervals of ``rows``."""
+    """Matplotlib's ``yerr`` for the ``key`` intervals of ``rows`` (an interval that misses its
+    point, as a percentile bootstrap may, gives a zero-length bar on that side)."""
     return [
-        [r["pairwise_acc"] - r[key][0] for r in rows],
-        [r[key][1] - r["pairwise_acc"] for r in rows],
+        [max(0.0, r["pairwise_acc"] - r[key][0]) for r in rows],
+        [max(0.0, r[key][1] - r["pairwise_acc"]) for r in rows],
     ]
 
 
@@ -56,14 +62,19 @@ def accuracy(summary: list[dict], path: Path) -> None:
     tasks = sorted({s["task"] for s in summary})
     models = sorted({s["model"] for s in summary})
     width = 0.8 / len(models)
-    figure, axes = plt.subplots(figsize=SIZE)
+    figure, axes = plt.subplots(figsize=SIZE, layout=LAYOUT)
     for m, model in enumerate(models):
         rows = {s["task"]: s for s in summary if s["model"] == model}
         present = [task for task in tasks if task in rows]
         xs = [tasks.index(task) + (m - (len(models) - 1) / 2) * width for task in present]
         drawn = [rows[task] for task in present]
-        axes.bar(xs, [r["pairwise_acc"] for r in drawn], width, label=model,
-                 yerr=error_bars(drawn), capsize=4)  # fmt: skip
+        accuracies = [r["pairwise_acc"] for r in drawn]
+        bars = axes.bar(xs, accuracies, width, label=model, yerr=error_bars(drawn), capsize=4)
+        colour = bars.patches[0].get_facecolor() if bars.patches else None
+        axes.plot(xs, accuracies, linestyle="none", marker="o", markersize=4, color=colour)
+        for x, r in zip(xs, drawn):
+            axes.annotate(f"n={r['n']}", (x, r["wilson_95"][1]), textcoords="offset points",
+                          xytext=(0, 3), ha="center", fontsize="x-small")  # fmt: skip
     draw_chance(axes)
     axes.set_xticks(range(len(tasks)), [t.removeprefix("perturbation_") for t in tasks])
     axes.set_ylabel("pairwise accuracy (LL original > LL perturbed)")
@@ -99,7 +110,7 @@ def _binned_series(axes, xs, rows: list[dict], index: int, count: int, label: st
 
 def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     """Accuracy per bin of ``fraction_codons_changed`` (syn tasks), Wilson 95% bars, n per bin."""
-    figure, axes = plt.subplots(figsize=SIZE)
+    figure, axes = plt.subplots(figsize=SIZE, layout=LAYOUT)
     series = sorted({(s["model"], s["task"]) for s in strata_rows})
     bins = sorted({s["value"] for s in strata_rows})
     for index, (model, task) in enumerate(series):
@@ -115,10 +126,7 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     axes.set_title(
         f"Accuracy against share of codons changed (Wilson 95%; lines join bins of >= {MIN_BIN_PAIRS} pairs)"
     )
-    if series:
-        axes.legend(fontsize="small")
-    else:
-        axes.text(0.5, 0.5, "no syn task in these runs", ha="center", transform=axes.transAxes)
+    axes.legend(fontsize="small")
     save_figure(figure, path)
 
 
@@ -134,7 +142,7 @@ def margins(pairs, path: Path) -> None:
     tasks = sorted(pairs["task"].unique())
     scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
     figure, panels = plt.subplots(len(scales), len(tasks), figsize=(SIZE[0], SIZE[1] * len(scales)),
-                                  squeeze=False)  # fmt: skip
+                                  squeeze=False, layout=LAYOUT)  # fmt: skip
     for row, scale in enumerate(scales):
         for axes, task in zip(panels[row], tasks):
             rows = pairs[(pairs["task"] == task) & (pairs["scale"] == scale)]
@@ -143,7 +151,8 @@ def margins(pairs, path: Path) -> None:
                 continue
             edges = np.histogram_bin_edges(rows["margin"], bins=30)  # shared: models comparable
             for model, group in rows.groupby("model", sort=True):
-                axes.hist(group["margin"], bins=edges, alpha=0.5, label=model)
+                axes.hist(group["margin"], bins=edges, alpha=0.5, label=f"{model} (n={len(group)})")
+            axes.yaxis.set_major_locator(MaxNLocator(integer=True))
             axes.axvline(0, color="black", linestyle="--", linewidth=1)
             axes.set_title(f"{task.removeprefix('perturbation_')} ({scale})")
             axes.set_xlabel(f"margin (nats; {SCALE_LABELS[scale]})")
@@ -158,15 +167,17 @@ def margins(pairs, path: Path) -> None:
 def context_sweep(rows: list[dict], path: Path) -> None:
     """Accuracy against context length (log x axis): a line per model and config, each with its
     own marker and a small offset, bootstrap 95% intervals as bands, chance line."""
-    figure, axes = plt.subplots(figsize=SIZE)
+    figure, axes = plt.subplots(figsize=SIZE, layout=LAYOUT)
     keys = sorted({(r["model"], r["config"]) for r in rows})
     for index, (model, config) in enumerate(keys):
         series = sorted((r for r in rows if (r["model"], r["config"]) == (model, config)),
                         key=lambda r: r["context_bp"])  # fmt: skip
         xs = [r["context_bp"] * 2 ** series_offset(index, len(keys)) for r in series]
+        sizes = sorted({r["n"] for r in series})
         line = axes.plot(xs, [r["pairwise_acc"] for r in series],
                          marker=MARKERS[index % len(MARKERS)],
-                         label=f"{Path(model).name} / {config.removeprefix('perturbation_')}")  # fmt: skip
+                         label=f"{Path(model).name} / {config.removeprefix('perturbation_')} "
+                               f"(n={'/'.join(map(str, sizes))})")  # fmt: skip
         axes.fill_between(xs, [r["bootstrap_95"][0] for r in series],
                           [r["bootstrap_95"][1] for r in series], alpha=0.15,
                           color=line[0].get_color())  # fmt: skip

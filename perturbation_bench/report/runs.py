@@ -21,13 +21,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.ranking import variant_score
 from perturbation_bench.pairs.settings import logged_settings
+from perturbation_bench.report.run_names import identity, run_names
 
 STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
           "consequence")
@@ -43,6 +44,7 @@ class Run:
 
     folder: Path
     model: str
+    """Where the run's name starts (``run_names.py``): ``pretrained``, else the lm-eval model."""
     samples: dict[str, Path]
     ignored: list[str] = field(default_factory=list)
     limit: float | None = None
@@ -52,6 +54,18 @@ class Run:
     scale: str = "causal"
     """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains) or ``masked``
     (masked marginals over the differing positions, ``--model dna-mlm``): not one scale."""
+    model_type: str | None = None
+    """lm-eval's model (``config.model``)."""
+    model_args: dict = field(default_factory=dict)
+    """lm-eval's model arguments (``config.model_args``)."""
+    task_settings: dict = field(default_factory=dict)
+    """Per task, the settings its first logged document carries (``pairs/settings.py``)."""
+
+    def identity(self) -> dict:
+        """What identifies the run (``run_names.identity``)."""
+        return identity(self.model_type, self.model_args, self.provenance.get("settings") or {},
+                        {task: {k: v for k, v in s.items() if k != "shard"}
+                         for task, s in self.task_settings.items()})  # fmt: skip
 
 
 def find_run(folder: str | Path) -> Run:
@@ -85,17 +99,19 @@ def find_run(folder: str | Path) -> Run:
         samples[task] = path
     if not samples:
         raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
-    model, limit, scale, provenance = _run_settings(parents.pop())
-    return Run(folder, model, samples, ignored, limit, provenance, scale)
+    model, limit, scale, provenance, model_type, model_args = _run_settings(parents.pop())
+    task_settings = {task: _first_settings(path) for task, path in samples.items()}
+    return Run(folder, model, samples, ignored, limit, provenance, scale, model_type, model_args,
+               task_settings)  # fmt: skip
 
 
 MASKED_MODELS = ("dna-mlm",)
 """lm-eval model names whose LLs are masked marginals (:attr:`Run.scale`)."""
 
 
-def _run_settings(folder: Path) -> tuple[str, float | None, str, dict]:
-    """Model name, ``--limit``, score scale and provenance from the newest readable results file
-    (the folder name, None, causal and {} without one)."""
+def _run_settings(folder: Path) -> tuple:
+    """Name base, ``--limit``, score scale, provenance, lm-eval model and model arguments from
+    the newest readable results file (the folder name, None, causal, {}, None, {} without one)."""
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
             data = json.loads(results.read_text())
@@ -104,8 +120,29 @@ def _run_settings(folder: Path) -> tuple[str, float | None, str, dict]:
         config = data.get("config") or {}
         scale = "masked" if config.get("model") in MASKED_MODELS else "causal"
         provenance = config.get("perturbation_bench") or {}
-        return str(data.get("model_name") or folder.name), config.get("limit"), scale, provenance
-    return folder.name, None, "causal", {}
+        model_args = _model_args(config.get("model_args"))
+        base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
+        return (str(base or folder.name), config.get("limit"), scale, provenance,
+                config.get("model"), model_args)  # fmt: skip
+    return folder.name, None, "causal", {}, None, {}
+
+
+def _model_args(value) -> dict:
+    """lm-eval's ``model_args`` as a dict: a dict already, or its ``k=v,k=v`` string."""
+    if isinstance(value, dict):
+        return value
+    pairs = [item.split("=", 1) for item in str(value or "").split(",") if "=" in item]
+    return {key.strip(): text.strip() for key, text in pairs}
+
+
+def _first_settings(path: Path) -> dict:
+    """The task settings of a samples file's first document ({} if it has none)."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        return dict(logged_settings(json.loads(first)["doc"]))
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return {}  # a bad line is named with its number when the file is read
 
 
 def stream_sample_pairs(
@@ -169,15 +206,21 @@ def stream_sample_pairs(
 
 
 def collect_pairs(
-    run_folders: list[str | Path], by: list[str] = (), provenance: dict | None = None
-):
-    """All runs' pairs as one pandas table, plus the notes on files left out; ``provenance`` (if
-    given) receives each run's, by model."""
+    run_folders: list[str | Path], by: list[str] = (), provenance: dict | None = None,
+    names: dict[str, str] | None = None,
+):  # fmt: skip
+    """All runs' pairs as one pandas table, each row's ``model`` the run's name
+    (``run_names.py``; ``names``: ``folder -> label`` from ``--name``), plus the notes on files
+    left out; ``provenance`` (if given) receives each run's, by folder."""
+    runs = [find_run(folder) for folder in run_folders]
+    named = run_names([{"folder": str(run.folder), "base": run.model, "identity": run.identity(),
+                        "shards": {t: s.get("shard") for t, s in run.task_settings.items()}}
+                       for run in runs], _names_by_folder(runs, names or {}))  # fmt: skip
     rows, notes = [], []
-    for folder in run_folders:
-        run = find_run(folder)
+    for run in runs:
+        name = named[str(run.folder)]
         if provenance is not None:
-            provenance[str(run.folder)] = {"model": run.model, **{
+            provenance[str(run.folder)] = {"model": name, **{
                 ("scorer" if key == "model" else key): value for key, value in run.provenance.items()}}  # fmt: skip
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
         if run.limit is not None:
@@ -186,8 +229,19 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
-            for row in stream_sample_pairs(path, task, run.model, by, run.scale):
+            for row in stream_sample_pairs(path, task, name, by, run.scale):
                 rows.append({**row, "run": str(run.folder)})
     import pandas as pd
 
     return pd.DataFrame(rows), notes
+
+
+def _names_by_folder(runs: list[Run], names: dict[str, str]) -> dict[str, str]:
+    """``--name FOLDER=LABEL`` keyed by the runs' folders as given (matched by resolved path)."""
+    out = {}
+    for folder, label in names.items():
+        matched = [run for run in runs if run.folder.resolve() == Path(folder).resolve()]
+        if not matched:
+            raise OptionsError(f"--name {folder}={label}: {folder} is not one of the RUN folders")
+        out[str(matched[0].folder)] = label
+    return out

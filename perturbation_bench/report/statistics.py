@@ -5,7 +5,8 @@ The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(pe
 - :func:`bootstrap_interval`: percentile interval of the mean over ``n_boot`` resamples of the
   pairs, drawn with a seeded generator (same seed, same interval).
 - :func:`wilson_interval`: Wilson score interval for ``k`` successes in ``n`` trials,
-  ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``.
+  ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, within [0, 1] and holding
+  ``p = k / n``.
 - :func:`paired_bootstrap_difference`: interval of ``mean(a) - mean(b)`` resampling pairs
   jointly, for two models scored on the same pairs.
 - :func:`mcnemar_exact`: two-sided exact McNemar test on the discordant pairs: with ``b`` pairs
@@ -54,7 +55,8 @@ def wilson_interval(k: int, n: int, level: float = LEVEL) -> tuple[float, float]
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # within [0, 1] and around p even where rounding would put p outside (k = n gives 1 - 1e-16)
+    return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
 
 
 def paired_bootstrap_difference(

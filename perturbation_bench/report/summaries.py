@@ -31,6 +31,10 @@ from perturbation_bench.report.statistics import (
 
 FEW_PAIRS = 30
 """Strata with fewer pairs than this are flagged: their intervals are wide."""
+THIN_PAIRS = 10
+"""An interval from fewer pairs than this is flagged as thin, in the tables and the notes."""
+PUBLISHED_CONFIGS = ("syn_human", "syn_mouse", "motif_human")
+"""The configs the published numbers and the codon strata are about."""
 
 PUBLISHED = [  # Carbon technical report (Allal et al., 2026), token-level scoring, accuracy %
     {"model": "Carbon-3B", "motif": 85.20, "synonymous": 88.89},
@@ -63,7 +67,20 @@ def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
         "pairwise_acc": k / n,
         "bootstrap_95": list(bootstrap_interval(correct.to_numpy(), seed=seed, n_boot=n_boot)),
         "wilson_95": list(wilson_interval(k, n)),
+        "thin": n < THIN_PAIRS,
     }
+
+
+def thin_notes(summary: list[dict]) -> list[str]:
+    """A note per model and task whose interval rests on fewer than :data:`THIN_PAIRS` pairs."""
+    return [f"{s['model']} {s['task']}: the intervals rest on {s['n']} pair(s) (fewer than "
+            f"{THIN_PAIRS}): read them as rough" for s in summary if s["thin"]]  # fmt: skip
+
+
+def has_published_config(tasks) -> bool:
+    """Whether any task is one of the published configs (whole windows or a context crop)."""
+    return any(CONTEXT_SUFFIX.sub("", task).removeprefix("perturbation_") in PUBLISHED_CONFIGS
+               for task in tasks)  # fmt: skip
 
 
 def group_means(summary: list[dict]) -> list[dict]:

@@ -31,6 +31,8 @@ from perturbation_bench.report.statistics import (
     stratified_bootstrap_interval,
 )
 
+FEW_CHROMOSOMES = 5
+"""A by-chromosome bootstrap over fewer chromosomes than this is flagged as thin."""
 LADDER = ("intergenic_variant", "synonymous_variant", "missense_variant", "stop_lost",
           "start_lost", "splice_acceptor_variant", "splice_donor_variant", "frameshift_variant",
           "stop_gained")  # fmt: skip
@@ -85,7 +87,9 @@ def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> l
         values = _metrics(group)
         row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
                "n": len(group), "n_positive": int(group["label"].sum()),
-               "chromosomes_left_out": values["chromosomes_left_out"]}  # fmt: skip
+               "chromosomes_left_out": values["chromosomes_left_out"],
+               "chromosomes": len(values["auroc_by_chrom_rows"])}  # fmt: skip
+        row["by_chrom_thin"] = row["chromosomes"] < FEW_CHROMOSOMES
         for name, fn in METRICS.items():
             row[name] = values[name]
             row[f"{name}_95"] = list(stratified_bootstrap_interval(
@@ -98,7 +102,8 @@ def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> l
 
 
 def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
-    """Per model, labelled task and stratum value (``consequence``, ``by``): the four metrics."""
+    """Per model, labelled task and stratum value (``consequence``, ``by``): the four metrics,
+    for the strata that hold both classes of label."""
     out = []
     frame = labelled(pairs)
     for column in ("consequence", *by):
@@ -107,6 +112,8 @@ def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
         present = frame[frame[column].notna()]
         for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
             values = _metrics(group)
+            if all(math.isnan(values[name]) for name in METRICS):
+                continue  # one class of label in the stratum (a scan's classes): nothing to rank
             out.append({"model": model, "task": task, "column": column, "value": str(value),
                         "n": len(group), "n_positive": int(group["label"].sum()),
                         **{k: v for k, v in values.items() if not k.endswith(("_rows", "left_out"))}})  # fmt: skip
@@ -146,6 +153,9 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
     if not summary:
         return lines
 
+    def thin(row) -> str:
+        return f" (thin: {row['chromosomes']} chromosomes)" if row["by_chrom_thin"] else ""
+
     def value(x, interval=None):
         if x is None or (isinstance(x, float) and math.isnan(x)):
             return "n/a"
@@ -154,15 +164,16 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
     lines += ["", "## Variant effect (labelled variants)", "",
              "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
              "value. AUROC/AUPRC with stratified bootstrap 95%; by-chromosome weighted averages "
-             "with chromosome bootstrap 95%.", "",
+             f"with chromosome bootstrap 95% (thin: fewer than {FEW_CHROMOSOMES} chromosomes to "
+             "resample, the interval says little).", "",
              "| model | task | score | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | chromosomes left out |",
              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in summary:
         lines.append(
             f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} ({r['n_positive']}) | "
             f"{value(r['auroc'], r['auroc_95'])} | {value(r['auprc'], r['auprc_95'])} | "
-            f"{value(r['auroc_by_chrom'], r['auroc_by_chrom_95'])} | "
-            f"{value(r['auprc_by_chrom'], r['auprc_by_chrom_95'])} | "
+            f"{value(r['auroc_by_chrom'], r['auroc_by_chrom_95'])}{thin(r)} | "
+            f"{value(r['auprc_by_chrom'], r['auprc_by_chrom_95'])}{thin(r)} | "
             f"{', '.join(r['chromosomes_left_out']) or 'none'} |"
         )
     if strata:
@@ -179,3 +190,10 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
                   for d in differences]  # fmt: skip
     lines += ["", "![ROC curves](roc.png)", "", "![precision-recall curves](precision_recall.png)"]
     return lines
+
+
+def thin_notes(summary: list[dict]) -> list[str]:
+    """A note per by-chromosome interval resampled from fewer than :data:`FEW_CHROMOSOMES`."""
+    return [f"{r['model']} {r['task']}: the by-chromosome intervals resample {r['chromosomes']} "
+            f"chromosome(s) (fewer than {FEW_CHROMOSOMES}): they say little"
+            for r in summary if r["by_chrom_thin"]]  # fmt: skip

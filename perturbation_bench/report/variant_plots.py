@@ -9,6 +9,7 @@ import numpy as np
 
 from perturbation_bench.report.plots import (
     DPI,
+    LAYOUT,
     MARKERS,
     SIZE,
     draw_chance,
@@ -17,6 +18,9 @@ from perturbation_bench.report.plots import (
     save_figure,
     series_offset,
 )
+
+REFERENCE_COLOUR = "0.6"
+"""The saturation map's reference-base cells: grey, not the white of a change with LLR 0."""
 
 
 def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
@@ -27,7 +31,7 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
 
     tasks = sorted(labelled["task"].unique())
     for path, kind in ((roc_path, "roc"), (pr_path, "pr")):
-        figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False)
+        figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False, layout=LAYOUT)
         for axes, task in zip(panels[0], tasks):
             rows = labelled[labelled["task"] == task]
             for index, (model, group) in enumerate(rows.groupby("model", sort=True)):
@@ -38,7 +42,8 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
                 else:
                     y, x, _ = precision_recall_curve(group["label"], group["score"])
                 axes.plot(x, y, marker=MARKERS[index % len(MARKERS)], markevery=0.1,
-                          label=Path(model).name)  # fmt: skip
+                          label=f"{Path(model).name} (n={len(group)}, "
+                                f"{int(group['label'].sum())} positive)")  # fmt: skip
             if kind == "roc":
                 axes.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="chance")
                 axes.set_xlabel("false positive rate")
@@ -61,7 +66,7 @@ def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
     bars (left, chance line) and the mean margin (right, zero line); a line per model and task,
     each with its own marker and a small offset."""
     keys = sorted({(r["model"], r["task"]) for r in rows})
-    figure, (left, right) = plt.subplots(1, 2, figsize=SIZE)
+    figure, (left, right) = plt.subplots(1, 2, figsize=SIZE, layout=LAYOUT)
     for index, (model, task) in enumerate(keys):
         series = {r["consequence"]: r for r in rows if (r["model"], r["task"]) == (model, task)}
         present = [c for c in order if c in series]
@@ -69,8 +74,12 @@ def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
         drawn = [series[c] for c in present]
         marker = MARKERS[index % len(MARKERS)]
         label = f"{Path(model).name} / {task.removeprefix('perturbation_')}"
-        left.errorbar(xs, [r["pairwise_acc"] for r in drawn], marker=marker, capsize=4, label=label,
-                      yerr=error_bars(drawn, "bootstrap_95"))  # fmt: skip
+        points = left.errorbar(xs, [r["pairwise_acc"] for r in drawn], marker=marker, capsize=4,
+                               label=label, yerr=error_bars(drawn, "bootstrap_95"))  # fmt: skip
+        for x, r in zip(xs, drawn):
+            left.annotate(f"n={r['n']}", (x, r["pairwise_acc"]), textcoords="offset points",
+                          xytext=(6, -10 - 9 * index), fontsize="x-small",
+                          color=points[0].get_color())  # fmt: skip
         right.plot(xs, [r["margin_mean"] for r in drawn], marker=marker, label=label)
     draw_chance(left)
     right.axhline(0, color="black", linestyle="--", linewidth=1)
@@ -94,7 +103,8 @@ def _bare(chrom) -> str:
 
 def saturation_map(rows, region: str, path: Path, features=()) -> None:
     """One region of a saturation scan: a panel per model with positions along x, the four bases
-    along y and colour = LLR = LL(alt) - LL(ref) (the reference base left blank), the reference
+    along y and colour = LLR = LL(alt) - LL(ref) (the reference base grey, apart from the white of
+    a neutral change), the reference
     sequence as tick labels where it fits, the per-position mean LLR as a track, and the
     annotated CDS exons that overlap (``features``: ``(chrom, start0, end0)``) under it. Written
     as PNG and SVG (``path`` with either suffix)."""
@@ -107,7 +117,7 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
     limit = float(rows["llr"].abs().max()) or 1.0
     figure, panels = plt.subplots(2 * len(models), 1, figsize=(SIZE[0], 2.6 * len(models) + 0.6),
                                   gridspec_kw={"height_ratios": [3, 1] * len(models)},
-                                  squeeze=False)  # fmt: skip
+                                  squeeze=False, layout=LAYOUT)  # fmt: skip
     chrom = str(rows["chrom"].iloc[0])
     for index, model in enumerate(models):
         heat, track = panels[2 * index][0], panels[2 * index + 1][0]
@@ -115,10 +125,12 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
         grid = np.full((4, len(positions)), np.nan)
         for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"]):
             grid["ACGT".index(alt), positions.index(pos)] = llr
-        image = heat.imshow(grid, aspect="auto", cmap="RdBu_r", interpolation="nearest",
+        colours = plt.get_cmap("RdBu_r").with_extremes(bad=REFERENCE_COLOUR)
+        image = heat.imshow(grid, aspect="auto", cmap=colours, interpolation="nearest",
                             norm=TwoSlopeNorm(0.0, -limit, limit))  # fmt: skip
         heat.set_yticks(range(4), list("ACGT"))
-        heat.set_title(f"{Path(model).name}: {region}", fontsize="small")
+        heat.set_title(f"{Path(model).name}: {region}, n={len(mine)} variants "
+                       "(grey: the reference base)", fontsize="small")  # fmt: skip
         figure.colorbar(image, ax=heat, label="LLR = LL(alt) - LL(ref)")
         mean = mine.groupby("pos")["llr"].mean().reindex(positions)
         track.bar(range(len(positions)), mean.to_numpy(), color="grey", width=1.0)
@@ -139,7 +151,6 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
         track.set_xticks(list(ticks), labels, fontsize="xx-small" if len(positions) > 60 else "small")
         heat.set_xticks([])
     figure.suptitle(f"Saturation map, {chrom}:{positions[0]:,}-{positions[-1]:,} (reference bases below)")
-    figure.tight_layout()
     for suffix in (".png", ".svg"):
         figure.savefig(Path(path).with_suffix(suffix), dpi=DPI)
     plt.close(figure)

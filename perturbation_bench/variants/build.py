@@ -11,7 +11,8 @@ model of this package scores it as a pair. Columns, in order::
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
 excluded and counted per reason (``windows.py``), and so is one whose pair repeats an earlier
 one exactly (``duplicate_pair``: the same record twice); the counts are printed and written to
-``<config>/_build_report.json``, and variants read = rows written + excluded. Rows stream to
+``<config>/_build_report.json``, each excluded variant is named in ``<config>/_excluded.tsv``
+(chrom, pos, ref, alt, reason), and variants read = rows written + excluded. Rows stream to
 the parquet file in batches in file order; same inputs, same bytes.
 """
 
@@ -37,18 +38,22 @@ from perturbation_bench.variants.windows import (
 
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"
+EXCLUDED_NAME = "_excluded.tsv"
+"""Every excluded variant and why (leading ``_``: parquet dataset readers skip it)."""
 BATCH_ROWS = 512
 LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", "variant_offset",
            "is_clamped")  # fmt: skip
 SEQUENCES = ("original_sequence", "sequence")
+VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
                "variant_id": pa.string(), "label": pa.bool_(), "window_start": pa.int64(),
                "variant_offset": pa.int64(), "is_clamped": pa.int64(),
                "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
 
 
-def variant_rows(variants, genome, window: int, excluded: Counter):
-    """Rows (module docstring) for ``variants``; the excluded ones counted in ``excluded``."""
+def variant_rows(variants, genome, window: int, excluded: Counter, named: list | None = None):
+    """Rows (module docstring) for ``variants``; the excluded ones counted in ``excluded`` and,
+    with ``named``, listed there as ``(chrom, pos, ref, alt, reason)``."""
     for variant in variants:
         problem = allele_problem(variant.ref, variant.alt)
         chrom = resolve_chromosome(variant.chrom, genome)
@@ -59,6 +64,8 @@ def variant_rows(variants, genome, window: int, excluded: Counter):
         )
         if isinstance(windows, str):
             excluded[windows] += 1
+            if named is not None:
+                named.append((variant.chrom, variant.pos, variant.ref, variant.alt, windows))
             continue
         extra = dict(variant.extra)
         label = {"label": extra.pop("label")} if "label" in extra else {}
@@ -91,9 +98,11 @@ def build_variant_dataset(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PARQUET_NAME
     excluded: Counter = Counter()
+    named: list[tuple] = []
     carried, variants = read_variants(variants_path)
     counted = _Counted(variants)
-    rows = unique_pairs(variant_rows(counted, genome, window, excluded), excluded)
+    rows = unique_pairs(variant_rows(counted, genome, window, excluded, named), excluded,
+                        lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")))  # fmt: skip
     written, writer, schema = 0, None, None
     try:
         while batch := list(itertools.islice(rows, BATCH_ROWS)):
@@ -118,6 +127,8 @@ def build_variant_dataset(
                      "window": window, "script_version": f"perturbation-bench {__version__}"},
     }  # fmt: skip
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
+    lines = ["\t".join((*VARIANT_KEYS, "reason"))] + ["\t".join(map(str, row)) for row in named]
+    (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")
     return path, written, excluded, counted.count
 
 

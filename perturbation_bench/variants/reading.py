@@ -84,11 +84,33 @@ def _read_vcf(path: Path) -> Iterator[Variant]:
         vcf = pysam.VariantFile(str(path))
     except (OSError, ValueError) as err:
         raise DataSourceError(f"cannot read VCF {path}: {err}") from None
-    with vcf:
-        for record_index, record in enumerate(vcf):
-            extra = {"variant_id": record.id} if record.id else {}
-            for alt in record.alts or (".",):  # "." (no ALT) is excluded and counted later
-                yield _variant(path, record_index, record.chrom, record.pos, record.ref, alt, extra)
+    try:
+        yield from _vcf_variants(path, vcf)
+    finally:
+        try:
+            vcf.close()
+        except OSError:  # htslib fails to close a damaged stream; the read error says why
+            pass
+
+
+def _vcf_variants(path: Path, vcf) -> Iterator[Variant]:
+    """One variant per ALT of each record; a record htslib cannot read stops the build with the
+    file, the record's number and htslib's reason."""
+    records, record_index = iter(vcf), 0
+    while True:
+        try:
+            record = next(records)
+        except StopIteration:
+            return
+        except (OSError, ValueError) as err:  # htslib's reason: truncated file, bad field
+            raise DataValidationError(
+                f"{path}: record {record_index + 1} (after {record_index} read): cannot be read "
+                f"({err})"
+            ) from None
+        extra = {"variant_id": record.id} if record.id else {}
+        for alt in record.alts or (".",):  # "." (no ALT) is excluded and counted later
+            yield _variant(path, record_index, record.chrom, record.pos, record.ref, alt, extra)
+        record_index += 1
 
 
 def _table_variants(path: Path, table, carried: list[str]) -> Iterator[Variant]:

@@ -1,0 +1,103 @@
+"""Which runs are one row of the report, and what each row is called.
+
+A run is identified by everything that changes its scores:
+
+- the lm-eval model (``config.model``: ``dna-hf``, ``kmer-markov``, ...) and its arguments
+  (``config.model_args``: ``pretrained``, ``order``, ``dtype``, ...), except
+  :data:`SCORE_NEUTRAL` ones (where it runs, how it batches, what it caches);
+- the scorer settings this package's models record (``config.perturbation_bench.settings``);
+- per task, the settings its documents carry (``pairs/settings.py``: preset, prefix, k-mer size,
+  ``rc_average``, crop length, reduction, score) and the data's identity (sha256 of the files);
+  the shard is not part of it (shards of one run merge).
+
+Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``model_name``
+(``pretrained``) or, for a model without one (``kmer-markov``), the lm-eval model; runs whose names
+start alike are told apart by what differs, ``key=value`` each (``kmer-markov order=2`` and
+``kmer-markov order=5``; a data identity by its first 8 hex digits). Two unsharded runs with the same
+name and the same task are refused: their pairs would count twice (shard runs are checked by
+``consistency.check_shards``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from perturbation_bench.errors import DataValidationError
+
+SCORE_NEUTRAL = frozenset({
+    "device", "batch_size", "max_batch_size", "trust_remote_code", "counts", "parallelize",
+    "share_prefix", "dedupe", "log_softmax", "revision",
+})  # fmt: skip
+"""Model arguments and settings that do not change a score."""
+TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction", "score")
+"""The per-task settings that identify a run (``data`` is compared per task apart)."""
+
+
+def identity(model: str, model_args: dict, settings: dict, task_settings: dict) -> dict[str, str | None]:
+    """The run's identity as flat ``key -> value`` items (module docstring); a per-task setting
+    that is the same for every task of the run is one item, else one per task (``task:key``)."""
+    items = {"model": _plain(model)}
+    for source in (model_args, settings):
+        items |= {k: _plain(v) for k, v in source.items() if k not in SCORE_NEUTRAL}
+    for key in TASK_KEYS:
+        values = {task: _plain(s.get(key)) for task, s in task_settings.items()}
+        if len(set(values.values())) <= 1:
+            items[key] = next(iter(values.values()), None)
+        else:
+            items |= {f"{task}:{key}": value for task, value in values.items()}
+    items |= {f"{task}:data": _plain(s.get("data")) for task, s in task_settings.items()}
+    return items
+
+
+def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str, str]:
+    """``folder -> name`` for ``runs`` (each ``{"folder", "base", "identity", "shards"}``, with
+    ``shards`` = ``{task: "I/N" or None}``); ``names``: ``folder -> label`` from ``--name``.
+
+    Raises:
+        DataValidationError: two unsharded runs would share a name and a task, naming both
+            folders.
+    """
+    names = names or {}
+    groups = defaultdict(list)
+    for run in runs:
+        groups[names.get(run["folder"], run["base"])].append(run)
+    out = {}
+    for base, members in groups.items():
+        differing = sorted({key for run in members for key in run["identity"]
+                            if len({other["identity"].get(key) for other in members}) > 1})  # fmt: skip
+        for run in members:
+            suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in differing]
+            out[run["folder"]] = base if run["folder"] in names else " ".join([base, *suffix])
+    _refuse_double_counting(runs, out)
+    return out
+
+
+def _refuse_double_counting(runs: list[dict], named: dict[str, str]) -> None:
+    by_name_task = defaultdict(list)
+    for run in runs:
+        for task, shard in run["shards"].items():
+            by_name_task[(named[run["folder"]], task)].append((run["folder"], shard))
+    for (name, task), found in sorted(by_name_task.items()):
+        whole = [folder for folder, shard in found if shard is None]
+        if len(whole) > 1:  # shards repeated or mixed with whole runs: consistency.check_shards
+            folders = " and ".join(whole)
+            raise DataValidationError(
+                f"{folders} are the same run of {name!r} on {task} (same model, settings and "
+                "data, not shards of one run): their pairs would count twice. Pass one of them, "
+                "or name each with --name FOLDER=LABEL"
+            )
+
+
+def _plain(value) -> str | None:
+    """Values compared as text: ``order=5`` from a command line equals ``{"order": 5}``."""
+    return None if value is None else str(value)
+
+
+def _short(key: str) -> str:
+    return key.removeprefix("perturbation_")
+
+
+def _shown(value) -> str:
+    if isinstance(value, str) and value.startswith("sha256:"):
+        return value[len("sha256:") :][:8]
+    return str(value)

@@ -1,0 +1,133 @@
+"""One row per run (``report/run_names.py``): runs that differ in what changes scores are separate
+rows named by how they differ, the same pairs never enter one row twice, ``--name`` names a run."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dna_fixtures import write_run
+from perturbation_bench.cli import main
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.requests import Formatting
+from perturbation_bench.pairs.settings import TaskSettings
+from perturbation_bench.report.make import make_report
+
+TASK = "perturbation_syn_human"
+
+
+def lls(n: int, seed: int) -> list[tuple[float, float]]:
+    rng = random.Random(seed)
+    return [(-rng.uniform(10, 20), -rng.uniform(10, 20)) for _ in range(n)]
+
+
+def rows_by_model(report: dict) -> dict[str, int]:
+    return {row["model"]: row["n"] for row in report["summary"]}
+
+
+def test_two_markov_orders_are_two_named_rows(tmp_path):
+    """Both runs have lm-eval's random folder name; only the order tells them apart."""
+    runs = [write_run(tmp_path / f"order{k}", TASK, lls(24, k), model_args={"fasta": "g.fa", "order": k})
+            for k in (2, 5)]  # fmt: skip
+    report = make_report(runs, tmp_path / "report", n_boot=50)
+    assert rows_by_model(report) == {"kmer-markov order=2": 24, "kmer-markov order=5": 24}
+    assert len(report["comparisons"]) == 1
+
+
+def test_a_model_with_rc_average_off_and_on_is_two_rows(tmp_path):
+    runs = [write_run(tmp_path / f"rc{rc}", TASK, lls(12, 3), model="dna-hf",
+                      model_args={"pretrained": "org/dna-lm"},
+                      settings=TaskSettings(Formatting(rc_average=rc), "default", "sha256:aa"))
+            for rc in (False, True)]  # fmt: skip
+    report = make_report(runs, tmp_path / "report", n_boot=50)
+    assert rows_by_model(report) == {"org/dna-lm rc_average=False": 12, "org/dna-lm rc_average=True": 12}
+
+
+def test_one_model_on_two_versions_of_a_config_is_two_rows_or_refused(tmp_path):
+    old = write_run(tmp_path / "old", TASK, lls(24, 1), model_args={"order": 5},
+                    settings=TaskSettings(Formatting(), "default", "sha256:0123456789ab"))  # fmt: skip
+    new = write_run(tmp_path / "new", TASK, lls(21, 1), model_args={"order": 5},
+                    settings=TaskSettings(Formatting(), "default", "sha256:fedcba987654"))  # fmt: skip
+    with pytest.raises(DataValidationError, match="scored on different data"):
+        make_report([old, new], tmp_path / "report", n_boot=50)
+    report = make_report([old, new], tmp_path / "report", n_boot=50, allow_different_data=True)
+    assert rows_by_model(report) == {
+        "kmer-markov syn_human:data=01234567": 24, "kmer-markov syn_human:data=fedcba98": 21}
+
+
+def test_the_same_run_twice_is_refused_naming_both_folders(tmp_path):
+    first = write_run(tmp_path / "first", TASK, lls(8, 4), model_args={"order": 3})
+    again = write_run(tmp_path / "again", TASK, lls(8, 4), model_args={"order": 3})
+    with pytest.raises(DataValidationError, match=f"{first} and {again} are the same run"):
+        make_report([first, again], tmp_path / "report", n_boot=50)
+
+
+def test_name_labels_runs_and_tells_identical_ones_apart(tmp_path, capsys):
+    first = write_run(tmp_path / "first", TASK, lls(8, 4), model_args={"order": 3})
+    again = write_run(tmp_path / "again", TASK, lls(8, 5), model_args={"order": 3})
+    assert main(["report", str(first), str(again), "--out", str(tmp_path / "report"),
+                 "--bootstrap", "50", "--name", f"{first}=seed A", "--name", f"{again}=seed B"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "seed A perturbation_syn_human" in out and "seed B perturbation_syn_human" in out
+    assert main(["report", str(first), "--out", str(tmp_path / "r2"),
+                 "--name", f"{tmp_path / 'nowhere'}=x"]) == 2  # fmt: skip
+    assert "is not one of the RUN folders" in capsys.readouterr().err
+
+
+EDGES = {  # task -> LL pairs: accuracy 1, accuracy 0, a single pair, every pair tied
+    "perturbation_syn_human": [(-1.0, -2.0)] * 6,
+    "perturbation_syn_mouse": [(-2.0, -1.0)] * 6,
+    "perturbation_motif_human": [(-1.0, -3.0)],
+    "perturbation_custom": [(-4.0, -4.0)] * 5,
+}
+
+
+def test_the_report_draws_every_figure_at_the_edges(tmp_path):
+    """Accuracy 1 and 0, one pair, all ties, a variant task without labels, one run: no crash,
+    every interval within [0, 1] and around its point, thin intervals flagged, every figure that
+    applies drawn."""
+    run = tmp_path / "run"
+    for task, pairs in EDGES.items():
+        write_run(run, task, pairs, model_args={"order": 2})
+    write_run(run, "perturbation_variants", [(-1.0, -2.0), (-2.0, -1.0)], model_args={"order": 2},
+              docs=[{"chrom": "1", "pos": 5, "ref": "A", "alt": "C"}] * 2)  # fmt: skip
+    report = make_report([run], tmp_path / "report", n_boot=50)
+    by_task = {row["task"]: row for row in report["summary"]}
+    assert by_task["perturbation_syn_human"]["pairwise_acc"] == 1.0
+    assert by_task["perturbation_syn_mouse"]["pairwise_acc"] == 0.0
+    assert by_task["perturbation_custom"]["tie_rate"] == 1.0
+    for row in report["summary"]:
+        for low, high in (row["wilson_95"], row["bootstrap_95"]):
+            assert 0.0 <= low <= row["pairwise_acc"] <= high <= 1.0, row
+        assert row["thin"] == (row["n"] < 10)
+    assert sum("fewer than 10" in note for note in report["notes"]) == len(by_task)
+    assert report["variants"]["summary"] == []  # no labels: no ranking metrics
+    for name, drawn in report["figures"].items():
+        assert (tmp_path / "report" / f"{name}.png").is_file() == drawn, name
+    assert report["figures"]["accuracy"] and not report["figures"]["roc"]
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "6 (thin)" in markdown and "Published reference" in markdown
+
+
+def test_only_the_sections_that_apply(tmp_path):
+    """A variant-only run: no codon figure, no published numbers, no per-class AUROC table when
+    each class holds one kind of label; two chromosomes make a thin by-chromosome interval."""
+    rng = random.Random(8)
+    docs = [{"chrom": chrom, "pos": i, "ref": "A", "alt": "C", "label": consequence == "stop_gained",
+             "consequence": consequence}
+            for i, (chrom, consequence) in enumerate(
+                [(c, k) for c in "12" for k in ("stop_gained", "synonymous_variant")] * 6)]  # fmt: skip
+    run = write_run(tmp_path / "run", "perturbation_variants",
+                    [(-rng.uniform(1, 5), -rng.uniform(1, 5)) for _ in docs], docs=docs)  # fmt: skip
+    report = make_report([run], tmp_path / "report", n_boot=50)
+    assert not report["figures"]["accuracy_by_codons_changed"]
+    assert not (tmp_path / "report" / "accuracy_by_codons_changed.png").exists()
+    assert report["published_reference"] == {} and report["variants"]["strata"] == []
+    (ranked,) = report["variants"]["summary"]
+    assert ranked["chromosomes"] == 2 and ranked["by_chrom_thin"]
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "Published reference" not in markdown and "codons changed" not in markdown
+    assert "(thin: 2 chromosomes)" in markdown
+    assert any("resample 2 chromosome(s)" in note for note in report["notes"])
+    assert report["figures"]["class_ladder"] and report["figures"]["roc"]
