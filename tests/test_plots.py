@@ -179,5 +179,7 @@ def test_the_reference_base_is_not_drawn_as_a_neutral_change(monkeypatch, tmp_pa
     variant_plots.saturation_map(rows, "1:11-12", tmp_path / "map.png")
     image = kept[0].axes[0].images[0]
     neutral = image.cmap(image.norm(0.0))
-    assert image.cmap.get_bad()[:3] != pytest.approx(neutral[:3], abs=0.05)
+    bad = image.cmap.get_bad()  # what the NaN cells of the reference base are painted with
+    assert bad[3] == 1.0  # opaque: not the axes' white showing through
+    assert bad[:3] != pytest.approx(neutral[:3], abs=0.05)
     assert "n=6 variants" in kept[0].axes[0].get_title()

@@ -71,10 +71,11 @@ def accuracy(summary: list[dict], path: Path) -> None:
         accuracies = [r["pairwise_acc"] for r in drawn]
         bars = axes.bar(xs, accuracies, width, label=model, yerr=error_bars(drawn), capsize=4)
         colour = bars.patches[0].get_facecolor() if bars.patches else None
-        axes.plot(xs, accuracies, linestyle="none", marker="o", markersize=4, color=colour)
+        axes.plot(xs, accuracies, linestyle="none", marker="o", markersize=6, color=colour,
+                  markeredgecolor="black", clip_on=False, zorder=3)  # fmt: skip
         for x, r in zip(xs, drawn):
-            axes.annotate(f"n={r['n']}", (x, r["wilson_95"][1]), textcoords="offset points",
-                          xytext=(0, 3), ha="center", fontsize="x-small")  # fmt: skip
+            axes.annotate(f"n={r['n']}", (x, 0.0), textcoords="offset points", xytext=(0, 6),
+                          ha="center", fontsize="x-small")  # fmt: skip
     draw_chance(axes)
     axes.set_xticks(range(len(tasks)), [t.removeprefix("perturbation_") for t in tasks])
     axes.set_ylabel("pairwise accuracy (LL original > LL perturbed)")
