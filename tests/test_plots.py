@@ -183,3 +183,12 @@ def test_the_reference_base_is_not_drawn_as_a_neutral_change(monkeypatch, tmp_pa
     assert bad[3] == 1.0  # opaque: not the axes' white showing through
     assert bad[:3] != pytest.approx(neutral[:3], abs=0.05)
     assert "n=6 variants" in kept[0].axes[0].get_title()
+
+
+def test_margins_of_many_tasks_keep_every_label_inside(drawn, tmp_path, recwarn):
+    """A panel per task: eight tasks widen the figure instead of collapsing the layout."""
+    pairs = pd.DataFrame([{"task": f"perturbation_task_{t}", "model": "m", "scale": "causal",
+                           "margin": float(v)} for t in range(8) for v in range(-3, 4)])  # fmt: skip
+    plots.margins(pairs, tmp_path / "e.png")
+    assert texts_inside(drawn[0]) == []
+    assert not [w for w in recwarn if "constrained_layout not applied" in str(w.message)]

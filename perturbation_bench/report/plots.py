@@ -29,6 +29,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 SIZE, DPI = (9, 5), 100
+PANEL_WIDTH = 3.5
+"""Inches per panel of a figure with a panel per task (wider than SIZE when there are many)."""
 LAYOUT = "constrained"
 """Matplotlib's layout engine for every figure: titles, labels and legends kept inside."""
 CHANCE = 0.5
@@ -142,8 +144,9 @@ def margins(pairs, path: Path) -> None:
     (``pairs["scale"]``: causal or masked), a column per task."""
     tasks = sorted(pairs["task"].unique())
     scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
-    figure, panels = plt.subplots(len(scales), len(tasks), figsize=(SIZE[0], SIZE[1] * len(scales)),
-                                  squeeze=False, layout=LAYOUT)  # fmt: skip
+    size = (max(SIZE[0], PANEL_WIDTH * len(tasks)), SIZE[1] * len(scales))  # room for every panel
+    figure, panels = plt.subplots(len(scales), len(tasks), figsize=size, squeeze=False,
+                                  layout=LAYOUT)  # fmt: skip
     for row, scale in enumerate(scales):
         for axes, task in zip(panels[row], tasks):
             rows = pairs[(pairs["task"] == task) & (pairs["scale"] == scale)]
@@ -156,12 +159,13 @@ def margins(pairs, path: Path) -> None:
             axes.yaxis.set_major_locator(MaxNLocator(integer=True))
             axes.axvline(0, color="black", linestyle="--", linewidth=1)
             axes.set_title(f"{task.removeprefix('perturbation_')} ({scale})")
-            axes.set_xlabel(f"margin (nats; {SCALE_LABELS[scale]})")
+            axes.set_xlabel("margin (nats)")
             axes.set_ylabel("pairs")
             axes.legend(fontsize="small")
     figure.suptitle(
         "Margins: LL(original) - LL(perturbed) per pair (right of 0: the model prefers the original)"
     )
+    figure.supxlabel("; ".join(f"{scale}: {SCALE_LABELS[scale]}" for scale in scales), fontsize="small")
     save_figure(figure, path)
 
 
