@@ -192,3 +192,11 @@ def test_margins_of_many_tasks_keep_every_label_inside(drawn, tmp_path, recwarn)
     plots.margins(pairs, tmp_path / "e.png")
     assert texts_inside(drawn[0]) == []
     assert not [w for w in recwarn if "constrained_layout not applied" in str(w.message)]
+
+
+def test_error_bars_are_never_negative_when_an_interval_misses_its_point():
+    """A percentile bootstrap interval may lie beside its point: that side's bar has length 0."""
+    rows = [{"pairwise_acc": 0.9, "bootstrap_95": [0.91, 0.97]},
+            {"pairwise_acc": 0.2, "bootstrap_95": [0.05, 0.19]}]  # fmt: skip
+    assert plots.error_bars(rows, "bootstrap_95") == [[0.0, pytest.approx(0.15)],
+                                                      [pytest.approx(0.07), 0.0]]  # fmt: skip

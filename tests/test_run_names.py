@@ -59,8 +59,27 @@ def test_one_model_on_two_versions_of_a_config_is_two_rows_or_refused(tmp_path):
 def test_the_same_run_twice_is_refused_naming_both_folders(tmp_path):
     first = write_run(tmp_path / "first", TASK, lls(8, 4), model_args={"order": 3})
     again = write_run(tmp_path / "again", TASK, lls(8, 4), model_args={"order": 3})
-    with pytest.raises(DataValidationError, match=f"{first} and {again} are the same run"):
+    with pytest.raises(DataValidationError, match=f"{first} and {again} would both be the row"):
         make_report([first, again], tmp_path / "report", n_boot=50)
+
+
+def test_a_name_given_is_the_whole_name(tmp_path):
+    runs = [write_run(tmp_path / f"order{k}", TASK, lls(12, k), model_args={"order": k})
+            for k in (2, 5)]  # fmt: skip
+    names = {str(runs[0]): "low order", str(runs[1]): "high order"}
+    report = make_report(runs, tmp_path / "report", n_boot=50, names=names)
+    assert rows_by_model(report) == {"low order": 12, "high order": 12}
+    same = {str(run): "mine" for run in runs}  # one name for two runs: their pairs would pool
+    with pytest.raises(DataValidationError, match="would both be the row 'mine'"):
+        make_report(runs, tmp_path / "report", n_boot=50, names=same)
+
+
+@pytest.mark.parametrize("n, thin", [(9, True), (10, False)])
+def test_an_interval_is_thin_below_ten_pairs(tmp_path, n, thin):
+    run = write_run(tmp_path / "run", TASK, lls(n, 1), model_args={"order": 2})
+    report = make_report([run], tmp_path / "report", n_boot=50)
+    assert report["summary"][0]["thin"] is thin
+    assert any("fewer than 10" in note for note in report["notes"]) is thin
 
 
 def test_name_labels_runs_and_tells_identical_ones_apart(tmp_path, capsys):

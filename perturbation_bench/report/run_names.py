@@ -82,9 +82,9 @@ def _refuse_double_counting(runs: list[dict], named: dict[str, str]) -> None:
         if len(whole) > 1:  # shards repeated or mixed with whole runs: consistency.check_shards
             folders = " and ".join(whole)
             raise DataValidationError(
-                f"{folders} are the same run of {name!r} on {task} (same model, settings and "
-                "data, not shards of one run): their pairs would count twice. Pass one of them, "
-                "or name each with --name FOLDER=LABEL"
+                f"{folders} would both be the row {name!r} of {task} (the same model, settings "
+                "and data, or the same --name) without being shards of one run: their pairs "
+                "would count twice. Pass one of them, or name each with --name FOLDER=LABEL"
             )
 
 
