@@ -1,4 +1,5 @@
-"""The report's figures (PNG, 900 x 500 px): accuracy, accuracy by codons changed, margins,
+"""The report's figures (PNG, 900 x 500 px; the margins 350 px wide per task when that is more):
+accuracy, accuracy by codons changed, margins,
 accuracy against context length (the variant tasks' figures are in ``variant_plots.py``).
 
 Rules every figure keeps:
