@@ -420,3 +420,51 @@ def test_a_repeated_variant_is_dropped_and_counted_as_a_duplicate_pair(genome, t
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["excluded"] == {"duplicate_pair": 1}
     assert list(built["pos"]) == [1000, 1200] and report["read"] == 3
+
+
+def test_variant_rules_users_rely_on(genome, tmp_path, capsys):
+    """A multi-base REF is compared with the genome in full; a REF holding N is refused; a REF
+    longer than the window is refused; a table ALT ``A,C`` splits like a VCF record; an empty
+    label is missing, not false."""
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    other = lambda b: "A" if b != "A" else "C"  # noqa: E731
+    second_base_wrong = s1[1999] + other(s1[2000])
+    rows = [
+        {"chrom": "1", "pos": 2000, "ref": second_base_wrong, "alt": s1[1999], "label": 1.0},
+        {"chrom": "1", "pos": 2100, "ref": s1[2099] + "N", "alt": s1[2099], "label": 0.0},
+        {"chrom": "1", "pos": 1500, "ref": s1[1499:1499 + W + 1], "alt": s1[1499], "label": 1.0},
+        {"chrom": "1", "pos": 2500, "ref": s1[2499], "alt": ",".join(b for b in "ACGT" if b != s1[2499])[:3],
+         "label": float("nan")},
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_parquet(tmp_path / "v.parquet")
+    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
+    assert report["excluded"] == {"ref_mismatch": 1, "non_acgt_allele": 1, "ref_longer_than_window": 1}
+    assert list(built["alt"]) == [b for b in "ACGT" if b != s1[2499]][:2]  # "X,Y" -> two rows
+    assert built["label"].isna().all()  # NaN read as no label, never as False
+
+
+def test_mitochondrial_names_match_across_conventions(tmp_path):
+    rng = random.Random(9)
+    sequence = "".join(rng.choice("ACGT") for _ in range(1000))
+    (tmp_path / "mt.fa").write_text(">chrM\n" + sequence + "\n")
+    variants = pd.DataFrame([{"chrom": name, "pos": pos, "ref": sequence[pos - 1],
+                              "alt": "A" if sequence[pos - 1] != "A" else "C"}
+                             for name, pos in (("MT", 400), ("M", 600))])  # fmt: skip
+    variants.to_parquet(tmp_path / "v.parquet")
+    built = build(tmp_path, tmp_path / "v.parquet", tmp_path / "mt.fa")
+    assert list(built["chrom"]) == ["MT", "M"] and len(built) == 2
+
+
+def test_counts_add_up_past_one_batch_of_rows(genome, tmp_path):
+    """Rows stream in batches of 512: read = written + excluded over 1,100 variants."""
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    rows = [("1", p, s1[p - 1], "A" if s1[p - 1] != "A" else "C") for p in range(150, 4850, 4)]
+    rows += [("chr9", 5, "A", "C")] * 3
+    pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
+    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
+    assert report["read"] == len(rows) == report["written"] + sum(report["excluded"].values())
+    assert report["written"] == len(built) == len(rows) - 3 > 1024

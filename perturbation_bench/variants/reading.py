@@ -165,6 +165,8 @@ def _truth(path: Path, index: int, value) -> bool | None:
         return None
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
+    if isinstance(value, (int, float)) and value in (0, 1):  # 1.0/0.0 of a column with gaps
+        return bool(value)
     text = str(value).strip().lower()
     if text in TRUE:
         return True
