@@ -5,8 +5,9 @@ Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, a
 
 - VCF: one variant per ALT of a record (a multi-allelic record gives several), ``variant_id``
   from the ID column where it is set; INFO and samples are not read.
-- table: the columns ``chrom``, ``pos``, ``ref``, ``alt`` are required; ``label`` (bool, or
-  true/false/1/0 in text) and every other column are carried into ``extra``. An ``alt`` holding
+- table: the columns ``chrom``, ``pos``, ``ref``, ``alt`` are required; ``label`` (bool, the
+  numbers 1/0, or true/false/1/0 in text; an empty cell is no label) and every other column are
+  carried into ``extra``. An ``alt`` holding
   commas is split like a multi-allelic VCF record. TraitGym's ``test.parquet`` reads as it is.
 
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
