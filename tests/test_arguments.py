@@ -55,11 +55,3 @@ def test_valid_batch_sizes_pass(size):
     check_batch_size(size)
 
 
-
-
-
-
-
-
-
-

@@ -74,3 +74,31 @@ def test_check_refuses_a_tokenizer_that_does_not_fit(tiny_models, pair_data, cap
         "--model_args", f"pretrained={tiny_models['kmer6']}",
     )  # fmt: skip
     assert status == 2 and "has only A/C/G/T bases" in err and "preset 'default'" in err
+
+
+def test_a_run_with_none_of_our_tasks_is_refused(pair_data, capsys):
+    """A misspelt task name leaves nothing to check: exit 2 naming the tasks, not 0."""
+    status, out, err = check(capsys, "--tasks", "perturbation_syn_humna",
+                             "--metadata", json.dumps({"data_dir": str(pair_data)}))  # fmt: skip
+    assert status == 2
+    assert "perturbation_syn_humna: not a perturbation-bench task" in out
+    assert "none of ['perturbation_syn_humna'] is a perturbation-bench task" in err
+
+
+def test_a_hub_loading_failure_is_one_line_naming_the_model(pair_data, capsys, monkeypatch):
+    """The hub on but unreachable (transformers raises OSError): one line naming the hub id and
+    the failure, not a run that goes on as though no tokenizer had been given."""
+    import huggingface_hub.constants
+    import transformers
+
+    def unreachable(name, **_):
+        raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of {name}.")
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", unreachable)
+    status, out, err = check(capsys, "--tasks", "perturbation_syn_human", "--metadata",
+                             json.dumps({"data_dir": str(pair_data)}),
+                             "--model_args", "pretrained=someone/dna-model")  # fmt: skip
+    assert status == 2 and "no tokenizer given" not in out
+    (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
+    assert "pretrained=someone/dna-model" in line and "We couldn't connect" in line

@@ -4,17 +4,17 @@ foreign shard is refused."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, random_dna, write_run
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.requests import Formatting
+from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.report.make import make_report
 
 TASK = "perturbation_syn_human"
-
-
-
-
 
 
 def sharded_runs(model, data, root, count, tasks=(TASK,), metadata=None, **model_args):
@@ -77,3 +77,31 @@ def test_missing_repeated_and_foreign_shards_are_refused(tiny_models, pair_data,
              model="dna-hf", output_path=tmp_path / "other", dedupe="false")  # fmt: skip
     with pytest.raises(DataValidationError, match="a foreign shard, other scorer settings"):
         make_report([*runs[:2], tmp_path / "other"], tmp_path / "r")
+
+
+def shard_runs(root, shards, data):
+    """Fake runs (``write_run``) of ``TASK``, one per shard, each of four pairs of its own."""
+    rng = random.Random(0)
+    runs = []
+    for index, (shard, identity) in enumerate(zip(shards, data)):
+        pairs = [(o, o[:10] + "A" + o[11:]) for o in ("C" + random_dna(rng, 39) for _ in range(4))]
+        runs.append(write_run(root / f"run{index}", TASK, [(-1.0, -2.0)] * 4, pairs=pairs,
+                              settings=TaskSettings(Formatting(), "default", identity, shard=shard)))  # fmt: skip
+    return runs
+
+
+@pytest.mark.parametrize("shards, data, named, message", [
+    (["0/2", "1/2", "2/3"], ["sha256:aa"] * 3, False, r"shards of different N"),
+    (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], True, r"a foreign shard, other data"),
+    (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], False, r"data=aa\): shard\(s\) 1/2 missing"),
+])  # fmt: skip
+def test_shards_that_do_not_make_one_run_are_refused(tmp_path, shards, data, named, message):
+    """Shards 0/2 and 1/2 with a 2/3 would count pairs twice over; shards of other data would
+    pool two datasets into one score, whether ``--name`` gives them one name or the data tells
+    them apart as two runs (each then lacks its sibling). The same shards made alike merge."""
+    runs = shard_runs(tmp_path / "bad", shards, data)
+    names = {str(run): "one model" for run in runs} if named else None
+    with pytest.raises(DataValidationError, match=message):
+        make_report(runs, tmp_path / "r1", names=names)
+    alike = shard_runs(tmp_path / "good", ["0/2", "1/2"], ["sha256:aa"] * 2)
+    assert any("2 shards merged (8 pairs)" in note for note in make_report(alike, tmp_path / "r2")["notes"])

@@ -35,12 +35,6 @@ def masked_models(tmp_path_factory) -> dict:
     }
 
 
-
-
-
-
-
-
 def check(path, pair_data, metadata, trim=1, rc=False, max_length=None, **model_args):
     if max_length:
         model_args["max_length"] = max_length
@@ -157,3 +151,12 @@ def test_a_real_third_party_masked_architecture_gpn(pair_data, tmp_path):
 def test_two_cpu_processes_under_torchrun_match_one_process(masked_models, pair_data, tmp_path):
     run = two_processes_match_one(masked_models["bpe"], pair_data, tmp_path, "dna-mlm")
     assert "dna-mlm: data parallel, process 1 of 2" in run.stderr
+
+
+def test_a_rerun_at_another_max_length_is_not_served_the_first_runs_scores(masked_models, pair_data, tmp_path):
+    """One ``--use_cache`` file, max_length 40 then 16: the second run's scores are its own
+    (``check`` compares each with the reference at that max_length)."""
+    cache = str(tmp_path / "cache")
+    _, first = check(masked_models["char"], pair_data, {}, max_length=40, use_cache=cache)
+    _, second = check(masked_models["char"], pair_data, {}, max_length=16, use_cache=cache)
+    assert first != second

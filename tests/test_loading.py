@@ -240,3 +240,21 @@ def test_the_config_option_belongs_to_the_custom_task(tmp_path):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):
         load_pairs("syn_human", data_dir=str(tmp_path), config="syn_zebrafish")
+
+
+def test_the_data_identity_covers_every_file_of_a_config(tmp_path):
+    """Two configs alike in their first file and different in their second are different data;
+    the same bytes elsewhere are the same data."""
+    from perturbation_bench.pairs.fields import TASK
+
+    rows = random_pairs(6, 30, seed=8)
+    for folder, second in (("a", rows[3:]), ("b", rows[3:5]), ("c", rows[3:])):
+        write_parquet(rows[:3], tmp_path / folder, "syn_human", "part-0.parquet")
+        write_parquet(second, tmp_path / folder, "syn_human", "part-1.parquet")
+
+    def identity(folder):
+        (doc, *_) = load_pairs("syn_human", data_dir=str(tmp_path / folder))["test"]
+        return doc[TASK]["data"]
+
+    assert identity("a") != identity("b")
+    assert identity("a") == identity("c")

@@ -17,56 +17,63 @@ from perturbation_bench.cli import main
 INTRON = 60
 
 
-@pytest.fixture(scope="module")
-def spliced(tmp_path_factory):
-    """One chromosome: G1 (+, 3 CDS exons of 101/110/89 bp, so phases 0, 1, 2), G2 (-, 2 exons),
-    G3 (+, one exon); introns GT...AG; 10 kb of intergenic sequence at the end."""
-    rng = random.Random(11)
+def genes_on_a_chromosome(seed: int, length: int, genes) -> tuple[str, list[str]]:
+    """A random chromosome ``chrS`` holding ``genes`` and the GTF lines of their CDS exons.
+
+    ``genes``: ``(gene, strand, at, exon lengths, intron length, stop annotated)``; each CDS is
+    ATG, random sense codons and TAA, its introns GT...AG. Without ``stop annotated`` the last
+    CDS record ends before the stop codon, as Ensembl GTFs write it (the genome still holds it)."""
     from perturbation_bench.variants.mutations import standard_code
 
+    rng = random.Random(seed)
     sense = [c for c, aa in standard_code().items() if aa != "*" and c != "ATG"]
-
-    def cds(n_codons):
-        return "ATG" + "".join(rng.choice(sense) for _ in range(n_codons - 2)) + "TAA"
-
-    def intron():
-        return "GT" + "".join(rng.choice("ACGT") for _ in range(INTRON - 4)) + "AG"
-
-    chrom = [rng.choice("ACGT") for _ in range(30_000)]
+    chrom = [rng.choice("ACGT") for _ in range(length)]
     records = []
-    for gene, strand, at, lengths in (("G1", "+", 2000, [101, 110, 89]), ("G2", "-", 6000, [131, 109]),
-                                      ("G3", "+", 9000, [150])):  # fmt: skip
-        coding = cds(sum(lengths) // 3)
-        pieces, exons, offset, before = [], [], 0, 0
-        for k, length in enumerate(lengths):
-            exons.append((len("".join(pieces)), length, (3 - before % 3) % 3))
-            pieces.append(coding[offset : offset + length])
-            offset += length
-            before += length
+    for gene, strand, at, lengths, intron, stop_annotated in genes:
+        coding = "ATG" + "".join(rng.choice(sense) for _ in range(sum(lengths) // 3 - 2)) + "TAA"
+        pieces, exons, offset = [], [], 0
+        for k, exon_length in enumerate(lengths):
+            exons.append((len("".join(pieces)), exon_length, (3 - offset % 3) % 3))
+            pieces.append(coding[offset : offset + exon_length])
+            offset += exon_length
             if k < len(lengths) - 1:
-                pieces.append(intron())
+                pieces.append("GT" + "".join(rng.choice("ACGT") for _ in range(intron - 4)) + "AG")
         gene_seq = "".join(pieces)
         placed = gene_seq if strand == "+" else reverse_complement(gene_seq)
         chrom[at : at + len(placed)] = list(placed)
-        for start_in_gene, length, phase in exons:
-            if strand == "+":
-                start = at + start_in_gene
-            else:
-                start = at + len(gene_seq) - start_in_gene - length
-            records.append(f'chrS\tt\tCDS\t{start + 1}\t{start + length}\t.\t{strand}\t{phase}\t'
+        for k, (start_in_gene, exon_length, phase) in enumerate(exons):
+            start = at + start_in_gene if strand == "+" else at + len(gene_seq) - start_in_gene - exon_length
+            end = start + exon_length
+            if k == len(exons) - 1 and not stop_annotated:  # the stop codon left out
+                start, end = (start, end - 3) if strand == "+" else (start + 3, end)
+            records.append(f'chrS\tt\tCDS\t{start + 1}\t{end}\t.\t{strand}\t{phase}\t'
                            f'gene_id "{gene}"; transcript_id "{gene}.1";')  # fmt: skip
-    folder = tmp_path_factory.mktemp("spliced")
-    (folder / "g.fa").write_text(">chrS\n" + "".join(chrom) + "\n")
+    return "".join(chrom), records
+
+
+def write_genome(folder, chrom: str, records: list[str]):
+    (folder / "g.fa").write_text(">chrS\n" + chrom + "\n")
     (folder / "a.gtf").write_text("\n".join(records) + "\n")
     return folder / "g.fa", folder / "a.gtf"
 
 
+@pytest.fixture(scope="module")
+def spliced(tmp_path_factory):
+    """One chromosome: G1 (+, 3 CDS exons of 101/110/89 bp, so phases 0, 1, 2), G2 (-, 2 exons),
+    G3 (+, one exon); introns GT...AG; 10 kb of intergenic sequence at the end."""
+    chrom, records = genes_on_a_chromosome(11, 30_000, [
+        ("G1", "+", 2000, [101, 110, 89], INTRON, True), ("G2", "-", 6000, [131, 109], INTRON, True),
+        ("G3", "+", 9000, [150], INTRON, True)])  # fmt: skip
+    return write_genome(tmp_path_factory.mktemp("spliced"), chrom, records)
 
 
-
-
-
-
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory):
+    """GA (+, two 300 bp CDS exons around a 17 kb intron) with GB (-, one exon, its stop codon
+    not annotated, Ensembl style) inside that intron; 20 kb free at the end."""
+    chrom, records = genes_on_a_chromosome(5, 42_000, [
+        ("GA", "+", 2000, [300, 300], 17_000, True), ("GB", "-", 9000, [153], INTRON, False)])  # fmt: skip
+    return write_genome(tmp_path_factory.mktemp("nested"), chrom, records)
 
 
 def scan(tmp_path, fasta, annotation, *extra) -> pd.DataFrame:
@@ -132,3 +139,26 @@ def test_a_scan_that_finds_nothing_exits_with_the_reason_and_writes_nothing(spli
     err = capsys.readouterr().err
     assert status == 2 and not out.exists()
     assert "no mutation to write" in err and "chromosome_not_in_fasta" in err and "other_" in err
+
+
+def test_nested_genes_and_a_cds_without_its_stop_codon(nested, tmp_path):
+    """Intergenic variants lie 5 kb from every CDS span, also from a gene's whose span holds
+    another gene; a CDS whose last codon is not a stop (Ensembl leaves the stop codon out of the
+    CDS) gives no stop_lost and is counted; frameshifts never delete a base of the first or last
+    codon. Every candidate is written, so every rule is seen on every row it could break."""
+    fasta, gtf = nested
+    table = scan(tmp_path, fasta, gtf, "--per-class", "5000", "--per-gene", "5000")
+    genome, transcripts = read_fasta(fasta), cds_records(gtf)
+    for row in table.to_dict("records"):
+        assert rederive(row, genome, transcripts) == row["consequence"], row
+    summary = json.loads((tmp_path / "mutations.parquet.summary.json").read_text())
+    assert summary["excluded"] == {"last_codon_not_stop": 1}
+    # GA's TAA: 3 changes at its T, 2 at each A make a sense codon; GB's last codon is not a stop
+    assert summary["candidates"]["stop_lost"] == 7
+    assert set(table.loc[table["consequence"] == "stop_lost", "gene_id"]) == {"GA"}
+    # a 1-base deletion of every CDS base but the first and last codons' (600 + 150 CDS bases)
+    assert summary["candidates"]["frameshift_variant"] == (600 - 6) + (150 - 6)
+    intergenic = table[table["consequence"] == "intergenic_variant"]
+    # only the tail 5 kb past GA's end (2,000 + 300 + 17,000 + 300) qualifies, not GA's intron
+    assert summary["candidates"]["intergenic_variant"] == 42_000 - (19_600 + 5_000)
+    assert len(intergenic) == 5000 and intergenic["pos"].min() > 19_600 + 5_000

@@ -18,7 +18,7 @@ def fasta(tmp_path):
 
 
 def test_every_base_gets_its_three_alternates_and_n_is_left_out(fasta, tmp_path, capsys):
-    (tmp_path / "r.bed").write_text("track name=x\nchr2\t2\t5\tpromoter\n")
+    (tmp_path / "r.bed").write_text("track name=x\nchr2\t2\t5\tpromoter\nchr2\t6\t8\n")
     out = tmp_path / "sat.parquet"
     assert main(["build", "saturation", "--fasta", str(fasta), "--region", "1:3-8",
                  "--bed", str(tmp_path / "r.bed"), "--out", str(out)]) == 0  # fmt: skip
@@ -26,7 +26,8 @@ def test_every_base_gets_its_three_alternates_and_n_is_left_out(fasta, tmp_path,
     genome = {"chr1": "ACGTNNACGTACGTTTGCA", "chr2": "GGGGCCCC"}
     expected = [(chrom, pos, genome[fasta_name][pos - 1], alt, region)
                 for chrom, fasta_name, positions, region in
-                (("1", "chr1", range(3, 9), "1:3-8"), ("chr2", "chr2", range(3, 6), "promoter"))
+                (("1", "chr1", range(3, 9), "1:3-8"), ("chr2", "chr2", range(3, 6), "promoter"),
+                 ("chr2", "chr2", range(7, 9), "chr2:7-8"))  # an unnamed region: 1-based, closed
                 for pos in positions if genome[fasta_name][pos - 1] != "N"
                 for alt in "ACGT" if alt != genome[fasta_name][pos - 1]]  # fmt: skip
     assert list(table.itertuples(index=False, name=None)) == expected

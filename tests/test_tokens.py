@@ -128,3 +128,29 @@ def test_unknown_tokens_are_told_apart_by_their_bases(sequence, expected, fast):
         return
     given = ids + [tokenizer.unk_token_id] if expected else ids  # a second unknown from elsewhere
     assert unknown_tokens(tokenizer, sequence, given) == expected
+
+
+def test_a_pair_seen_on_two_ranks_counts_once(monkeypatch):
+    """lm-eval pads a short rank with a copy of another rank's request: the run-wide summary
+    counts each pair once, with the tokens one rank counted for it."""
+    import torch.distributed
+    from lm_eval.api.instance import Instance
+
+    from perturbation_bench.models.tokens import UnknownTokenCounter
+
+    def request(doc_id):
+        return Instance("loglikelihood", {"benchmark_id": f"b{doc_id}"}, ("", "ACNT"), 0,
+                        metadata=(TASK, doc_id, 1))  # fmt: skip
+
+    ranks = [UnknownTokenCounter("m"), UnknownTokenCounter("m")]
+    for rank, doc_ids in zip(ranks, ([0, 1], [2, 1])):  # doc 1 on both ranks
+        for doc_id in doc_ids:
+            rank.add(request(doc_id), 2)  # the pair's two requests: 2 unknown tokens in one,
+            rank.add(request(doc_id), 1)  # 1 in the other
+
+    def gather(out, _mine):
+        out[:] = [(r.by_pair, r.names) for r in ranks]
+
+    monkeypatch.setattr(torch.distributed, "all_gather_object", gather)
+    summary = ranks[0].summary(world_size=2)
+    assert summary == {"pairs": 3, "tokens": 9, "first_pair": f"{TASK} doc 0 (benchmark_id='b0')"}

@@ -378,6 +378,30 @@ def test_the_ranking_bootstraps_resample_as_traitgym_does():
     assert low <= diff <= high
 
 
+def test_intervals_are_of_the_tasks_score_and_of_each_class_alone():
+    """abs_llr: the positives' margins are large in either direction, so the score separates the
+    labels (AUROC 1, every resample too) while the signed margin does not; class ladder: one
+    class always right, one always wrong, each interval its own class's."""
+    from perturbation_bench.report.variant_metrics import class_ladder, ranking_summary
+
+    rng = random.Random(2)
+    margins = [rng.choice((-1, 1)) * (2 + rng.random()) for _ in range(30)] + \
+        [rng.choice((-1, 1)) * rng.random() for _ in range(30)]
+    pairs = pd.DataFrame({"model": "m", "task": "t", "score_kind": "abs_llr", "margin": margins,
+                          "score": [abs(m) for m in margins], "label": [True] * 30 + [False] * 30,
+                          "chrom": ["1", "2", "3"] * 20,
+                          "consequence": ["stop_gained"] * 30 + ["synonymous_variant"] * 30,
+                          "correct": [False] * 30 + [True] * 30})  # fmt: skip
+    (row,) = ranking_summary(pairs, n_boot=200)
+    assert row["auroc"] == 1.0
+    assert row["auroc_95"] == pytest.approx([1.0, 1.0]) and row["auprc_95"] == pytest.approx([1.0, 1.0])
+    assert roc_auc_score(pairs["label"], pairs["margin"]) < 0.9  # the margin alone would not do
+    ladder = {r["consequence"]: r for r in class_ladder(pairs, n_boot=200)}
+    assert ladder["synonymous_variant"]["bootstrap_95"] == pytest.approx([1.0, 1.0])
+    assert ladder["stop_gained"]["bootstrap_95"] == pytest.approx([0.0, 0.0])
+    assert list(ladder) == ["synonymous_variant", "stop_gained"]  # mildest first
+
+
 def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
     tiny_models, labelled_variants, tmp_path
 ):
