@@ -22,8 +22,10 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "dataset": {"pairs"},
     "variants": {"pairs", "dataset"},
     "report": {"pairs"},
+    "controls": {"pairs", "dataset", "variants"},
     "bench": {"pairs", "fixtures", "tasks", "models", "dataset", "variants"},
-    "commands": {"pairs", "fixtures", "tasks", "models", "dataset", "variants", "report", "bench"},
+    "commands": {"pairs", "fixtures", "tasks", "models", "dataset", "variants", "report", "bench",
+                 "controls"},
     "cli": {"commands"},
     "_autoload": {"models"},
 }

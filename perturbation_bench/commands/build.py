@@ -4,9 +4,10 @@
   ``dataset/settings.py``);
 - ``variants``: reference/alternate windows of a variant file (``variants/build.py``);
 - ``mutations``: a variant table of mutations by consequence class (``variants/mutations.py``);
-- ``saturation``: every base of regions to each other base (``variants/saturation.py``).
+- ``saturation``: every base of regions to each other base (``variants/saturation.py``);
+- ``controls``: elements against shuffles of themselves (``controls/build.py``).
 
-``syn``, ``motif`` and ``variants`` also write the built config's own task YAML beside the data
+``syn``, ``motif``, ``variants`` and ``controls`` also write the built config's own task YAML beside the data
 (``tasks/task_yaml.py``).
 """
 
@@ -50,6 +51,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             help="1-based, both ends included (repeatable)")  # fmt: skip
     saturation.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
     saturation.add_argument("--out", required=True, help="the variant table to write (.parquet)")
+    _add_controls_arguments(kinds.add_parser("controls", help="elements against shuffles of themselves"))
+
+
+def _add_controls_arguments(parser: argparse.ArgumentParser) -> None:
+    from perturbation_bench.controls.build import STRANDS
+    from perturbation_bench.controls.elements import DEFAULT_PROMOTER_BP, FEATURES
+    from perturbation_bench.controls.shuffles import SHUFFLES
+
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--bed", help="elements: the regions of a BED file (0-based, half-open)")
+    source.add_argument("--gtf", help="elements: --feature of each gene's chosen transcript")
+    source.add_argument("--gff3", help="as --gtf, from a GFF3")
+    parser.add_argument("--feature", choices=FEATURES, help="with --gtf/--gff3: which feature")
+    parser.add_argument("--promoter-bp", type=int, default=DEFAULT_PROMOTER_BP,
+                        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})")  # fmt: skip
+    parser.add_argument("--shuffle", required=True, choices=SHUFFLES, help="what the shuffle keeps")
+    parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
+    parser.add_argument("--strands", choices=STRANDS, default="forward",
+                        help="forward (default), both (a reverse-complemented row too), random")  # fmt: skip
+    parser.add_argument("--config", required=True, help="config name, e.g. controls_ccre_dinuc")
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
 def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
@@ -108,7 +132,8 @@ def _print_excluded(excluded) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the chosen kind; print what was written and excluded; return the exit status."""
     builders = {"syn": _build_pairs, "motif": _build_pairs, "variants": _build_variants,
-                "mutations": _build_mutations, "saturation": _build_saturation}  # fmt: skip
+                "mutations": _build_mutations, "saturation": _build_saturation,
+                "controls": _build_controls}  # fmt: skip
     return builders[args.kind](args)
 
 
@@ -225,6 +250,36 @@ def _build_saturation(args: argparse.Namespace) -> int:
     summary_path = saturation.write_saturation(rows, summary, args.out)
     print(f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
           f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out")  # fmt: skip
+    return 0
+
+
+def _build_controls(args: argparse.Namespace) -> int:
+    from perturbation_bench.controls.build import build_controls
+    from perturbation_bench.controls.elements import annotation_elements, bed_elements
+    from perturbation_bench.dataset.genome import Genome
+
+    if args.window < 4:
+        raise OptionsError(f"--window must be at least 4 bp, got {args.window}")
+    if args.bed:
+        if args.feature:
+            raise OptionsError("--feature picks features of an annotation (--gtf/--gff3), not of a BED file")
+        elements = bed_elements(args.bed)
+    else:
+        from perturbation_bench.dataset.annotation import exons_of, is_gff3, read_exon_spans
+
+        if not args.feature:
+            raise OptionsError("--gtf/--gff3 needs --feature (cds, exon, intron, utr5, utr3, promoter)")
+        annotation = args.gff3 or args.gtf
+        cds = exons_of(args.gtf, args.gff3)
+        spans = {} if args.feature == "cds" else read_exon_spans(
+            annotation, bool(args.gff3) or is_gff3(annotation), {e.transcript_id for e in cds})  # fmt: skip
+        elements = annotation_elements(annotation, cds, spans, args.feature, args.promoter_bp)
+    path, written, excluded, read = build_controls(Genome(args.fasta), elements, args.shuffle,
+                                                   args.window, args.seed, args.strands,
+                                                   args.config, Path(args.out))  # fmt: skip
+    print(f"read {read} elements; wrote {written} pairs to {path}")
+    _print_excluded(excluded)
+    _announce_task(Path(args.out), args.config)
     return 0
 
 

@@ -76,6 +76,35 @@ def exons_of(gtf: str | None = None, gff3: str | None = None) -> list[CdsExon]:
     return read_cds_exons(gff3 or gtf, gff3=True if gff3 else None)
 
 
+def read_exon_spans(annotation: str | Path, gff3: bool, transcripts: set[str]) -> dict:
+    """``transcript_id -> [(start0, end), ...]`` of the ``exon`` records of ``transcripts``
+    (GTF: by ``transcript_id``; GFF3: by ``Parent``), sorted; transcripts without any left out."""
+    spans: dict[str, list] = {}
+    if gff3:
+        import gffutils
+
+        try:
+            for feature in gffutils.DataIterator(str(annotation)):
+                if feature.featuretype == "exon":
+                    for parent in feature.attributes.get("Parent", []):
+                        if parent in transcripts:
+                            spans.setdefault(parent, []).append((feature.start - 1, feature.end))
+        except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
+            raise DataSourceError(f"cannot read GFF3 {annotation}: {err}") from None
+    else:
+        import gtfparse
+
+        try:
+            table = gtfparse.read_gtf(str(annotation), features={"exon"})
+        except Exception as err:  # as in read_gtf_cds
+            raise DataSourceError(f"cannot read GTF {annotation}: {err}") from None
+        if len(table) and "transcript_id" in table.columns:
+            for transcript, start, end in zip(table["transcript_id"], table["start"], table["end"]):
+                if transcript in transcripts:
+                    spans.setdefault(transcript, []).append((int(start) - 1, int(end)))
+    return {transcript: sorted(found) for transcript, found in spans.items()}
+
+
 def read_gtf_cds(gtf: str | Path):
     """The CDS records of a GTF (plain or .gz) as a table."""
     import gtfparse

@@ -48,8 +48,11 @@ SCHEMAS = {"syn": SYN_SCHEMA, "motif": MOTIF_SCHEMA}
 
 
 def kind_of(columns) -> str | None:
-    """``syn`` or ``motif`` from a table's column names (None if neither)."""
+    """``syn``, ``motif`` or ``controls`` (``build controls``) from a table's column names (None
+    if none of them)."""
     names = set(columns)
+    if "shuffle" in names:
+        return "controls"
     if "motif" in names:
         return "motif"
     if "n_codons_changed" in names:

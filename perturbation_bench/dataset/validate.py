@@ -18,10 +18,21 @@ case, as the tasks read them: a soft-masked (lower-case) base is a base.
 - ``patch_is_repeat`` (motif): ``sequence[patch]`` equals ``actual_motif``.
 - ``matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome at
   ``[window_genome_start, window_genome_end)`` on ``chr``, reverse-complemented for strand ``-``.
+
+Controls (``build controls``), with the element's span in the window
+``[element_start - window_start, element_end - window_start)``, mirrored for strand ``-``:
+
+- ``flanks_identical``: every differing base lies in the element's span;
+- ``composition_kept``: the span's base counts are equal; for ``dinucleotide`` its
+  dinucleotide counts too, and its first and last base;
+- ``control_matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome from
+  ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
 """
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +78,27 @@ def _codon_aligned(row: dict) -> bool:
     return offset % 3 == 0 and (row["patch_end_in_seq"] - row["patch_start_in_seq"]) % 3 == 0
 
 
+def _element_span(row: dict) -> tuple[int, int]:
+    start, end = row["element_start"] - row["window_start"], row["element_end"] - row["window_start"]
+    width = len(row["original_sequence"])
+    return (start, end) if row["strand"] != "-" else (width - end, width - start)
+
+
+def _flanks_identical(row: dict) -> bool:
+    start, end = _element_span(row)
+    a, b = row["original_sequence"], row["sequence"]
+    return a[:start] == b[:start] and a[end:] == b[end:]
+
+
+def _composition_kept(row: dict) -> bool:
+    start, end = _element_span(row)
+    a, b = row["original_sequence"][start:end], row["sequence"][start:end]
+    if row["shuffle"] != "dinucleotide":
+        return sorted(a) == sorted(b)
+    pairs = [Counter(s[i : i + 2] for i in range(len(s) - 1)) for s in (a, b)]
+    return pairs[0] == pairs[1] and a[:1] == b[:1] and a[-1:] == b[-1:]
+
+
 def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     """The row invariants of the module docstring (``matches_genome`` is skipped without ``fasta``)."""
     code = load_codon_table("human")  # the standard genetic code
@@ -95,21 +127,26 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
                   lambda r: r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]]
                   == r["actual_motif"], kinds=("motif",)),
     ]  # fmt: skip
+    element = ("original_sequence", "sequence", "window_start", "element_start", "element_end", "strand")
+    checks += [Invariant("flanks_identical", element, _flanks_identical, kinds=("controls",)),
+               Invariant("composition_kept", (*element, "shuffle"), _composition_kept,
+                         kinds=("controls",))]  # fmt: skip
     genome = Genome(fasta) if fasta is not None else None
 
-    def matches_genome(r):
-        return r["chr"] in genome and r["original_sequence"] == genome.fetch(
-            r["chr"], r["window_genome_start"], r["window_genome_end"], r["strand"]
+    def matches_genome(chrom, start, end, r):
+        return r[chrom] in genome and r["original_sequence"] == genome.fetch(
+            r[chrom], r[start], r[end] if end else r[start] + len(r["original_sequence"]), r["strand"]
         )
 
-    checks.append(
-        Invariant(
-            "matches_genome",
-            ("original_sequence", "chr", "strand", "window_genome_start", "window_genome_end"),
-            matches_genome if genome is not None else None,
-            skipped_because="" if genome is not None else "no --fasta given",
-        )
-    )
+    for name, kinds, columns in (
+        ("matches_genome", ("syn", "motif"), ("chr", "window_genome_start", "window_genome_end")),
+        ("control_matches_genome", ("controls",), ("chrom", "window_start", None)),
+    ):
+        checks.append(Invariant(
+            name, ("original_sequence", "strand", *filter(None, columns)),
+            functools.partial(matches_genome, *columns) if genome is not None else None,
+            kinds=kinds, skipped_because="" if genome is not None else "no --fasta given",
+        ))  # fmt: skip
     return checks
 
 

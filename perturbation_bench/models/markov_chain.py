@@ -14,6 +14,11 @@ of a sequence use the shorter context they have (the order-j chain for j precedi
 context that contains a letter other than ACGT backs off to its longest suffix without one. A
 target letter other than ACGT contributes ``log(1/4)``. ``LL(continuation | context)`` sums
 ``log P`` over the bases of the continuation, the context string conditioning the first ones.
+
+The sum is exactly rounded (``math.fsum``), so it does not depend on the order of its terms:
+two sequences with the same first K bases and the same (K+1)-mer counts (a dinucleotide shuffle
+at K = 1, a base permutation at K = 0) get the very same log-likelihood, a tie, never a
+difference in the last bits.
 """
 
 from __future__ import annotations
@@ -145,7 +150,7 @@ class MarkovChain:
         before = np.concatenate([[-1], last_bad[:-1]])[positions]
         lengths = np.minimum(positions - before - 1, self.order)
         targets = codes[positions]
-        total = float(np.sum(targets == 4)) * math.log(0.25)
+        terms = [np.full(int(np.sum(targets == 4)), math.log(0.25))]
         clipped = np.minimum(codes, 3).astype(np.int64)
         for length in range(self.order + 1):
             chosen = positions[(lengths == length) & (targets != 4)]
@@ -154,8 +159,8 @@ class MarkovChain:
             index = np.zeros(chosen.size, dtype=np.int64)
             for offset in range(length, -1, -1):  # the (length + 1)-mer ending at each position
                 index = index * 4 + clipped[chosen - offset]
-            total += float(self._log_probs[length][index].sum())
-        return total
+            terms.append(self._log_probs[length][index])
+        return math.fsum(np.concatenate(terms).tolist())
 
 
 def chain_for(fasta: str | Path, order: int, pseudocount: float = 1.0, counts: str | None = None):

@@ -32,8 +32,10 @@ def parse_region(text: str) -> tuple[str, int, int, str]:
     return match["chrom"], start - 1, end, text.strip()
 
 
-def read_bed(path: str | Path) -> list[tuple[str, int, int, str]]:
-    """The regions of a BED file (``track``/``browser``/``#`` lines skipped)."""
+def read_bed(path: str | Path, numbered: bool = False) -> list[tuple]:
+    """The regions of a BED file (``track``/``browser``/``#`` lines skipped), each
+    ``(chrom, start0, end0, name)``, or ``(line number, (chrom, start0, end0, name))`` when
+    ``numbered``."""
     regions = []
     for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
         if not line.strip() or line.startswith(("#", "track", "browser")):
@@ -48,7 +50,7 @@ def read_bed(path: str | Path) -> list[tuple[str, int, int, str]]:
         if not 0 <= start < end:
             raise DataValidationError(f"{path}: line {number}: need 0 <= START < END")
         name = fields[3] if len(fields) > 3 and fields[3] else f"{chrom}:{start + 1}-{end}"
-        regions.append((chrom, start, end, name))
+        regions.append((number, (chrom, start, end, name)) if numbered else (chrom, start, end, name))
     return regions
 
 

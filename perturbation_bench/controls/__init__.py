@@ -1,0 +1,1 @@
+"""Paired controls: real elements against composition-preserving shuffles of themselves."""

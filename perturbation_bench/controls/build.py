@@ -1,0 +1,135 @@
+"""``perturbation-bench build controls``: one pair per element, its window against the same
+window with only the element's bases shuffled (DART-Eval's paired control).
+
+For an element ``[start, end)`` on a chromosome of ``L`` bases and a window of ``W`` bases::
+
+    window_start = centred_start((start + end) // 2, W, L)    # shifted inwards at the ends
+    shuffled     = [max(start, window_start), min(end, window_start + W))
+    original     = genome[window_start : window_start + W]    # upper case
+    perturbed    = original with the bases of ``shuffled`` shuffled (controls/shuffles.py)
+
+so an element longer than ``W`` is shuffled within the window only, and the flanks are the
+genome's in both. ``element_start``/``element_end`` record ``shuffled`` (genome coordinates).
+``--strands``: ``forward`` (default: both windows as the genome's forward strand reads them),
+``both`` (each element also reverse-complemented, a second row), or ``random`` (one orientation
+per element drawn from its generator, DART-Eval's setting).
+
+An element is excluded, its reason counted, when its chromosome is not in the FASTA (from an
+annotation; a BED region is refused, naming its line) or shorter than ``W``, it is shorter than 3
+bp (after cutting at the chromosome's end), holds a base other than A/C/G/T, its shuffle returns
+it unchanged :data:`TRIES` times, or its pair repeats an earlier one. Elements read = written +
+excluded; rows = elements written x orientations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from perturbation_bench import __version__
+from perturbation_bench.controls.shuffles import element_rng, shuffle
+from perturbation_bench.dataset.build import unique_pairs
+from perturbation_bench.dna import reverse_complement
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
+from perturbation_bench.pairs.windows import centred_start
+from perturbation_bench.variants.build import EXCLUDED_NAME, PARQUET_NAME, REPORT_NAME
+from perturbation_bench.variants.windows import resolve_chromosome
+
+TRIES = 10
+MIN_ELEMENT = 3
+STRANDS = ("forward", "both", "random")
+
+
+def control_pair(genome, element, chrom: str, window: int, kind: str, seed: int,
+                 strands: str = "forward") -> dict | str:  # fmt: skip
+    """The pair of one element (module docstring) as the forward strand reads it, its ``strand``
+    ``-`` when ``strands`` is ``random`` and the draw says so; or the exclusion reason."""
+    length = genome.length(chrom)
+    if length < window:
+        return "chromosome_shorter_than_window"
+    end = min(element.end, length)
+    if end - element.start < MIN_ELEMENT:
+        return "element_shorter_than_3bp"
+    window_start = int(centred_start((element.start + end) // 2, window, length))
+    first, last = max(element.start, window_start), min(end, window_start + window)
+    original = genome.fetch(chrom, window_start, window_start + window)
+    bases = original[first - window_start : last - window_start]
+    if set(bases) - set("ACGT"):
+        return "element_not_acgt"
+    rng = element_rng(seed, element.chrom, element.start, element.end)
+    for _ in range(TRIES):
+        shuffled = shuffle(bases, kind, rng)
+        if shuffled != bases:
+            break
+    else:
+        return "shuffle_unchanged"
+    perturbed = original[: first - window_start] + shuffled + original[last - window_start :]
+    strand = "-" if strands == "random" and rng.random() < 0.5 else "+"
+    return {"benchmark_id": element.name, "element_name": element.name, "chrom": element.chrom,
+            "window_start": window_start, "element_start": first, "element_end": last,
+            "strand": strand, "shuffle": kind, "random_seed": seed, ORIGINAL: original,
+            PERTURBED: perturbed}  # fmt: skip
+
+
+def oriented(pair: dict, strands: str) -> list[dict]:
+    """The rows of one pair (read on the forward strand) under ``--strands``: a ``-`` row holds
+    both windows reverse-complemented."""
+    flipped = {**pair, "strand": "-", "benchmark_id": f"{pair['benchmark_id']}:-",
+               ORIGINAL: reverse_complement(pair[ORIGINAL]), PERTURBED: reverse_complement(pair[PERTURBED])}  # fmt: skip
+    if strands == "both":
+        return [{**pair, "benchmark_id": f"{pair['benchmark_id']}:+"}, flipped]
+    return [flipped if pair["strand"] == "-" else pair]
+
+
+def build_controls(genome, elements, kind: str, window: int, seed: int, strands: str,
+                   config: str, out) -> tuple[Path, int, Counter, int]:  # fmt: skip
+    """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
+    ``_excluded.tsv``; return the parquet path, rows written, exclusion counts, elements read.
+
+    Raises:
+        DataValidationError: a BED region on a chromosome the FASTA lacks (file, line, name);
+            no element made a pair.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tqdm import tqdm
+
+    excluded, named = Counter(), []
+
+    def pairs():
+        for element in tqdm(elements, desc="controls", unit="element"):
+            chrom = resolve_chromosome(element.chrom, genome.names)
+            if chrom is None and " line " in element.source:
+                raise DataValidationError(f"{element.source}: chromosome {element.chrom!r} is not "
+                                          f"in {genome.path} ({', '.join(genome.names[:5])}, ...)")  # fmt: skip
+            pair = "chromosome_not_in_fasta" if chrom is None else \
+                control_pair(genome, element, chrom, window, kind, seed, strands)  # fmt: skip
+            if isinstance(pair, str):
+                excluded[pair] += 1
+                named.append((element.name, element.chrom, element.start, element.end, pair))
+                continue
+            yield pair
+
+    def on_duplicate(pair):
+        named.append((pair["element_name"], pair["chrom"], pair["element_start"], pair["element_end"],
+                      "duplicate_pair"))  # fmt: skip
+
+    rows = [row for pair in unique_pairs(pairs(), excluded, on_duplicate) for row in oriented(pair, strands)]
+    if not rows:
+        raise DataValidationError(f"no element made a pair ({len(elements)} read; excluded: "
+                                  f"{dict(sorted(excluded.items())) or 'none'})")  # fmt: skip
+    folder = Path(out) / config
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PARQUET_NAME
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    report = {"read": len(elements), "written_elements": len(elements) - sum(excluded.values()),
+              "written_rows": len(rows), "excluded": dict(sorted(excluded.items())),
+              "settings": {"fasta": str(genome.path), "config": config, "window": window,
+                           "shuffle": kind, "seed": seed, "strands": strands,
+                           "script_version": f"perturbation-bench {__version__}"}}  # fmt: skip
+    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
+    lines = ["element\tchrom\tstart\tend\treason"] + ["\t".join(map(str, row)) for row in named]
+    (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")
+    return path, len(rows), excluded, len(elements)

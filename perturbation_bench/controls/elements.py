@@ -1,0 +1,93 @@
+"""The elements to control: regions of a BED file, or features of an annotation's transcripts.
+
+An element is a genome interval (0-based, half-open) with a name and where it came from. From
+a BED file: every region as it is (``track``/``browser``/``#`` lines skipped; its 4th column,
+if any, names it). From a GTF or GFF3: the features of the transcript ``build syn`` chooses for
+each gene (``dataset/annotation.py``), by ``--feature``:
+
+- ``cds``: its CDS exons;
+- ``exon``: its exons (the annotation's ``exon`` records; without any for the transcript, its
+  CDS exons stand for them, so it has no UTRs);
+- ``intron``: the gaps between its consecutive exons;
+- ``utr5``, ``utr3``: the parts of its exons before the CDS and after it, on its strand;
+- ``promoter``: the ``promoter_bp`` bases upstream of its first exon, on its strand (cut at the
+  chromosome's start).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from perturbation_bench.errors import DataValidationError
+
+FEATURES = ("cds", "exon", "intron", "utr5", "utr3", "promoter")
+DEFAULT_PROMOTER_BP = 1000
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element: ``[start, end)`` on ``chrom``, its name, and where it came from."""
+
+    chrom: str
+    start: int
+    end: int
+    name: str
+    source: str  # "FILE line N" or "FILE (TRANSCRIPT)", for messages
+
+
+def bed_elements(path) -> list[Element]:
+    """The regions of a BED file (module docstring), each checked: ``0 <= START < END``."""
+    from perturbation_bench.variants.saturation import read_bed
+
+    return [Element(chrom, start, end, name, f"{path} line {number}")
+            for number, (chrom, start, end, name) in read_bed(path, numbered=True)]  # fmt: skip
+
+
+def annotation_elements(annotation: str, cds_exons, exon_spans: dict, feature: str,
+                        promoter_bp: int = DEFAULT_PROMOTER_BP) -> list[Element]:  # fmt: skip
+    """The ``feature`` elements of each chosen transcript (module docstring), in genome order.
+
+    Args:
+        cds_exons: the chosen transcripts' CDS exons (``annotation.exons_of``).
+        exon_spans: ``transcript_id -> [(start, end), ...]`` of their exon records.
+
+    Raises:
+        DataValidationError: no transcript has such a feature, naming the file and the kind.
+    """
+    by_transcript = defaultdict(list)
+    for exon in cds_exons:
+        by_transcript[exon.transcript_id].append(exon)
+    elements = []
+    for transcript, cds in sorted(by_transcript.items()):
+        chrom, strand, gene = cds[0].chrom, cds[0].strand, cds[0].gene_name or cds[0].gene_id
+        coding = [(e.start, e.end) for e in cds]
+        exons = sorted(exon_spans.get(transcript) or coding)
+        spans = _feature_spans(feature, sorted(coding), exons, strand, promoter_bp)
+        ordered = spans if strand == "+" else spans[::-1]  # numbered in transcript order
+        elements += [Element(chrom, start, end, f"{gene}:{feature}{k}", f"{annotation} ({transcript})")
+                     for k, (start, end) in enumerate(ordered, start=1) if end > start]  # fmt: skip
+    if not elements:
+        raise DataValidationError(
+            f"{annotation}: no {feature} feature in its {len(by_transcript)} chosen transcripts"
+            + (" (it has no exon records beyond the CDS, so no UTRs)" if feature.startswith("utr") else "")
+        )
+    return sorted(elements, key=lambda e: (e.chrom, e.start, e.end, e.name))
+
+
+def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[int, int]]:
+    """``[(start, end), ...]`` in genome order of one transcript's ``feature``."""
+    if feature == "cds":
+        return coding
+    if feature == "exon":
+        return exons
+    if feature == "intron":
+        return [(a_end, b_start) for (_, a_end), (b_start, _) in zip(exons, exons[1:])]
+    if feature == "promoter":
+        return [(max(0, exons[0][0] - promoter_bp), exons[0][0])] if strand == "+" \
+            else [(exons[-1][1], exons[-1][1] + promoter_bp)]  # fmt: skip
+    first, last = coding[0][0], coding[-1][1]
+    before = [(start, min(end, first)) for start, end in exons if start < first]
+    after = [(max(start, last), end) for start, end in exons if end > last]
+    upstream, downstream = (before, after) if strand == "+" else (after, before)
+    return upstream if feature == "utr5" else downstream

@@ -1,0 +1,40 @@
+"""Shuffles of an element that keep its composition, each seeded per element.
+
+- ``dinucleotide``: the Altschul-Erickson shuffle of the ``dinuc_shuf`` package (by DART-Eval's
+  authors): the element's dinucleotide counts exactly, its first and last base kept;
+- ``mononucleotide``: a uniform permutation of its bases (base counts kept).
+
+The generator of one element is seeded by ``sha256(repr((seed, chrom, start, end)))`` mod 2**128,
+DART-Eval's rule, so an element's control does not depend on which other elements are built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+BASES = "ACGT"
+SHUFFLES = ("dinucleotide", "mononucleotide")
+
+
+def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Generator:
+    """The generator of one element (module docstring)."""
+    digest = hashlib.sha256(repr((seed, chrom, start, end)).encode()).hexdigest()
+    return np.random.default_rng(int(digest, 16) % 2**128)
+
+
+def shuffle(sequence: str, kind: str, rng: np.random.Generator) -> str:
+    """``sequence`` (A/C/G/T only) shuffled by ``kind`` (:data:`SHUFFLES`)."""
+    codes = np.frombuffer(sequence.encode(), dtype=np.uint8)
+    index = np.searchsorted(np.frombuffer(BASES.encode(), dtype=np.uint8), codes)
+    if kind == "mononucleotide":
+        shuffled = rng.permutation(index)
+    elif kind == "dinucleotide":
+        import dinuc_shuf
+
+        one_hot = np.eye(len(BASES), dtype=np.uint8)[index][None]
+        shuffled = dinuc_shuf.shuffle(one_hot, rng=rng)[0].argmax(axis=1)
+    else:
+        raise ValueError(f"unknown shuffle {kind!r}; shuffles: {', '.join(SHUFFLES)}")
+    return "".join(BASES[i] for i in shuffled)
