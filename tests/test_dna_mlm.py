@@ -12,6 +12,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 from dna_fixtures import (
     build_tokenizer,
     evaluate,
+    log_probs,
     reference_pair,
     reverse_complement,
     two_processes_match_one,
@@ -134,17 +135,7 @@ def test_unknown_tokens_and_other_tasks_are_refused(masked_models, pair_data):
 
 
 def test_a_real_third_party_masked_architecture_gpn(pair_data, tmp_path):
-    import gpn  # in the test extra
-    from gpn.model import GPNConfig, GPNForMaskedLM
-
-    gpn.register_auto_classes()
-    tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
-    config = GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                       num_hidden_layers=2, embedding="embedding", encoder="convnet")  # fmt: skip
-    torch.manual_seed(0)
-    GPNForMaskedLM(config).save_pretrained(tmp_path / "gpn")
-    tokenizer.save_pretrained(tmp_path / "gpn")
-    check(str(tmp_path / "gpn"), pair_data, {}, plugin="gpn")
+    check(gpn_model(tmp_path / "gpn"), pair_data, {}, plugin="gpn")
 
 
 @pytest.mark.slow
@@ -160,3 +151,90 @@ def test_a_rerun_at_another_max_length_is_not_served_the_first_runs_scores(maske
     _, first = check(masked_models["char"], pair_data, {}, max_length=40, use_cache=cache)
     _, second = check(masked_models["char"], pair_data, {}, max_length=16, use_cache=cache)
     assert first != second
+
+
+def reference_pll(model, tokenizer, sequence: str, max_length: int, prefix: str = "") -> float:
+    """sum over the sequence's tokens i (not special, not the prefix's) of log P(token_i | the
+    tokens with i masked), one forward pass per token, in the window of max_length tokens
+    centred on i when longer."""
+    encoding = tokenizer(prefix + sequence, return_special_tokens_mask=True, return_offsets_mapping=True)
+    ids, specials = encoding["input_ids"], encoding["special_tokens_mask"]
+    scored = [i for i, (start, _) in enumerate(encoding["offset_mapping"])
+              if not specials[i] and start >= len(prefix)]  # fmt: skip
+    total = 0.0
+    for i in scored:
+        start = min(max(0, i - max_length // 2), len(ids) - max_length) if len(ids) > max_length else 0
+        window = ids[start : start + max_length]
+        window[i - start] = tokenizer.mask_token_id
+        total += log_probs(model, window)[i - start, ids[i]].item()
+    return total
+
+
+def gpn_model(folder):
+    import gpn  # in the test extra
+    from gpn.model import GPNConfig, GPNForMaskedLM
+
+    gpn.register_auto_classes()
+    tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
+    config = GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                       num_hidden_layers=2, embedding="embedding", encoder="convnet")  # fmt: skip
+    torch.manual_seed(0)
+    GPNForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize("kind, metadata, trim, max_length", [
+    ("char", {}, 1, None), ("kmer6", {"preset": "nucleotide_transformer"}, 6, None),
+    ("char", {}, 1, 40), ("gpn", {}, 1, None), ("char", {"dna_prefix": "ACGT"}, 1, None),
+])  # fmt: skip
+def test_pll_equals_an_independent_per_position_computation(masked_models, pair_data, tmp_path,
+                                                            kind, metadata, trim, max_length):  # fmt: skip
+    path = gpn_model(tmp_path / "gpn") if kind == "gpn" else masked_models[kind]
+    extra = {"plugin": "gpn"} if kind == "gpn" else {}
+    if max_length:
+        extra["max_length"] = max_length
+    result = evaluate(path, [TASK], {"data_dir": str(pair_data), **metadata}, model="dna-mlm",
+                      scoring="pll", **extra)  # fmt: skip
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    limit = max_length or model.config.max_position_embeddings
+    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    got = logged_pairs(result, TASK)
+    assert len(got) == len(rows)
+    for pair, row in zip(got, rows, strict=True):
+        o, p = (s[: len(s) - len(s) % trim] for s in (row["original_sequence"], row["sequence"]))
+        prefix = metadata.get("dna_prefix", "")
+        expected = tuple(reference_pll(model, tokenizer, s, limit, prefix) for s in (o, p))
+        assert pair == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_mostly_masked_pairs_name_the_pll_in_a_warning(masked_models, tmp_path, caplog):
+    """A shuffled element that fills most of its window: the masked-marginal score conditions on
+    little, and the warning says so and names scoring=pll; fewer differing positions: silent."""
+    import random
+
+    from perturbation_bench.fixtures.random_pairs import write_parquet
+
+    rng = random.Random(3)
+    rows = []
+    for changed in (50, 20):  # of 60 bases
+        original = "".join(rng.choice("ACGT") for _ in range(60))
+        perturbed = "".join({"A": "C", "C": "G", "G": "T", "T": "A"}[b] if 5 <= i < 5 + changed
+                            else b for i, b in enumerate(original))  # fmt: skip
+        rows.append({"original_sequence": original, "sequence": perturbed})
+    write_parquet(rows[:1], tmp_path / "most", "syn_human")
+    write_parquet(rows[1:], tmp_path / "some", "syn_human")
+    for folder, warned in (("most", True), ("some", False)):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            evaluate(masked_models["char"], [TASK], {"data_dir": str(tmp_path / folder)}, model="dna-mlm")
+        found = "in 1 of 1 pairs the differing positions are more than half the tokens" in caplog.text
+        assert found == warned and ("scoring=pll" in caplog.text) == warned
+
+
+def test_an_unknown_scoring_is_refused(masked_models):
+    from perturbation_bench.errors import OptionsError
+
+    with pytest.raises(OptionsError, match="scoring must be one of marginal, pll, got 'pseudo'"):
+        DnaMaskedLM(pretrained=masked_models["char"], scoring="pseudo", device="cpu")

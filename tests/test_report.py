@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from matplotlib.image import imread
 from scipy.stats import binomtest
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, write_run
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.fixtures.random_models import save_random_llama, single_nucleotide_tokenizer
@@ -269,3 +270,28 @@ def test_runs_made_with_limit_are_noted(runs, tmp_path, capsys):
     results.write_text(json.dumps(data))
     assert main(["report", str(run), "--out", str(tmp_path / "out"), "--bootstrap", "100"]) == 0
     assert "run with --limit 5: only the first pairs" in capsys.readouterr().out
+
+
+def test_the_margins_wilcoxon_test_and_quantiles_are_scipys_on_the_logged_margins(tmp_path):
+    """As DART-Eval reports them: ``scipy.stats.wilcoxon(margins, alternative="greater")`` on the
+    margins the run logged, and their 5/25/50/75/95 percentiles; every margin 0: no test."""
+    from scipy.stats import wilcoxon
+
+    rng = random.Random(9)
+    lls = [(-100 + rng.gauss(0.3, 1), -100.0) for _ in range(40)] + [(-50.0, -50.0)] * 3
+    write_run(tmp_path / "run", "perturbation_syn_human", lls)
+    write_run(tmp_path / "tied", "perturbation_motif_human", [(-7.0, -7.0)] * 12)
+    data = make_report([tmp_path / "run", tmp_path / "tied"], tmp_path / "out", n_boot=50)
+    rows = {row["task"]: row for row in data["summary"]}
+    margins = np.array([o - p for o, p in lls])
+    expected = wilcoxon(margins, alternative="greater")
+    row = rows["perturbation_syn_human"]
+    assert row["wilcoxon_statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert row["wilcoxon_p"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert list(row["margin_quantiles"].values()) == pytest.approx(
+        list(np.percentile(margins, [5, 25, 50, 75, 95])), rel=1e-12)  # fmt: skip
+    tied = rows["perturbation_motif_human"]
+    assert tied["wilcoxon_p"] is None and tied["margin_quantiles"]["q50"] == 0.0
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert f"| {expected.statistic:.1f} | {expected.pvalue:.3g} |" in markdown
+    assert "n/a (every margin 0) | n/a" in markdown

@@ -5,8 +5,9 @@ Registered with lm-eval as ``--model dna-mlm``; loads any ``AutoModelForMaskedLM
 request; it groups them per document (two per pair, four with ``rc_average``: each strand's pair
 is scored on its own, ``pairs/requests.py``) and scores the pairs with
 :class:`~perturbation_bench.models.masked_scoring.MaskedScorer`, whose module states the rules:
-the positions where a pair differs are masked and read, so ``LL`` is a masked-marginal sum over
-them, comparable within a pair, not with a causal model's LL.
+by default the positions where a pair differs are masked and read, so ``LL`` is a
+masked-marginal sum over them, comparable within a pair, not with a causal model's LL; with
+``scoring=pll`` each sequence's pseudo-log-likelihood (one pass per token).
 
 With lm-eval's ``--use_cache`` whole pairs are kept in a store of their own
 (``pair_cache.py``), written as each pair is scored, so a killed run resumes where it stopped.
@@ -22,7 +23,7 @@ from lm_eval.api.model import LM
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.arguments import loading_errors
-from perturbation_bench.models.masked_scoring import MaskedScorer
+from perturbation_bench.models.masked_scoring import SCORINGS, MaskedScorer
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.pairs.requests import document_pairs
@@ -47,6 +48,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         plugin: a package to import, whose ``register_auto_classes()`` registers its models
             with transformers before loading (GPN: ``plugin=gpn``).
         dedupe: run identical masked inputs once (``masked_scoring.py``, rule 6; default true).
+        scoring: ``marginal`` (default: the differing positions masked) or ``pll`` (the
+            pseudo-log-likelihood of each sequence), both defined in ``masked_scoring.py``.
     """
 
     def __init__(
@@ -61,6 +64,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         revision: str | None = None,
         plugin: str | None = None,
         dedupe: bool | str = True,
+        scoring: str = "marginal",
         **unused,
     ) -> None:
         self._check_arguments({"pretrained": pretrained, "tokenizer": tokenizer}, batch_size)
@@ -73,6 +77,9 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         if str(dedupe).lower() not in ("true", "false"):
             raise OptionsError(f"dedupe must be true or false, got {dedupe!r}")
         self.dedupe = str(dedupe).lower() == "true"
+        if scoring not in SCORINGS:
+            raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
+        self.scoring = scoring
         if plugin:
             _register_plugin(plugin)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -95,7 +102,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         self.max_length = int(max_length or self._default_max_length())
         self._ready({
             "dtype": self.model.dtype, "max_length": self.max_length, "dedupe": self.dedupe,
-            "plugin": plugin, "log_softmax": "float32",
+            "plugin": plugin, "log_softmax": "float32", "scoring": scoring,
         })  # fmt: skip
         if self._world_size > 1:
             log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
@@ -109,7 +116,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
     def set_cache_hook(self, cache_hook) -> None:
         """lm-eval's ``--use_cache``: whole pairs go to a store of their own (``pair_cache.py``)."""
         super().set_cache_hook(cache_hook)
-        self._store = PairStore.for_hook(cache_hook, [self.model.name_or_path, self.max_length])
+        self._store = PairStore.for_hook(cache_hook, [self.model.name_or_path, self.max_length,
+                                                         self.scoring])  # fmt: skip
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order; each
@@ -131,7 +139,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                      len(keys) - len(todo), len(keys), store.path)  # fmt: skip
         scorer = MaskedScorer(self.model, self.tokenizer, self._device, self.batch_size,
                               self.max_length, self.dedupe, self._unknown,
-                              progress=not disable_tqdm and self._rank == 0)  # fmt: skip
+                              progress=not disable_tqdm and self._rank == 0,
+                              scoring=self.scoring)  # fmt: skip
 
         def store_pair(pair: tuple[int, int]) -> None:
             first, second = pair

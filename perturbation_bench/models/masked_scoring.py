@@ -29,7 +29,19 @@ none) is scored as follows:
    alone stops the run (``models/tokens.py``).
 
 So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
-(``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL.
+(``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL. A
+pair whose differing positions are more than half its tokens (a shuffled element fills most of
+its window) has little left unmasked to condition on: such pairs are counted in a warning that
+names the pseudo-log-likelihood.
+
+Pseudo-log-likelihood (``scoring="pll"``; Salazar et al. 2020, DART-Eval's masked score): each
+sequence on its own, one input per token of the continuation (special tokens and the context's
+tokens excluded), that token masked::
+
+    LL(s) = sum_{i in tokens(s)} log P(s_i | s with position i masked)
+
+A sequence of ``T`` tokens costs ``T`` inputs; an input longer than ``max_length`` is the window
+of ``max_length`` tokens centred on its masked position (rule 4). Rules 6 and 7 apply as above.
 
 Inputs are batched only with inputs of the same length, so nothing is ever padded: models that
 take no attention mask (convolutional GPN, Caduceus) score exactly as they would one at a time.
@@ -52,16 +64,33 @@ from perturbation_bench.pairs.windows import centred_start
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
+SCORINGS = ("marginal", "pll")
+MOSTLY_MASKED = 0.5
+"""Masked-marginal pairs whose differing positions exceed this share of their tokens are counted
+in a warning that names the PLL."""
+
+
 @dataclass
 class MaskedInput:
-    """One forward pass: token ids (masks applied) and what to read from its output.
+    """One forward pass: a window's token ids, the positions in it to mask, and what to read.
 
-    ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)`` at
-    ``position`` is added to the LL of request ``request_index``.
+    ``tokens`` may be shared by many inputs (a PLL masks one position of the same window in
+    each). ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)``
+    at ``position`` is added to the LL of request ``request_index``.
     """
 
-    ids: list[int]
+    tokens: list[int]
+    masked: tuple[int, ...]
+    mask_id: int
     reads: list[tuple[int, int, int]] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[int]:
+        """The input's token ids, masks applied."""
+        ids = list(self.tokens)
+        for position in self.masked:
+            ids[position] = self.mask_id
+        return ids
 
 
 def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int, list[int]]]:
@@ -88,13 +117,13 @@ def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int
 
 def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
     """One input per distinct token list (masks included), carrying the reads of all of them."""
-    merged: dict[tuple[int, ...], MaskedInput] = {}
+    merged: dict[tuple, MaskedInput] = {}
     for item in inputs:
-        key = tuple(item.ids)
+        key = (tuple(item.tokens), item.masked)
         if key in merged:
             merged[key].reads += item.reads
         else:
-            merged[key] = MaskedInput(item.ids, list(item.reads))
+            merged[key] = MaskedInput(item.tokens, item.masked, item.mask_id, list(item.reads))
     return list(merged.values())
 
 
@@ -108,21 +137,31 @@ class MaskedScorer:
 
     def __init__(
         self, model, tokenizer, device, batch_size: int, max_length: int, dedupe: bool, unknown,
-        progress: bool = True,
+        progress: bool = True, scoring: str = "marginal",
     ) -> None:  # fmt: skip
         self.model, self.tokenizer, self.device = model, tokenizer, device
         self.batch_size, self.max_length, self.dedupe = batch_size, max_length, dedupe
-        self.unknown, self.progress = unknown, progress
+        self.unknown, self.progress, self.scoring = unknown, progress, scoring
+        self.mostly_masked = 0
 
     def score(self, requests, pairs: list[tuple[int, int]], totals: list[float], on_pair=None):
         """Add every read of ``pairs`` (indices into ``requests``) to ``totals``, calling
         ``on_pair((first, second))`` as soon as a pair is completely scored."""
         inputs, n_windowed = [], 0
         encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
+        pair_inputs = self._pll_inputs if self.scoring == "pll" else self._pair_inputs
         for first, second in pairs:
-            pair_inputs, windowed = self._pair_inputs(requests, first, second, encoded)
+            made, windowed = pair_inputs(requests, first, second, encoded)
             n_windowed += windowed
-            inputs += pair_inputs
+            inputs += made
+        if self.mostly_masked:
+            log.warning(
+                "dna-mlm: in %d of %d pairs the differing positions are more than half the "
+                "tokens, so little is left unmasked to condition on; scoring=pll in --model_args "
+                "scores each sequence by its pseudo-log-likelihood instead",
+                self.mostly_masked,
+                len(pairs),
+            )
         if n_windowed:
             log.warning(
                 "dna-mlm: %d of %d pairs are longer than max_length=%d tokens; scored in windows "
@@ -153,17 +192,12 @@ class MaskedScorer:
         """The masked inputs of one pair (rules 1-4 of the module docstring), and whether the
         pair is longer than ``max_length`` tokens; ``encoded`` keeps the tokenizations made."""
         texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
-        encodings = [self._encode(text, encoded) for text in texts]
+        encodings = [self._encode(requests[i], encoded) for i in (first, second)]
         ids_o, ids_p = (e["input_ids"] for e in encodings)
-        for ids, index in zip((ids_o, ids_p), (first, second)):
-            request = requests[index]
-            count = unknown_tokens(
-                self.tokenizer, request.args[1], ids, formatting_setting(request.doc)
-            )
-            self.unknown.add(request, count)
         windowed = max(len(ids_o), len(ids_p)) > self.max_length
         if len(ids_o) == len(ids_p):
             masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]
+            self.mostly_masked += len(masked) > MOSTLY_MASKED * len(ids_o)
             reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
             return self._windowed(ids_o, masked, reads), windowed
         if not self.tokenizer.is_fast:
@@ -179,14 +213,45 @@ class MaskedScorer:
             inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
         return inputs, windowed
 
-    def _encode(self, text: str, encoded: dict):
-        """The tokenizer's encoding of ``text`` (with offsets if fast), from ``encoded`` with
-        ``dedupe``."""
-        if self.dedupe and text in encoded:
-            return encoded[text]
-        encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast)
-        if self.dedupe:
-            encoded[text] = encoding
+    def _pll_inputs(
+        self, requests, first: int, second: int, encoded: dict
+    ) -> tuple[list[MaskedInput], bool]:
+        """One input per scored token of each sequence of the pair (the PLL, module docstring),
+        and whether a sequence is longer than ``max_length`` tokens."""
+        inputs, windowed = [], False
+        for index in (first, second):
+            context = requests[index].args[0]
+            encoding = self._encode(requests[index], encoded)
+            ids = encoding["input_ids"]
+            windowed |= len(ids) > self.max_length
+            specials = encoding["special_tokens_mask"]
+            if context and not self.tokenizer.is_fast:
+                raise OptionsError(f"{self.tokenizer.name_or_path}: scoring=pll after a DNA prefix "
+                                   "needs the character offsets of a fast tokenizer")  # fmt: skip
+            starts = [s for s, _ in encoding["offset_mapping"]] if context else [0] * len(ids)
+            scored = [i for i in range(len(ids)) if not specials[i] and starts[i] >= len(context)]
+            windows_made: dict[int, list[int]] = {}  # one token list per window start, shared
+            for position in scored:
+                ((start, _),) = windows(len(ids), [position], self.max_length)
+                tokens = windows_made.setdefault(start, ids[start : start + self.max_length])
+                inputs.append(MaskedInput(tokens, (position - start,), self.tokenizer.mask_token_id,
+                                          [(position - start, ids[position], index)]))  # fmt: skip
+        return inputs, windowed
+
+    def _encode(self, request, encoded: dict):
+        """The tokenizer's encoding of a request's text (special-token mask; offsets if fast),
+        from ``encoded`` with ``dedupe``; its unknown tokens counted (rule 7)."""
+        context, continuation = request.args
+        text = context + continuation
+        encoding = encoded.get(text) if self.dedupe else None
+        if encoding is None:
+            encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast,
+                                      return_special_tokens_mask=True)  # fmt: skip
+            if self.dedupe:
+                encoded[text] = encoding
+        count = unknown_tokens(self.tokenizer, continuation, encoding["input_ids"],
+                               formatting_setting(request.doc))  # fmt: skip
+        self.unknown.add(request, count)
         return encoding
 
     def _windowed(
@@ -194,17 +259,14 @@ class MaskedScorer:
     ) -> list[MaskedInput]:
         """Inputs with the ``masked`` positions masked, cut into windows (rule 4), each reading
         ``reads[i]`` (``(token_id, request_index)`` pairs) at the positions ``i`` it scores."""
-        mask = self.tokenizer.mask_token_id
-        masked_set = set(masked)
         out = []
         for start, run in windows(len(ids), masked, self.max_length):
             if not run:  # identical sequences: nothing to score, both LLs stay 0
                 continue
             window = ids[start : start + self.max_length]
-            masked_ids = [mask if start + k in masked_set else t for k, t in enumerate(window)]
-            out.append(
-                MaskedInput(masked_ids, [(i - start, t, r) for i in run for t, r in reads[i]])
-            )
+            in_window = tuple(i - start for i in masked if start <= i < start + len(window))
+            out.append(MaskedInput(window, in_window, self.tokenizer.mask_token_id,
+                                   [(i - start, t, r) for i in run for t, r in reads[i]]))  # fmt: skip
         return out
 
     @torch.no_grad()

@@ -25,6 +25,15 @@ def to_markdown(report: dict) -> str:
             f"{interval(s['bootstrap_95'])} | {interval(s['wilson_95'])} | {pct(s['tie_rate'])} | "
             f"{s['margin_mean']:.3f} | {s['margin_median']:.3f} |"
         )
+    lines += ["", "Margins (LL(original) - LL(perturbed), nats): the Wilcoxon signed-rank test that "
+              "they lie above 0 (zero margins dropped) and their quantiles.", "",
+              "| model | task | n | Wilcoxon W | p (greater) | q5 | q25 | q50 | q75 | q95 |",
+              "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for s in report["summary"]:
+        test = (f"{s['wilcoxon_statistic']:.1f} | {s['wilcoxon_p']:.3g}"
+                if s["wilcoxon_p"] is not None else "n/a (every margin 0) | n/a")  # fmt: skip
+        lines.append(f"| {s['model']} | {s['task']} | {s['n']} | {test} | "
+                     + " | ".join(f"{v:.3f}" for v in s["margin_quantiles"].values()) + " |")
     lines += ["", "Unweighted mean over the tasks each model ran:", ""]
     lines += [f"- {g['model']}: {pct(g['mean_pairwise_acc'])}% ({', '.join(g['tasks'])})"
               for g in report["group_mean"]]  # fmt: skip

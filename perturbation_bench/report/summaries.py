@@ -2,7 +2,11 @@
 model against model.
 
 - :func:`summarize`: per model and task, accuracy with a seeded bootstrap and a Wilson 95%
-  interval, tie rate, margin mean and median, n; :func:`group_means`: the unweighted mean over the
+  interval, tie rate, margin mean and median, n; and the margins as DART-Eval reports them: the
+  Wilcoxon signed-rank test that they lie above 0 (``scipy.stats.wilcoxon(margins,
+  alternative="greater")``, its defaults: zero margins dropped; statistic and p-value, None when
+  every margin is 0) and their quantiles 5/25/50/75/95 (:data:`MARGIN_QUANTILES`);
+  :func:`group_means`: the unweighted mean over the
   whole-window tasks each model ran;
 - :func:`strata`: accuracy per stratum value (``fraction_codons_changed`` in fifths,
   ``exon_rank`` with 5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``,
@@ -47,6 +51,7 @@ PUBLISHED_SOURCE = (
     "here; whether 'synonymous' pools human and mouse is not stated"
 )
 CODON_BINS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+MARGIN_QUANTILES = (5, 25, 50, 75, 95)
 
 
 def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
@@ -56,8 +61,23 @@ def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[di
         out.append({"model": model, "task": task, **_accuracy(group["correct"], seed, n_boot),
                     "tie_rate": float(group["tie"].mean()),
                     "margin_mean": float(group["margin"].mean()),
-                    "margin_median": float(group["margin"].median())})  # fmt: skip
+                    "margin_median": float(group["margin"].median()),
+                    **margin_test(group["margin"].to_numpy())})  # fmt: skip
     return out
+
+
+def margin_test(margins) -> dict:
+    """The Wilcoxon signed-rank test of ``margins`` > 0 and their quantiles (module docstring)."""
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    statistic = p_value = None
+    if np.any(margins != 0):
+        result = wilcoxon(margins, alternative="greater")
+        statistic, p_value = float(result.statistic), float(result.pvalue)
+    quantiles = np.percentile(margins, MARGIN_QUANTILES)
+    return {"wilcoxon_statistic": statistic, "wilcoxon_p": p_value,
+            "margin_quantiles": {f"q{q}": float(v) for q, v in zip(MARGIN_QUANTILES, quantiles)}}  # fmt: skip
 
 
 def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
