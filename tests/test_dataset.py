@@ -563,3 +563,57 @@ def cds_table(rows):
 
     columns = ["seqname", "start", "end", "strand", "frame", "transcript_id", "gene_id", "tag"]
     return pd.DataFrame(rows, columns=columns).assign(gene_name="")
+
+
+def test_the_codon_control_permutes_synonymous_codons_only(genome_files, built, tmp_path, capsys):
+    """``--recode shuffle``: the same rows as the published recoding, each patch's codons permuted
+    among the positions of their amino acid: protein, codon counts and composition kept, M, W and
+    stop codons in place, some codon moved; an order-0 chain ties on every pair."""
+    build("syn", *genome_files, tmp_path, "--recode", "shuffle")
+    path = tmp_path / "syn_shuffle_human" / "test-00000-of-00001.parquet"  # a name of its own
+    shuffled, published = pq.read_table(path).to_pylist(), pq.read_table(built["syn"]).to_pylist()
+    assert [r["benchmark_id"].split(":", 1)[1] for r in shuffled] == \
+        [r["benchmark_id"].split(":", 1)[1] for r in published]  # fmt: skip
+    code = load_codon_table("human")
+    for row in shuffled:
+        assert row["recoding_mode"] == "synonymous_codon_shuffle"
+        start, end = row["patch_start_in_seq"], row["patch_end_in_seq"]
+        a, b = row["original_sequence"], row["sequence"]
+        assert a[:start] == b[:start] and a[end:] == b[end:]
+        before = [a[i : i + 3] for i in range(start, end, 3)]
+        after = [b[i : i + 3] for i in range(start, end, 3)]
+        assert sorted(before) == sorted(after) and before != after
+        assert [code.code[c] for c in before] == [code.code[c] for c in after]
+        assert all(x == y for x, y in zip(before, after) if code.code[x] in "MW*")
+        assert row["n_codons_changed"] == sum(x != y for x, y in zip(before, after))
+    build("syn", *genome_files, tmp_path / "seed1", "--recode", "shuffle", "--seed", "1")
+    other = pq.read_table(tmp_path / "seed1" / "syn_shuffle_human").column("sequence").to_pylist()
+    assert other != [row["sequence"] for row in shuffled]  # drawn by the seeded generator
+    result = evaluate(str(genome_files[0]), ["perturbation_custom"],
+                      {"data_dir": str(tmp_path), "config": "syn_shuffle_human"},
+                      model="kmer-markov", order=0)  # fmt: skip
+    assert result["results"]["perturbation_custom"]["tie_rate,pairs"] == 1.0
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--config", "syn_human"], "syn_human is a published config"),
+    (["--optimization-rate", "0.5"], "--optimization-rate applies to --recode most_frequent"),
+])  # fmt: skip
+def test_the_codon_control_refuses_published_names_and_partial_rates(genome_files, tmp_path, capsys,
+                                                                      extra, message):  # fmt: skip
+    fasta, gtf = genome_files
+    assert main(["build", "syn", "--recode", "shuffle", "--fasta", str(fasta), "--gtf", str(gtf),
+                 "--species", "human", "--out", str(tmp_path), *extra]) == 2  # fmt: skip
+    assert message in capsys.readouterr().err
+
+
+def test_a_codon_shuffle_draws_again_until_a_codon_moves():
+    """Two codons of one amino acid: half the permutations leave them in place; every seed still
+    gives the swapped pair, M and the stop staying where they are."""
+    import random
+
+    from perturbation_bench.dataset.build import shuffle_synonymous
+
+    codons, table = ["ATG", "GCT", "GCC", "TAA"], load_codon_table("human")
+    for seed in range(20):
+        assert shuffle_synonymous(codons, [1, 2], table, random.Random(seed)) == ["ATG", "GCC", "GCT", "TAA"]

@@ -101,6 +101,9 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
     if parser.prog.endswith("syn"):
         parser.add_argument("--optimization-rate", type=float, default=1.0,
                             help="share of eligible codons to recode (default 1)")  # fmt: skip
+        parser.add_argument("--recode", choices=("most_frequent", "shuffle"), default="most_frequent",
+                            help="most_frequent (default: the published recoding) or shuffle "
+                                 "(synonymous codons permuted: the codon control)")  # fmt: skip
         parser.add_argument(
             "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
         )
@@ -145,14 +148,15 @@ def _build_pairs(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.settings import BuildSettings, check_settings
 
     extra = (
-        {"optimization_rate": args.optimization_rate}
+        {"optimization_rate": args.optimization_rate, "recode": args.recode}
         if args.kind == "syn"
         else {"motif": args.motif.upper(), "repeats": args.repeats, "offset": args.offset}
     )
     settings = BuildSettings(
         kind=args.kind,
         species=args.species,
-        config=args.config or f"{args.kind}_{args.species}",
+        config=args.config or "_".join([args.kind, *(["shuffle"] if getattr(args, "recode", "") == "shuffle" else []),
+                                         args.species]),  # fmt: skip
         annotation_source=args.annotation_source or Path(args.gtf or args.gff3).name,
         genome_assembly=args.assembly or Path(args.fasta).name,
         window=args.window,

@@ -14,8 +14,12 @@ is that position modulo 3. Sequences are upper-cased.
 syn. Every complete codon of the CDS part that codes for neither M, W nor stop is eligible and
 is replaced by its amino acid's most frequent codon (``codons.py``); with
 ``optimization_rate < 1`` only ``round(rate * n_eligible)`` eligible codons, drawn with a
-per-row seeded generator, are. The protein is unchanged by construction. The patch is the span
-of complete codons; ``fraction_codons_changed = n_codons_changed / n_codons_total``.
+per-row seeded generator, are. With ``recode = "shuffle"`` (the codon control) the eligible
+codons are instead permuted among the positions of their own amino acid by the row's
+generator (up to :data:`SHUFFLE_TRIES` draws until one differs): protein, codon counts and base
+composition unchanged, only the order of synonymous codons. The protein is unchanged by
+construction. The patch is the span of complete codons; ``fraction_codons_changed =
+n_codons_changed / n_codons_total`` (codons whose text changed).
 
 motif. ``repeats`` copies of ``motif`` (default CAG x 10 = 30 bp) replace the bases starting
 ``offset`` bp (default 60) after the first complete codon, so the patch is codon-aligned.
@@ -49,7 +53,7 @@ from perturbation_bench.dataset.annotation import CdsExon
 from perturbation_bench.dataset.codons import CodonTable
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dataset.schema import SCHEMAS
-from perturbation_bench.dataset.settings import BuildSettings
+from perturbation_bench.dataset.settings import RECODINGS, BuildSettings
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
@@ -59,6 +63,7 @@ PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
 BATCH_ROWS = 512  # rows per parquet row group: ~8 MB of 8 kb pairs
 DNA = frozenset("ACGT")
+SHUFFLE_TRIES = 10
 
 
 @dataclass(frozen=True)
@@ -84,9 +89,10 @@ def place_window(exon: CdsExon, chrom_length: int, window: int, flank: int) -> W
 
 
 def recode_synonymous(
-    sequence: str, first: int, cds_end: int, table: CodonTable, rate: float, rng: random.Random
-) -> tuple[str, int, int, int] | str:
-    """Recode the complete codons in ``[first, cds_end)``.
+    sequence: str, first: int, cds_end: int, table: CodonTable, rate: float, rng: random.Random,
+    recode: str = "most_frequent",
+) -> tuple[str, int, int, int] | str:  # fmt: skip
+    """Recode the complete codons in ``[first, cds_end)`` by ``recode`` (module docstring).
 
     Returns:
         ``(perturbed, n_total, n_eligible, n_changed)``, or an exclusion reason.
@@ -98,16 +104,38 @@ def recode_synonymous(
     if any(not DNA.issuperset(codon) for codon in codons):
         return "n_in_patch"
     eligible = [k for k, codon in enumerate(codons) if table.is_eligible(codon)]
-    if rate < 1:
-        eligible = sorted(rng.sample(eligible, round(rate * len(eligible))))
-    recoded = list(codons)
-    for k in eligible:
-        recoded[k] = table.most_frequent_synonym(codons[k])
+    if recode == "shuffle":
+        recoded = shuffle_synonymous(codons, eligible, table, rng)
+    else:
+        if rate < 1:
+            eligible = sorted(rng.sample(eligible, round(rate * len(eligible))))
+        recoded = list(codons)
+        for k in eligible:
+            recoded[k] = table.most_frequent_synonym(codons[k])
     changed = sum(a != b for a, b in zip(codons, recoded))
     if not changed:
         return "no_change"
     perturbed = sequence[:first] + "".join(recoded) + sequence[first + 3 * len(codons) :]
     return perturbed, len(codons), len(eligible), changed
+
+
+def shuffle_synonymous(codons: list[str], eligible: list[int], table: CodonTable,
+                       rng: random.Random) -> list[str]:  # fmt: skip
+    """``codons`` with those at ``eligible`` permuted among the positions of their own amino acid;
+    the first draw that changes a codon, else (after :data:`SHUFFLE_TRIES`) ``codons`` as given."""
+    by_amino_acid: dict[str, list[int]] = {}
+    for k in eligible:
+        by_amino_acid.setdefault(table.code[codons[k]], []).append(k)
+    for _ in range(SHUFFLE_TRIES):
+        shuffled = list(codons)
+        for positions in by_amino_acid.values():
+            drawn = [codons[k] for k in positions]
+            rng.shuffle(drawn)
+            for k, codon in zip(positions, drawn):
+                shuffled[k] = codon
+        if shuffled != codons:
+            return shuffled
+    return list(codons)
 
 
 def candidate_rows(
@@ -202,7 +230,7 @@ def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTab
     if settings.kind == "syn":
         rng = random.Random(f"{settings.seed}:{exon.transcript_id}:{exon.exon_rank}")
         result = recode_synonymous(
-            original, first, window.cds_end, table, settings.optimization_rate, rng
+            original, first, window.cds_end, table, settings.optimization_rate, rng, settings.recode
         )
         if isinstance(result, str):
             return result
@@ -211,7 +239,7 @@ def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTab
             **common,
             "sequence": perturbed,
             "codon_usage_source": table.source,
-            "recoding_mode": "most_frequent_synonym",
+            "recoding_mode": RECODINGS[settings.recode],
             "optimization_rate": settings.optimization_rate,
             "fraction_codons_changed": changed / total,
             "window_size_bp": settings.window,

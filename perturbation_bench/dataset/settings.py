@@ -1,11 +1,13 @@
 """What decides a ``build syn``/``build motif`` output besides the input files, and the rules
 those settings must follow:
 
-- ``0 < optimization_rate <= 1``; ``window > 0`` and ``0 <= flank < window``;
+- ``0 < optimization_rate <= 1``, and 1 with ``recode = "shuffle"`` (every eligible codon takes
+  part in the shuffle); ``window > 0`` and ``0 <= flank < window``;
 - a motif repeat keeps the reading frame (a multiple of 3, starting on a codon boundary) and
   holds no stop codon, unless ``--allow-stop-or-frameshift`` asks for it; its unit is A/C/G/T;
 - ``motif_human`` names the published config only (CAG x 10 at offset 60): another repeat gets
-  a name of its own.
+  a name of its own; so do ``syn_human`` and ``syn_mouse`` (the most frequent codons), which a
+  codon shuffle may not take.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class BuildSettings:
     seed: int = 0
     max_pairs: int | None = None
     optimization_rate: float = 1.0
+    recode: str = "most_frequent"  # or "shuffle" (dataset/build.py)
     motif: str = "CAG"
     repeats: int = 10
     offset: int = 60
@@ -48,6 +51,12 @@ def check_settings(settings: BuildSettings, allow_disruptive: bool = False) -> N
         raise OptionsError(
             f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"
         )
+    if settings.recode == "shuffle" and settings.optimization_rate != 1:
+        raise OptionsError("--optimization-rate applies to --recode most_frequent; a shuffle "
+                           "permutes every eligible codon")  # fmt: skip
+    if settings.recode == "shuffle" and settings.config in ("syn_human", "syn_mouse"):
+        raise OptionsError(f"{settings.config} is a published config (the most frequent codons); "
+                           f"name the codon control with --config, e.g. syn_shuffle_{settings.species}")  # fmt: skip
     if settings.window < 1 or not 0 <= settings.flank < settings.window:
         raise OptionsError(
             f"need window > 0 and 0 <= flank < window, got {settings.window}, {settings.flank}"
@@ -56,6 +65,8 @@ def check_settings(settings: BuildSettings, allow_disruptive: bool = False) -> N
         check_motif(settings, allow_disruptive)
 
 
+RECODINGS = {"most_frequent": "most_frequent_synonym", "shuffle": "synonymous_codon_shuffle"}
+"""``--recode`` -> the ``recoding_mode`` column."""
 STOP_CODONS = ("TAA", "TAG", "TGA")
 PUBLISHED_MOTIF = {"config": "motif_human", "motif": "CAG", "repeats": 10, "offset": 60}
 
