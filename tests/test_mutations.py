@@ -162,3 +162,44 @@ def test_nested_genes_and_a_cds_without_its_stop_codon(nested, tmp_path):
     # only the tail 5 kb past GA's end (2,000 + 300 + 17,000 + 300) qualifies, not GA's intron
     assert summary["candidates"]["intergenic_variant"] == 42_000 - (19_600 + 5_000)
     assert len(intergenic) == 5000 and intergenic["pos"].min() > 19_600 + 5_000
+
+
+def test_every_exclusion_rule_is_counted_under_its_name(tmp_path):
+    """One transcript per rule of the module docstring, each broken on purpose; the candidates
+    of the transcripts still scanned are counted exactly (an N base takes two deletions with
+    it, the one of the N and the one after it)."""
+    genes = [("OK", 2000), ("NOATG", 4000), ("STOP", 6000), ("NBASE", 11000), ("PHASE", 13000),
+             ("FRAC", 15000)]  # fmt: skip
+    chrom, records = genes_on_a_chromosome(7, 40_000, [
+        *((name, "+", at, [150], INTRON, True) for name, at in genes if name != "PHASE"),
+        ("PHASE", "+", 13000, [90, 90], INTRON, True), ("INTRON", "+", 8000, [90, 90], INTRON, True)])  # fmt: skip
+    chrom = list(chrom)
+    chrom[4000:4003] = "CTG"  # NOATG: the first codon
+    chrom[6030:6033] = "TAA"  # STOP: an internal codon
+    chrom[8090:8092] = "CT"  # INTRON: its donor
+    chrom[11031] = "N"  # NBASE: the middle of codon 10
+    records = [r.replace("\t+\t0\t", "\t+\t1\t") if '"PHASE"' in r and "\t13151\t" in r else r
+               for r in records]  # PHASE: the second exon's phase  # fmt: skip
+    records = [r.replace("\t15150\t", "\t15149\t") if '"FRAC"' in r else r for r in records]  # 149 bp
+    fasta, gtf = write_genome(tmp_path, "".join(chrom), records)
+    scan(tmp_path, fasta, gtf, "--per-class", "5000", "--per-gene", "5000")
+    summary = json.loads((tmp_path / "mutations.parquet.summary.json").read_text())
+    assert summary["excluded"] == {"cds_not_whole_codons": 1, "codon_with_non_acgt_base": 1,
+                                   "first_codon_not_atg": 1, "internal_stop": 1,
+                                   "intron_not_gt_ag": 1, "phase_inconsistent": 1}  # fmt: skip
+    assert summary["transcripts_scanned"] == 4  # OK, NOATG, NBASE, INTRON
+    assert summary["candidates"]["frameshift_variant"] == 144 + 144 + (144 - 2) + 174
+    # FRAC, although excluded, is a gene: intergenic variants keep 5 kb from it too
+    assert summary["candidates"]["intergenic_variant"] == 40_000 - (15_149 + 5_000)  # FRAC ends at 15,149
+    assert summary["settings"] == {"per_class": 5000, "per_gene": 5000, "seed": 0,
+                                   "positive": ["stop_gained", "start_lost", "splice_donor_variant",
+                                                "splice_acceptor_variant", "frameshift_variant"]}  # fmt: skip
+
+
+def test_no_room_for_intergenic_variants_is_a_note(spliced, tmp_path, capsys):
+    """The spliced genome cut 3 kb after its last gene: no base lies 5 kb from every CDS."""
+    fasta, gtf = spliced
+    short = tmp_path / "short.fa"
+    short.write_text(">chrS\n" + read_fasta(fasta)["chrS"][:12_000] + "\n")
+    scan(tmp_path, short, gtf, "--classes", "intergenic_variant,missense_variant")
+    assert "intergenic_variant skipped: no base lies 5000 bp from every CDS" in capsys.readouterr().out

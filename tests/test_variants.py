@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -142,6 +143,8 @@ def test_an_unreadable_vcf_record_is_one_line_with_file_record_and_reason(genome
     assert status == 2 and "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
     assert f"{tmp_path / 'bad.vcf.gz'}: record " in line and "cannot be read (truncated file)" in line
+    number, read = map(int, re.search(r"record (\d+) \(after (\d+) read\)", line).groups())
+    assert number == read + 1 and 10_000 < read < len(records)  # the records of the blocks before
 
 
 def test_vcf_multiallelic_records_split_and_gzip_reads_the_same(genome, tmp_path):

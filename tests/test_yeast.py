@@ -62,6 +62,9 @@ def built(yeast, tmp_path_factory) -> dict:
         assert main(["build", kind, "--fasta", str(genome), "--gff3", str(yeast / GFF3),
                      "--species", "yeast", "--window", "2048", "--flank", "512",
                      "--out", str(root / "out")]) == 0  # fmt: skip
+    assert main(["build", "controls", "--fasta", str(genome), "--gff3", str(yeast / GFF3),
+                 "--feature", "cds", "--shuffle", "dinucleotide", "--config", "controls_cds_yeast",
+                 "--out", str(root / "out")]) == 0  # every kind, so validate checks every invariant  # fmt: skip
     return {"genome": genome, "out": root / "out", "root": root}
 
 

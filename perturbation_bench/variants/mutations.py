@@ -19,7 +19,8 @@ from Biopython; stops ``TAA``, ``TAG``, ``TGA``), with codon ``i`` the CDS bases
   written as a VCF writes it: ``pos`` = the (1-based) position of the base before it on the
   forward strand, ``ref`` = that base + the deleted base, ``alt`` = that base;
 - ``intergenic_variant``: a single-base change at least :data:`INTERGENIC_DISTANCE` bp from
-  every chosen transcript's CDS span (the annotation is read for its CDS records).
+  every chosen transcript's CDS span, excluded transcripts included (the annotation is read for
+  its CDS records).
 
 Alleles are on the genome's forward strand, as in a VCF. Candidates are drawn with seeded
 generators: per transcript and class at most ``per_gene``, then per class at most ``per_class``
@@ -213,12 +214,13 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
         by_transcript[exon.transcript_id].append(exon)
     excluded, available = Counter(), Counter()
     pools = defaultdict(list)
-    transcripts = []
+    transcripts, annotated = [], []
     for transcript_id in sorted(by_transcript):
         if by_transcript[transcript_id][0].chrom not in genome:
             excluded["chromosome_not_in_fasta"] += 1
             continue
         transcript = Transcript(by_transcript[transcript_id], genome)
+        annotated.append(transcript)  # excluded or not, its span is no intergenic sequence
         problem = transcript.problem(code)
         if problem:
             excluded[problem] += 1
@@ -236,7 +238,7 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
     notes = []
     if "intergenic_variant" in classes:
         pools["intergenic_variant"], available["intergenic_variant"] = intergenic_candidates(
-            genome, transcripts, random.Random(f"{seed}:intergenic"), per_class
+            genome, annotated, random.Random(f"{seed}:intergenic"), per_class
         )
         if not pools["intergenic_variant"]:
             notes.append(f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS")
