@@ -68,6 +68,9 @@ def test_sharing_bench_ideals_follow_the_plan():
     assert planned_speedup(by_name["1-nt p=0.5"]) == 1.0  # attention-dominated: declines
     # windows: 7 per sequence, only the ones holding the change differ
     assert planned_speedup(by_name["1-nt windows"]) > 1.5
+    # a paired control: its left flank (100 of 350 bp) would save 1.17x at most, too little
+    # for the separate prefix and remainder calls: the cost rule declines
+    assert planned_speedup(by_name["1-nt controls 350 bp"]) == 1.0
 
 
 @pytest.mark.slow
@@ -115,3 +118,24 @@ def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
     for bad in ("20000", "x8192", "0x100", "10x12"):
         with pytest.raises(Exception, match="PAIRSxBP"):
             parse_sizes(bad)
+
+
+def test_two_measurements_agree_within_the_stated_tolerance():
+    plain = Measurement("a", [(-1000.0, -2.0), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
+    close = Measurement("b", [(-1000.0009, -2.0009), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
+    far = Measurement("c", [(-1000.0, -2.0012), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
+    assert bench.compare_lls(close, plain) == (pytest.approx(0.0009), True)  # 1e-6 * 1000 + 1e-3
+    assert bench.compare_lls(far, plain) == (pytest.approx(0.0012), False)  # over 1e-6 * 2 + 1e-3
+    with pytest.raises(ValueError):  # different numbers of pairs are not the same pairs
+        bench.compare_lls(Measurement("d", [(-1.0, -2.0)], 1.0, 0), plain)
+
+
+@pytest.mark.slow
+def test_the_pll_bench_agrees_with_its_plain_loop(capsys):
+    from perturbation_bench.bench import pll
+
+    parser = argparse.ArgumentParser()
+    pll.add_arguments(parser)
+    assert pll.run(parser.parse_args(["--pll", "--pll-pairs", "2", "--pll-batch-size", "64"])) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2 |")]
+    assert row.startswith("| 2 | 350 | 700 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3

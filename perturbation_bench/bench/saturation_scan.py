@@ -16,12 +16,11 @@ work instead of ``3 (p + 2 (1 - p))`` with pair-wise prefix sharing, 1.8x.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import tempfile
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import measure
+from perturbation_bench.bench.throughput import compare_lls, in_fresh_process, measure
 
 WINDOW, HIDDEN, LAYERS, AT = 1024, 512, 4, 0.5
 TASK, CONFIG = "perturbation_variants", "saturation"
@@ -85,18 +84,14 @@ def run(args: argparse.Namespace) -> int:
         models, data = prepare(Path(scratch), args.saturation_bp)
         metadata = {"data_dir": str(data), "config": CONFIG, "preset": "carbon"}
         pairs = 3 * args.saturation_bp
-        context = multiprocessing.get_context("spawn")
         for method in ("dna-mlm", "dna-hf"):
             runs = []
             for dedupe in (False, True):
                 print(f"measuring {method} dedupe={dedupe} ...", flush=True)
-                with context.Pool(1) as pool:
-                    runs.append(pool.apply(measure, (method, str(models[method]), metadata, pairs,
-                                                     "cpu", "float32", "8", {"dedupe": dedupe},
-                                                     TASK)))  # fmt: skip
-            diff = max(abs(x - y) for p, q in zip(*(r.lls for r in runs)) for x, y in zip(p, q))
-            agree = agree and all(abs(x - y) <= 1e-6 * abs(y) + 1e-3
-                                  for p, q in zip(*(r.lls for r in runs)) for x, y in zip(p, q))  # fmt: skip
+                runs.append(in_fresh_process(measure, method, str(models[method]), metadata, pairs,
+                                             "cpu", "float32", "8", {"dedupe": dedupe}, TASK))  # fmt: skip
+            diff, same = compare_lls(*runs)
+            agree = agree and same
             rows.append((method, *runs, diff))
     print(format_table(rows))
     if not agree:

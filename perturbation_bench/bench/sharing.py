@@ -14,22 +14,23 @@ the peak memory each run added while scoring. Scenarios:
   change in the middle;
 - ``32k vocabulary``: a Llama with a 32,000-token output layer (width 256, 2 layers) on 2,048 bp
   pairs, batch 4: lm-eval's ``hf`` (float32 log-softmax over the whole logits) against
-  ``dna-hf`` (target log-probs only), for memory.
+  ``dna-hf`` (target log-probs only), for memory;
+- ``1-nt controls 350 bp``: the single-nucleotide Llama on the shape of a paired control
+  (``build controls``): 350 bp windows, the middle 150 bp shuffled.
 
-Ideal speed-ups: ``2 / (2 - p)`` for a prefix fraction ``p`` (``P + 2 (n - P)`` token passes
-instead of ``2 n``); "plan" is the ratio of token passes in the plan ``dna-hf`` actually follows
+Ideal speed-ups: ``2 / (2 - p)`` for the prefix fraction ``p`` = the change's start / the window
+(``P + 2 (n - P)`` token passes instead of ``2 n``); "plan" is the ratio of token passes in the plan ``dna-hf`` actually follows
 (cost rule, identical windows), computed from the token layout without running the model.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import measure
+from perturbation_bench.bench.throughput import compare_lls, in_fresh_process, measure
 
 CONFIG = "syn_human"
 
@@ -57,13 +58,19 @@ SCENARIOS = [
     Scenario("1-nt p=0.5", "1-nt", 256, 4, 8192, 0.5),
     Scenario("1-nt windows", "1-nt", 256, 4, 8192, 0.5, max_length=2048),
     Scenario("32k vocabulary", "1-nt", 256, 2, 2048, 0.5, vocab_size=32000, compare_hf=True),
+    Scenario("1-nt controls 350 bp", "1-nt", 256, 4, 350, 0.5, patch=150),
 ]
+
+
+def change_start(scenario: Scenario) -> int:
+    """Where the change starts in the window (bp): at the fraction ``at`` of the room for it."""
+    return int(scenario.at * (scenario.length - scenario.patch))
 
 
 def token_layout(scenario: Scenario) -> tuple[list[int], list[int], int]:
     """Stand-in token lists of one pair (equal except where the change is) and the first
     scored position, as dna-hf tokenizes such a pair; enough to plan the work."""
-    start = int(scenario.at * (scenario.length - scenario.patch))
+    start = change_start(scenario)
     if scenario.tokenizer == "6-mer":
         first, changed = 1, range(1 + start // 6, 1 + (start + scenario.patch - 1) // 6 + 1)
         n = 1 + scenario.length // 6
@@ -111,7 +118,6 @@ def run(args: argparse.Namespace) -> int:
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     rows, agree = [], True
     with tempfile.TemporaryDirectory(prefix="pb-sharing-") as scratch:
-        context = multiprocessing.get_context("spawn")
         for scenario in chosen:
             model, data = _prepare(Path(scratch) / scenario.name.replace(" ", "_"), scenario, args)
             metadata = {"data_dir": str(data), "config": CONFIG}
@@ -126,17 +132,11 @@ def run(args: argparse.Namespace) -> int:
                 ("dna-hf", {**extra, "share_prefix": True}),
             ):
                 print(f"measuring {scenario.name}: {method} {model_args} ...", flush=True)
-                with context.Pool(1) as pool:
-                    runs.append(pool.apply(measure, (method, str(model), metadata,
-                                                     args.sharing_pairs, "cpu", "float32", "4",
-                                                     model_args)))  # fmt: skip
+                runs.append(in_fresh_process(measure, method, str(model), metadata,
+                                             args.sharing_pairs, "cpu", "float32", "4", model_args))  # fmt: skip
             rows.append((scenario, *runs))
-            diff = max(abs(x - y) for p, q in zip(runs[0].lls, runs[1].lls) for x, y in zip(p, q))
-            agree = agree and all(
-                abs(x - y) <= 1e-6 * abs(y) + 1e-3
-                for p, q in zip(runs[1].lls, runs[0].lls)
-                for x, y in zip(p, q)
-            )
+            diff, same = compare_lls(runs[1], runs[0])
+            agree = agree and same
             print(f"  max |dLL| {diff:.2e}", flush=True)
     print(format_table(rows))
     if not agree:
@@ -152,9 +152,9 @@ def format_table(rows) -> str:
     ]  # fmt: skip
     for scenario, plain, shared in rows:
         speedup = plain.seconds / shared.seconds
-        ideal = 2 / (2 - scenario.at)
+        ideal = 2 / (2 - change_start(scenario) / scenario.length)
         planned = planned_speedup(scenario)
-        diff = max(abs(x - y) for p, q in zip(plain.lls, shared.lls) for x, y in zip(p, q))
+        diff, _ = compare_lls(plain, shared)
         label = f"{scenario.name}" + (" (plain: lm-eval hf)" if scenario.compare_hf else "")
         lines.append(
             f"| {label} | {len(plain.lls) / plain.seconds:.2f} | {len(shared.lls) / shared.seconds:.2f} "

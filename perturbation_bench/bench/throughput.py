@@ -60,6 +60,25 @@ class Measurement:
     scoring_bytes: int = 0  # how far scoring raised the peak above its level before scoring
 
 
+TOLERANCE = (1e-6, 1e-3)
+"""Two ways of scoring the same pairs agree when every LL is within 1e-6 |LL| + 1e-3 nats."""
+
+
+def in_fresh_process(function, *args):
+    """``function(*args)`` in a new (spawned) process, so that its peak memory is its own."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(function, args)
+
+
+def compare_lls(first: Measurement, second: Measurement) -> tuple[float, bool]:
+    """The largest |LL difference| between two measurements of the same pairs, and whether
+    every LL agrees within :data:`TOLERANCE`."""
+    relative, absolute = TOLERANCE
+    pairs = [(x, y) for p, q in zip(first.lls, second.lls, strict=True) for x, y in zip(p, q)]
+    largest = max((abs(x - y) for x, y in pairs), default=0.0)
+    return largest, all(abs(x - y) <= relative * abs(y) + absolute for x, y in pairs)
+
+
 def add_arguments(parser) -> None:
     """The throughput benchmark's options (``bench`` without another benchmark's flag); the
     model and device options serve the other benchmarks too."""
@@ -93,25 +112,13 @@ def run(args: argparse.Namespace) -> int:
         )
         data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
         metadata = {"data_dir": data_dir, "config": args.config, "preset": args.preset}
-        context = multiprocessing.get_context("spawn")
         measurements = []
         for method in METHODS if masked else CAUSAL_METHODS:
             print(f"measuring {method} ...", flush=True)
-            with context.Pool(1) as pool:
-                measurements.append(
-                    pool.apply(
-                        measure,
-                        (
-                            method,
-                            masked if method == "dna-mlm" else model,
-                            metadata,
-                            args.pairs,
-                            args.device,
-                            args.dtype,
-                            args.batch_size,
-                        ),
-                    )
-                )
+            measurements.append(in_fresh_process(
+                measure, method, masked if method == "dna-mlm" else model, metadata, args.pairs,
+                args.device, args.dtype, args.batch_size,
+            ))  # fmt: skip
     print(format_table(measurements, measurements[0].scored_tokens, args.device))
     accuracies = {
         m.method: pairwise_accuracy(m.lls) for m in measurements if m.method in CAUSAL_METHODS

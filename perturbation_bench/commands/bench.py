@@ -8,6 +8,7 @@ their flag:
     bench --sharing       sharing.py: what computing a pair's shared pieces once buys
     bench --saturation    saturation_scan.py: what scoring each distinct input once buys
     bench --scale         scale.py: per-stage time and peak memory of large runs
+    bench --pll           pll.py: dna-mlm's pseudo-log-likelihood against a plain loop
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-FLAGGED = {"sharing": "sharing", "saturation": "saturation_scan", "scale": "scale"}
+FLAGGED = {"sharing": "sharing", "saturation": "saturation_scan", "scale": "scale", "pll": "pll"}
 """Flag (``--sharing``, ...) -> the benchmark module it runs; no flag runs ``throughput``."""
 
 
