@@ -229,3 +229,23 @@ def test_validate_checks_every_control_invariant(genome, tmp_path, capsys):
     # row 4's span read one base off, row 7's dinucleotides changed
     assert f"FAIL composition_kept: 2 of 8 rows break it (first: {broken} row 4)" in out
     assert f"FAIL control_matches_genome: 1 of 8 rows break it (first: {broken} row 4)" in out
+
+
+def test_a_causal_model_scores_controls_as_an_independent_sum(genome, tmp_path, tiny_models):
+    """dna-hf on controls (both strands): each logged LL equals the fp32 sum of the window's
+    token log-probs after the BOS token, computed here token by token."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dna_fixtures import reference_ll
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    table, _ = build(tmp_path, genome, ELEMENTS, "dinucleotide", "--strands", "both", config="causal")
+    result = evaluate(tiny_models["char"], ["perturbation_custom"],
+                      {"data_dir": str(tmp_path / "out"), "config": "causal"}, model="dna-hf")  # fmt: skip
+    model = AutoModelForCausalLM.from_pretrained(tiny_models["char"]).float().eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_models["char"])
+    got = logged_pairs(result, "perturbation_custom")
+    assert len(got) == len(table)
+    for pair, row in zip(got, table.to_dict("records"), strict=True):
+        expected = [reference_ll(model, tokenizer, "", row[k]) for k in ("original_sequence", "sequence")]
+        assert pair == pytest.approx(expected, abs=1e-4)
