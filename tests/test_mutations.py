@@ -167,20 +167,25 @@ def test_nested_genes_and_a_cds_without_its_stop_codon(nested, tmp_path):
 def test_every_exclusion_rule_is_counted_under_its_name(tmp_path):
     """One transcript per rule of the module docstring, each broken on purpose; the candidates
     of the transcripts still scanned are counted exactly (an N base takes two deletions with
-    it, the one of the N and the one after it)."""
-    genes = [("OK", 2000), ("NOATG", 4000), ("STOP", 6000), ("NBASE", 11000), ("PHASE", 13000),
-             ("FRAC", 15000)]  # fmt: skip
+    it, the one of the N and the one after it). The genes start 10 kb into the chromosome, so
+    its first 5 kb are intergenic too."""
+    at = {"OK": 10_000, "NOATG": 12_000, "STOP": 14_000, "INTRON": 16_000, "NBASE": 19_000,
+          "PHASE": 21_000, "FRAC": 23_000}  # fmt: skip
+    two_exons = ("INTRON", "PHASE")
     chrom, records = genes_on_a_chromosome(7, 40_000, [
-        *((name, "+", at, [150], INTRON, True) for name, at in genes if name != "PHASE"),
-        ("PHASE", "+", 13000, [90, 90], INTRON, True), ("INTRON", "+", 8000, [90, 90], INTRON, True)])  # fmt: skip
+        (name, "+", start, [90, 90] if name in two_exons else [150], INTRON, True)
+        for name, start in at.items()])  # fmt: skip
     chrom = list(chrom)
-    chrom[4000:4003] = "CTG"  # NOATG: the first codon
-    chrom[6030:6033] = "TAA"  # STOP: an internal codon
-    chrom[8090:8092] = "CT"  # INTRON: its donor
-    chrom[11031] = "N"  # NBASE: the middle of codon 10
-    records = [r.replace("\t+\t0\t", "\t+\t1\t") if '"PHASE"' in r and "\t13151\t" in r else r
+    chrom[at["NOATG"] : at["NOATG"] + 3] = "CTG"  # the first codon
+    chrom[at["STOP"] + 30 : at["STOP"] + 33] = "TAA"  # an internal codon
+    chrom[at["INTRON"] + 90 : at["INTRON"] + 92] = "CT"  # the donor
+    chrom[at["NBASE"] + 31] = "N"  # the middle of codon 10
+    second_exon = f"\t{at['PHASE'] + 90 + INTRON + 1}\t"
+    records = [r.replace("\t+\t0\t", "\t+\t1\t") if '"PHASE"' in r and second_exon in r else r
                for r in records]  # PHASE: the second exon's phase  # fmt: skip
-    records = [r.replace("\t15150\t", "\t15149\t") if '"FRAC"' in r else r for r in records]  # 149 bp
+    frac_end = at["FRAC"] + 150
+    records = [r.replace(f"\t{frac_end}\t", f"\t{frac_end - 1}\t") if '"FRAC"' in r else r
+               for r in records]  # FRAC: 149 bp  # fmt: skip
     fasta, gtf = write_genome(tmp_path, "".join(chrom), records)
     scan(tmp_path, fasta, gtf, "--per-class", "5000", "--per-gene", "5000")
     summary = json.loads((tmp_path / "mutations.parquet.summary.json").read_text())
@@ -189,8 +194,10 @@ def test_every_exclusion_rule_is_counted_under_its_name(tmp_path):
                                    "intron_not_gt_ag": 1, "phase_inconsistent": 1}  # fmt: skip
     assert summary["transcripts_scanned"] == 4  # OK, NOATG, NBASE, INTRON
     assert summary["candidates"]["frameshift_variant"] == 144 + 144 + (144 - 2) + 174
-    # FRAC, although excluded, is a gene: intergenic variants keep 5 kb from it too
-    assert summary["candidates"]["intergenic_variant"] == 40_000 - (15_149 + 5_000)  # FRAC ends at 15,149
+    # the chromosome's first 5 kb and its tail 5 kb past FRAC's end: FRAC, though excluded, is
+    # a gene, and intergenic variants keep 5 kb from it too
+    assert summary["candidates"]["intergenic_variant"] == (10_000 - 5_000) + 40_000 - (frac_end - 1 + 5_000)
+    assert summary["notes"] == []
     assert summary["settings"] == {"per_class": 5000, "per_gene": 5000, "seed": 0,
                                    "positive": ["stop_gained", "start_lost", "splice_donor_variant",
                                                 "splice_acceptor_variant", "frameshift_variant"]}  # fmt: skip

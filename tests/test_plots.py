@@ -200,3 +200,21 @@ def test_error_bars_are_never_negative_when_an_interval_misses_its_point():
             {"pairwise_acc": 0.2, "bootstrap_95": [0.05, 0.19]}]  # fmt: skip
     assert plots.error_bars(rows, "bootstrap_95") == [[0.0, pytest.approx(0.15)],
                                                       [pytest.approx(0.07), 0.0]]  # fmt: skip
+
+
+def test_the_context_sweep_legend_names_each_line_and_its_n(drawn, tmp_path):
+    sweep = [{"model": f"runs/{m}", "config": "perturbation_syn_human", "context_bp": L,
+              "pairwise_acc": 0.6, "bootstrap_95": [0.5, 0.7], "n": n}
+             for m, n in (("a", 20), ("b", 12)) for L in (512, 1024)]  # fmt: skip
+    plots.context_sweep(sweep, tmp_path / "d.png")
+    (axes,) = drawn[0].axes
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
+        "a / syn_human (n=20)", "b / syn_human (n=12)", "chance (0.5)"]  # fmt: skip
+
+
+def test_each_figure_is_written_where_it_is_asked(tmp_path):
+    """Unpatched: the file exists at the path given, 900 px wide (the figure rules' width)."""
+    from matplotlib.image import imread
+
+    plots.accuracy_by_codons_changed(strata_rows(["m"], [40, 12, 30, 25]), tmp_path / "codons.png")
+    assert imread(tmp_path / "codons.png").shape[1] == 900
