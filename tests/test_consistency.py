@@ -92,6 +92,7 @@ def shard_runs(root, shards, data):
 
 @pytest.mark.parametrize("shards, data, named, message", [
     (["0/2", "1/2", "2/3"], ["sha256:aa"] * 3, False, r"shards of different N"),
+    (["0/2", None], ["sha256:aa"] * 2, False, r"sharded and unsharded runs mixed: \{"),
     (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], True, r"a foreign shard, other data"),
     (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], False, r"data=aa\): shard\(s\) 1/2 missing"),
 ])  # fmt: skip
@@ -105,3 +106,16 @@ def test_shards_that_do_not_make_one_run_are_refused(tmp_path, shards, data, nam
         make_report(runs, tmp_path / "r1", names=names)
     alike = shard_runs(tmp_path / "good", ["0/2", "1/2"], ["sha256:aa"] * 2)
     assert any("2 shards merged (8 pairs)" in note for note in make_report(alike, tmp_path / "r2")["notes"])
+
+
+def test_two_runs_on_different_data_are_refused_naming_both(tmp_path):
+    """The message names the task, each model and each data identity, and the way out."""
+    runs = [write_run(tmp_path / name, TASK, [(-1.0, -2.0)] * 4, model_name=name,
+                      settings=TaskSettings(Formatting(), "default", data))
+            for name, data in (("model-a", "sha256:aa"), ("model-b", "sha256:bb"))]  # fmt: skip
+    with pytest.raises(DataValidationError) as refused:
+        make_report(runs, tmp_path / "report")
+    message = str(refused.value)
+    assert message.startswith(f"{TASK} was scored on different data by the runs (")
+    assert "data=aa: sha256:aa" in message and "data=bb: sha256:bb" in message  # both runs named
+    assert "--allow-different-data" in message

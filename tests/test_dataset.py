@@ -617,3 +617,5 @@ def test_a_codon_shuffle_draws_again_until_a_codon_moves():
     codons, table = ["ATG", "GCT", "GCC", "TAA"], load_codon_table("human")
     for seed in range(20):
         assert shuffle_synonymous(codons, [1, 2], table, random.Random(seed)) == ["ATG", "GCC", "GCT", "TAA"]
+    stuck = ["ATG", "GCT", "GCT", "TAA"]  # nothing can move: the codons as given (a no_change row)
+    assert shuffle_synonymous(stuck, [1, 2], table, random.Random(0)) == stuck

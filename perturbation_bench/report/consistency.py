@@ -21,7 +21,9 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
     """
     notes = []
     for (model, task), group in pairs.groupby(["model", "task"], sort=True):
-        shards = group.groupby("run")["shard"].agg(lambda v: sorted(set(map(str, v))))
+        # an unsharded run's shard is None, or NaN once pandas has pooled it with sharded runs
+        shards = group.groupby("run")["shard"].agg(
+            lambda v: sorted({x if isinstance(x, str) else "None" for x in v}))  # fmt: skip
         if all(value == ["None"] for value in shards):
             continue
         where = f"{task} ({model})"
