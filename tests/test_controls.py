@@ -89,6 +89,9 @@ def test_every_row_is_the_genome_with_only_the_element_shuffled(genome, tmp_path
                                   "element_not_acgt": 1, "element_shorter_than_3bp": 1, **unchanged}  # fmt: skip
     assert report["read"] == len(ELEMENTS) + len(EXCLUDED) == report["written_elements"] + 4 + len(unchanged)
     assert report["written_rows"] == len(table)
+    assert report["settings"] | {"script_version": None} == {
+        "fasta": str(genome), "config": "c", "window": WINDOW, "shuffle": shuffle, "seed": 0,
+        "strands": "both", "script_version": None}  # fmt: skip
     excluded = (folder / "_excluded.tsv").read_text().splitlines()
     names = [e[3] for e in EXCLUDED] + (["three_bases"] if unchanged else [])
     assert sorted(line.split("\t")[0] for line in excluded[1:]) == sorted(names)
@@ -218,8 +221,8 @@ def test_validate_checks_every_control_invariant(genome, tmp_path, capsys):
     rows[1]["sequence"] = flip[rows[1]["sequence"][0]] + rows[1]["sequence"][1:]  # a flank base
     a = rows[7]["element_start"] - rows[7]["window_start"]
     text = rows[7]["sequence"]
-    swapped = text[: a] + text[a + 1] + text[a] + text[a + 2 :]  # first two element bases swapped
-    rows[7]["sequence"] = swapped
+    k = next(i for i in range(a + 2, len(text)) if text[i] != text[i + 1])  # inside the element
+    rows[7]["sequence"] = text[:k] + text[k + 1] + text[k] + text[k + 2 :]  # same bases and ends
     rows[4]["window_start"] += 1
     broken = tmp_path / "broken.parquet"
     pd.DataFrame(rows).to_parquet(broken)
@@ -229,6 +232,15 @@ def test_validate_checks_every_control_invariant(genome, tmp_path, capsys):
     # row 4's span read one base off, row 7's dinucleotides changed
     assert f"FAIL composition_kept: 2 of 8 rows break it (first: {broken} row 4)" in out
     assert f"FAIL control_matches_genome: 1 of 8 rows break it (first: {broken} row 4)" in out
+    mono, mono_folder = build(tmp_path, genome, ELEMENTS, "mononucleotide", config="mono")
+    assert main(["validate", str(mono_folder), "--fasta", str(genome)]) == 0
+    assert f"PASS composition_kept: 0 of {len(mono)} rows" in capsys.readouterr().out
+    rows = mono.to_dict("records")
+    a = rows[0]["element_start"] - rows[0]["window_start"]
+    rows[0]["sequence"] = rows[0]["sequence"][:a] + flip[rows[0]["sequence"][a]] + rows[0]["sequence"][a + 1 :]
+    pd.DataFrame(rows).to_parquet(broken)
+    assert main(["validate", str(broken)]) == 1  # one base of the element changed: counts differ
+    assert f"FAIL composition_kept: 1 of {len(mono)} rows break it (first: {broken} row 0)" in capsys.readouterr().out
 
 
 def test_a_causal_model_scores_controls_as_an_independent_sum(genome, tmp_path, tiny_models):
