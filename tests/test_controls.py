@@ -83,6 +83,7 @@ def test_every_row_is_the_genome_with_only_the_element_shuffled(genome, tmp_path
             assert dinucleotides(shuffled) == dinucleotides(element)
             assert (shuffled[0], shuffled[-1]) == (element[0], element[-1])
     assert Counter(table["strand"]) == {"+": len(kept), "-": len(kept)}
+    assert sorted(table["benchmark_id"]) == sorted(f"{e[3]}:{s}" for e in kept for s in "+-")
     report = json.loads((folder / "_build_report.json").read_text())
     unchanged = {"shuffle_unchanged": 1} if shuffle == "dinucleotide" else {}
     assert report["excluded"] == {"chromosome_shorter_than_window": 1, "duplicate_pair": 1,
@@ -102,6 +103,20 @@ def test_an_elements_control_does_not_depend_on_the_other_elements(genome, tmp_p
     some, _ = build(tmp_path, genome, ELEMENTS[::-2], "dinucleotide", config="some")
     by_name = whole.set_index("element_name", drop=False).loc[some["element_name"]]
     pd.testing.assert_frame_equal(by_name.reset_index(drop=True), some)
+    # DART-Eval's rule, computed here: the generator of sha256(repr((seed, chrom, start, end)))
+    import hashlib
+
+    import dinuc_shuf
+    import numpy as np
+
+    chrom, start, end, name = ELEMENTS[1]
+    digest = int(hashlib.sha256(repr((0, chrom, start, end)).encode()).hexdigest(), 16) % 2**128
+    row = whole.set_index("element_name").loc[name]
+    a, b = row["element_start"] - row["window_start"], row["element_end"] - row["window_start"]
+    element = row["original_sequence"][a:b]
+    one_hot = np.eye(4, dtype=np.uint8)[["ACGT".index(base) for base in element]][None]
+    drawn = dinuc_shuf.shuffle(one_hot, rng=np.random.default_rng(digest))[0].argmax(axis=1)
+    assert row["sequence"][a:b] == "".join("ACGT"[i] for i in drawn)
     other_seed, _ = build(tmp_path, genome, ELEMENTS, "dinucleotide", "--seed", "1", config="seed1")
     assert (other_seed["sequence"] != whole["sequence"]).all()
     assert (other_seed["original_sequence"] == whole["original_sequence"]).all()
