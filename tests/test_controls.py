@@ -205,6 +205,7 @@ def test_a_feature_the_annotation_lacks_is_refused(tmp_path, capsys):
                    "--window", "40", "--config", "c", "--out", str(tmp_path / "out")])  # fmt: skip
     err = capsys.readouterr().err
     assert status == 2 and f"{tmp_path / 'a.gtf'}: no utr3 feature in its 1 chosen transcripts" in err
+    assert "(it has no exon records beyond the CDS, so no UTRs)" in err
 
 
 @pytest.mark.parametrize("order, shuffle, ties", [
