@@ -140,3 +140,16 @@ def test_the_top_level_keeps_a_few_modules():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_every_module_imports(module):
     importlib.import_module(module)
+
+
+def test_every_subpackage_is_installed():
+    """``pip install .`` installs the packages setup.cfg lists: a subpackage missing there works
+    in an editable install and is absent from a real one."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(PACKAGE.parent / "setup.cfg")
+    listed = set(config["options"]["packages"].split())
+    found = {".".join(init.parent.relative_to(PACKAGE.parent).parts)
+             for init in PACKAGE.rglob("__init__.py")}  # fmt: skip
+    assert found <= listed, sorted(found - listed)
