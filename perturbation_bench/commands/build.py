@@ -55,9 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_controls_arguments(parser: argparse.ArgumentParser) -> None:
-    from perturbation_bench.controls.build import STRANDS
     from perturbation_bench.controls.elements import DEFAULT_PROMOTER_BP, FEATURES
-    from perturbation_bench.controls.shuffles import SHUFFLES
+    from perturbation_bench.controls.shuffles import SHUFFLES, STRANDS
 
     parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
     source = parser.add_mutually_exclusive_group(required=True)
@@ -101,7 +100,9 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
     if parser.prog.endswith("syn"):
         parser.add_argument("--optimization-rate", type=float, default=1.0,
                             help="share of eligible codons to recode (default 1)")  # fmt: skip
-        parser.add_argument("--recode", choices=("most_frequent", "shuffle"), default="most_frequent",
+        from perturbation_bench.dataset.settings import RECODINGS
+
+        parser.add_argument("--recode", choices=RECODINGS, default="most_frequent",
                             help="most_frequent (default: the published recoding) or shuffle "
                                  "(synonymous codons permuted: the codon control)")  # fmt: skip
         parser.add_argument(

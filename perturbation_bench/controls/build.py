@@ -39,7 +39,6 @@ from perturbation_bench.variants.windows import resolve_chromosome
 
 TRIES = 10
 MIN_ELEMENT = 3
-STRANDS = ("forward", "both", "random")
 
 
 def control_pair(genome, element, chrom: str, window: int, kind: str, seed: int,

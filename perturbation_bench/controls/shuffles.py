@@ -16,6 +16,8 @@ import numpy as np
 
 BASES = "ACGT"
 SHUFFLES = ("dinucleotide", "mononucleotide")
+STRANDS = ("forward", "both", "random")
+"""``--strands``: the orientations a control is written in (``build.py``)."""
 
 
 def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Generator:
