@@ -21,14 +21,24 @@ def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
 
 
 def test_settings_are_logged_as_json_and_read_back():
-    settings = TaskSettings(Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512,
-                            "mean", "abs_llr")  # fmt: skip
+    settings = TaskSettings(Formatting("", 6, True), "default", "sha256:ab", "1/4", 512,
+                            "mean", "abs_llr", "none", "traitgym", "keep")  # fmt: skip
     logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
     assert logged_settings(logged["doc"]) == {
-        "data": "sha256:ab", "shard": "1/4", "preset": "carbon", "dna_prefix": "<dna>",
+        "data": "sha256:ab", "shard": "1/4", "preset": "default", "dna_prefix": "",
         "kmer_size": 6, "rc_average": True, "context_bp": 512, "reduction": "mean",
-        "score": "abs_llr",
+        "score": "abs_llr", "start_token": "none", "convention": "traitgym",
+        "one_class_chromosomes": "keep",
     }  # fmt: skip
+
+
+def test_samples_of_versions_before_conventions_read_as_those_versions_scored():
+    settings = dict(TaskSettings(Formatting(), "default", "sha256:ab"))
+    for key in ("start_token", "convention", "one_class_chromosomes"):
+        del settings[key]
+    read = logged_settings({"original_sequence": "ACGT", TASK: settings})
+    assert (read["start_token"], read["convention"], read["one_class_chromosomes"]) == (
+        "model", None, "drop")
 
 
 def test_samples_of_earlier_versions_give_the_same_settings():

@@ -22,8 +22,9 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    token of A/C/G/T alone stops the run (:class:`TokenizationError`: the tokenizer or preset does
    not fit the data, ``models/tokens.py``); ``add_bos_token`` defaults to False, so a literal
    DNA prefix (``<dna>``, ``<s>``) is the first token as in the reference scorer (an empty
-   context still starts from the ``prefix_token_id``/BOS, as in HFLM); ``add_bos_token=True``
-   with a prefix logs a warning.
+   context still starts from the ``prefix_token_id``/BOS, as in HFLM, unless the task says
+   ``start_token: none``: then the sequence's own first token starts it and is not scored,
+   ``pairs/conventions.py``); ``add_bos_token=True`` with a prefix logs a warning.
    Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
    neither a folder nor a hub id: ``models/arguments.py``) are one-line user errors, raised
    before any weight is read.
@@ -52,7 +53,8 @@ from perturbation_bench.models.arguments import loading_errors
 from perturbation_bench.models.causal_plan import Piece
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.parallel import join_process_group
-from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
+from perturbation_bench.pairs.conventions import bare_start
 from perturbation_bench.pairs.requests import document_pairs
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -166,11 +168,16 @@ class DnaHFLM(PackageModel, HFLM):
         instances = self._instances if self._pairs_fit(requests) else [None] * len(requests)
         self._check_tokens(requests, instances)
         pieces, n_windowed = [], 0
-        for (context, continuation), context_enc, continuation_enc in requests:
-            tokens = context_enc + continuation_enc
-            windows = token_windows(
-                len(tokens), len(context_enc), self.max_length, self.window_stride
-            )
+        for (_, context_enc, continuation_enc), instance in zip(requests, instances):
+            tokens, first = context_enc + continuation_enc, len(context_enc)
+            if instance is not None and bare_start(instance.doc):
+                tokens, first = continuation_enc, 1
+                if len(tokens) < 2:
+                    raise OptionsError(
+                        f"start_token 'none' leaves the first token of a sequence unscored; "
+                        f"{describe_request(instance)} has a sequence of {len(tokens)} token(s)"
+                    )
+            windows = token_windows(len(tokens), first, self.max_length, self.window_stride)
             n_windowed += len(windows) > 1
             pieces.append(
                 [Piece(tuple(tokens[start:end]), target - start) for start, target, end in windows]

@@ -5,7 +5,8 @@ arguments: ``fasta=PATH`` (plain or bgzip; required), ``order=K`` (default 5),
 ``pseudocount=a`` (default 1), ``counts=PATH`` (where to cache the counts; default next to the
 FASTA). Under ``torchrun`` or ``accelerate launch`` each process scores its share of the
 pairs (``models/parallel.py``). Each request's LL is the chain's log-likelihood of its continuation after its context
-(:mod:`perturbation_bench.models.markov_chain` states the formula). How far composition alone
+(:mod:`perturbation_bench.models.markov_chain` states the formula); under ``start_token: none``
+(``pairs/conventions.py``) the continuation's first base is its context instead, unscored. How far composition alone
 gets on a benchmark is the floor a DNA model has to beat.
 """
 
@@ -18,6 +19,7 @@ from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.markov_chain import chain_for
 from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.pairs.conventions import bare_start
 
 
 @registered
@@ -49,10 +51,18 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
         """``(LL, False)`` per request, in order."""
         self._provenance.note(requests)
         return [
-            (self.chain.log_likelihood(*request.args), False)
+            (self.chain.log_likelihood(*_scored_part(request)), False)
             for request in tqdm(requests, desc="kmer-markov", disable=disable_tqdm)
         ]
 
     def get_model_info(self) -> dict:
         """What lm-eval records about the model in the results' config (``models/provenance.py``)."""
         return self._provenance.info()
+
+
+def _scored_part(request) -> tuple[str, str]:
+    """``(context, continuation)`` the chain scores for lm-eval ``Instance`` ``request``."""
+    context, continuation = request.args
+    if bare_start(getattr(request, "doc", None)):
+        return continuation[:1], continuation[1:]
+    return context, continuation

@@ -7,7 +7,8 @@ lm-eval writes ``get_model_info()`` into the results' ``config``; this package's
         "model": "dna-hf" | "dna-mlm" | "kmer-markov",
         "settings": the scorer settings that change numbers (dtype, max_length, ...),
         "tasks": {task: {"data": "sha256:...", "preset", "dna_prefix", "kmer_size",
-                         "rc_average", "context_bp", "reduction"}},
+                         "rc_average", "context_bp", "reduction", "start_token",
+                         "convention"}},
     }
 
 The per-task part is read from the documents the model scored: each holds its task's settings
@@ -18,9 +19,11 @@ order, and the formatting).
 from __future__ import annotations
 
 from perturbation_bench import __version__
+from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TASK
 
-RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction")
+RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction",
+            "start_token", "convention")  # fmt: skip
 """The task settings recorded per task."""
 
 
@@ -31,12 +34,14 @@ class Provenance:
         self.model, self.settings, self.tasks = model, settings, {}
 
     def note(self, requests) -> None:
-        """Record the task settings of lm-eval ``Instance`` objects (the first of each task)."""
+        """Record the task settings of lm-eval ``Instance`` objects (the first of each task),
+        refusing those that do not apply to this model."""
         for request in requests:
             doc = getattr(request, "doc", None)
             if request.task_name in self.tasks or not isinstance(doc, dict):
                 continue
             settings = doc.get(TASK) or {}
+            check_model(self.model, settings)
             self.tasks[request.task_name] = {key: settings.get(key) for key in RECORDED}
 
     def info(self) -> dict:

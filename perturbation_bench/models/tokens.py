@@ -91,7 +91,7 @@ class UnknownTokenCounter:
             return
         key = (request.task_name, request.doc_id)
         self.by_pair[key] = self.by_pair.get(key, 0) + tokens
-        self.names.setdefault(key, _describe(request))
+        self.names.setdefault(key, describe_request(request))
 
     def summary(self, world_size: int, gather: bool = True) -> dict:
         """``{"pairs", "tokens", "first_pair"}`` over every rank. With several processes and
@@ -128,7 +128,7 @@ class UnknownTokenCounter:
             )
 
 
-def _describe(request) -> str:
+def describe_request(request) -> str:
     """``task doc N (benchmark_id=...)`` for an lm-eval ``Instance``."""
     doc = request.doc if isinstance(request.doc, dict) else {}
     label = next((f" ({k}={doc[k]!r})" for k in ("benchmark_id", "variant_id") if doc.get(k)), "")

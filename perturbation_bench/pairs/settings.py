@@ -13,6 +13,9 @@ as JSON, where the report reads them back (:func:`logged_settings`)::
     context_bp   the crop length, None for whole windows
     reduction    "sum" or "mean" of a sequence's token log-probs
     score        the variant task's ranking score ("llr" or "abs_llr"), None for other tasks
+    start_token  "model" (the model's BOS/prefix token first) or "none" (pairs/conventions.py)
+    convention   the upstream convention named (pairs/conventions.py), None for none
+    one_class_chromosomes  "drop" or "keep": by-chromosome metrics (pairs/ranking.py)
 
 :attr:`TaskSettings.formatting` is the :class:`~perturbation_bench.pairs.requests.Formatting`
 these keys describe, built once. lm-eval builds the task's requests from each document alone
@@ -29,6 +32,8 @@ _LOGGED_BEFORE = {"data": "scoring_data", "shard": "scoring_shard", "preset": "s
                   "rc_average": "scoring_rc_average", "context_bp": "scoring_context_bp",
                   "score": "scoring_score"}  # fmt: skip
 """Where samples files of perturbation-bench 0.1.0 runs hold each setting (one field each)."""
+_ADDED_LATER = {"start_token": "model", "convention": None, "one_class_chromosomes": "drop"}
+"""Settings that samples files of earlier versions lack, as those versions scored."""
 
 
 class TaskSettings(dict):
@@ -43,11 +48,15 @@ class TaskSettings(dict):
         context_bp: int | None = None,
         reduction: str = "sum",
         score: str | None = None,
+        start_token: str = "model",
+        convention: str | None = None,
+        one_class_chromosomes: str = "drop",
     ) -> None:
         super().__init__(
             data=data, shard=shard, preset=preset, dna_prefix=formatting.dna_prefix,
             kmer_size=formatting.kmer_size, rc_average=formatting.rc_average,
-            context_bp=context_bp, reduction=reduction, score=score,
+            context_bp=context_bp, reduction=reduction, score=score, start_token=start_token,
+            convention=convention, one_class_chromosomes=one_class_chromosomes,
         )  # fmt: skip
         self.formatting = formatting
 
@@ -56,7 +65,7 @@ def logged_settings(doc: dict) -> dict:
     """The settings of a logged document (a samples file's ``doc``), also from the samples files
     of earlier versions, which wrote each setting into a field of its own."""
     if TASK in doc:
-        return doc[TASK]
+        return {**_ADDED_LATER, **doc[TASK]}
     settings = {key: doc.get(field) for key, field in _LOGGED_BEFORE.items()}
     settings["reduction"] = "mean" if "scoring_token_counts" in doc else "sum"
-    return settings
+    return {**settings, **_ADDED_LATER}

@@ -7,7 +7,8 @@ A run is identified by everything that changes its scores:
   :data:`SCORE_NEUTRAL` ones (where it runs, how it batches, what it caches);
 - the scorer settings this package's models record (``config.perturbation_bench.settings``);
 - per task, the settings its documents carry (``pairs/settings.py``: preset, prefix, k-mer size,
-  ``rc_average``, crop length, reduction, score) and the data's identity (sha256 of the files);
+  ``rc_average``, crop length, reduction, score, start token, convention, one-class rule) and the
+  data's identity (sha256 of the files);
   the shard is not part of it (shards of one run merge).
 
 Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``model_name``
@@ -29,7 +30,8 @@ SCORE_NEUTRAL = frozenset({
     "share_prefix", "dedupe", "log_softmax", "revision",
 })  # fmt: skip
 """Model arguments and settings that do not change a score."""
-TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction", "score")
+TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction", "score",
+             "start_token", "convention", "one_class_chromosomes")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
 

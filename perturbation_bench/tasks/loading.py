@@ -100,8 +100,14 @@ def pair_documents(
         files = hub_parquet_files(config_name, options.dataset_revision)
     identity = data_identity(files)
     formatting = options.formatting
+    if options.start_token == "none" and not package_model_created():
+        raise OptionsError(
+            "start_token 'none' needs one of this package's models (--model dna-hf or "
+            "kmer-markov): lm-eval's hf model always conditions on a start token"
+        )
     settings = TaskSettings(formatting, options.preset, identity, _shard_text(options.shard),
-                            context_bp, options.reduction, score)  # fmt: skip
+                            context_bp, options.reduction, score, options.start_token,
+                            options.convention, options.one_class_chromosomes)  # fmt: skip
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)
     pairs, held = len(reading.documents), reading.documents.held
@@ -144,7 +150,7 @@ def pair_documents(
             len(held),
         )
     if options.reduction == "mean":
-        _add_token_counts(held, formatting.dna_prefix, metadata)
+        _add_token_counts(held, formatting.dna_prefix, metadata, options.start_token == "none")
     if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
@@ -160,10 +166,12 @@ def _shard_text(shard) -> str | None:
     return f"{shard[0]}/{shard[1]}" if shard else None
 
 
-def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict) -> None:
-    """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``)."""
+def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, bare: bool) -> None:
+    """Scored tokens per continuation of every pair, with the run's tokenizer (``token_counts``);
+    ``bare``: the sequences start with no token before them (``start_token: none``)."""
     from tqdm import tqdm
 
     tokenizer = load_tokenizer(metadata)
     for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
-        doc[TOKEN_COUNTS] = [scored_tokens(tokenizer, dna_prefix, s) for s in doc_to_sequences(doc)]
+        doc[TOKEN_COUNTS] = [scored_tokens(tokenizer, dna_prefix, s, bare)
+                             for s in doc_to_sequences(doc)]  # fmt: skip

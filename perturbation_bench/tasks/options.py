@@ -17,7 +17,11 @@ Reduction of a sequence's token log-probs to its score (``reduction``):
 
 Both rank a pair the same way whenever its two sequences have the same number of tokens (single
 nucleotides, fixed k-mers); they can disagree for tokenizers whose token counts differ within a
-pair (BPE).
+pair (BPE). "Tokens" are the scored ones: with ``start_token: none`` the first is not.
+
+``convention`` names an upstream's choices (``pairs/conventions.py``) and sets ``start_token``,
+``reduction``, ``rc_average`` and ``one_class_chromosomes``; given with one of them set to
+another value, it is refused (the run would be neither the convention nor the option).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.conventions import CONVENTIONS, ONE_CLASS_RULES, START_TOKENS
 from perturbation_bench.pairs.ranking import SCORES
 from perturbation_bench.pairs.requests import Formatting
 
@@ -49,6 +54,9 @@ OPTION_KEYS = (
     "context_bp",
     "score",
     "shard",
+    "start_token",
+    "convention",
+    "one_class_chromosomes",
 )
 REDUCTIONS = ("sum", "mean")
 
@@ -70,6 +78,9 @@ class TaskOptions:
             the other tasks ignore it.
         shard: ``(I, N)``: score only the pairs whose 0-based row (in file order) is ``I``
             modulo ``N``; None scores every pair.
+        start_token: ``model`` or ``none`` (``pairs/conventions.py``).
+        convention: the upstream convention named, or None.
+        one_class_chromosomes: ``drop`` or ``keep`` (``pairs/ranking.py``).
     """
 
     preset: str
@@ -81,6 +92,9 @@ class TaskOptions:
     context_bp: int | None = None
     score: str = "llr"
     shard: tuple[int, int] | None = None
+    start_token: str = "model"
+    convention: str | None = None
+    one_class_chromosomes: str = "drop"
 
     def describe(self) -> str:
         """One line for the log: preset, prefix and k-mer size in use."""
@@ -88,7 +102,8 @@ class TaskOptions:
         return (
             f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size} "
             f"rc_average={f.rc_average} reduction={self.reduction} "
-            f"context_bp={self.context_bp or 'whole window'}"
+            f"context_bp={self.context_bp or 'whole window'} start_token={self.start_token}"
+            + (f" convention={self.convention}" if self.convention else "")
         )
 
 
@@ -100,6 +115,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             the wrong type.
     """
     _reject_misspelt_keys(metadata)
+    metadata = _with_convention(metadata)
     preset = metadata.get("preset") or "default"
     if preset not in PRESETS:
         raise OptionsError(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
@@ -127,6 +143,22 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     score = metadata.get("score") or "llr"
     if score not in SCORES:
         raise OptionsError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+    start_token = metadata.get("start_token") or "model"
+    if start_token not in START_TOKENS:
+        raise OptionsError(
+            f"start_token must be one of {', '.join(START_TOKENS)}, got {start_token!r}"
+        )
+    if start_token == "none" and dna_prefix:
+        raise OptionsError(
+            f"start_token 'none' scores the raw sequence with nothing before it, but the DNA "
+            f"prefix is {dna_prefix!r} (preset {preset!r}); set dna_prefix to \"\" or leave "
+            "start_token out"
+        )
+    one_class = metadata.get("one_class_chromosomes") or "drop"
+    if one_class not in ONE_CLASS_RULES:
+        raise OptionsError(
+            f"one_class_chromosomes must be one of {', '.join(ONE_CLASS_RULES)}, got {one_class!r}"
+        )
     shard = parse_shard(metadata.get("shard"))
     data_dir, config = metadata.get("data_dir"), metadata.get("config")
     if data_dir is not None and not isinstance(data_dir, str):
@@ -143,7 +175,28 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         context_bp=context_bp,
         score=score,
         shard=shard,
+        start_token=start_token,
+        convention=metadata.get("convention"),
+        one_class_chromosomes=one_class,
     )
+
+
+def _with_convention(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``metadata`` with the pieces of its ``convention`` filled in (module docstring)."""
+    name = metadata.get("convention")
+    if name is None:
+        return metadata
+    if name not in CONVENTIONS:
+        raise OptionsError(f"unknown convention {name!r}; conventions: {', '.join(CONVENTIONS)}")
+    pieces = CONVENTIONS[name].pieces()
+    for key, value in pieces.items():
+        given = metadata.get(key)
+        if given is not None and given != value:
+            raise OptionsError(
+                f"convention {name!r} sets {key}={value!r}, and {key}={given!r} was given; "
+                f"leave {key} out, or the convention"
+            )
+    return {**metadata, **pieces}
 
 
 def parse_shard(value) -> tuple[int, int] | None:

@@ -7,7 +7,8 @@ lm-eval's hf-family models score a request's continuation as (``lm_eval.api.mode
 
 so the number of scored tokens is ``len(tokens(continuation))`` or
 ``len(tokens(context + continuation)) - len(tokens(context))``, both without special tokens (a
-BOS added to both encodings cancels). The counts are taken once, when the task loads, with the
+BOS added to both encodings cancels). With ``start_token: none`` (``pairs/conventions.py``) the
+context is empty and the first token of the continuation is not scored: one fewer. The counts are taken once, when the task loads, with the
 run's own tokenizer (``tokenizer`` or ``pretrained`` from ``--model_args``).
 """
 
@@ -35,12 +36,13 @@ def load_tokenizer(metadata: Mapping[str, Any]):
     )
 
 
-def scored_tokens(tokenizer, context: str, continuation: str) -> int:
-    """Number of tokens of ``continuation`` the model scores after ``context`` (module docstring)."""
+def scored_tokens(tokenizer, context: str, continuation: str, bare: bool = False) -> int:
+    """Number of tokens of ``continuation`` the model scores after ``context``; ``bare``: with
+    nothing before it, its first token unscored (module docstring)."""
 
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
     if not context:
-        return count(continuation)
+        return count(continuation) - bare
     return count(context + continuation) - count(context)

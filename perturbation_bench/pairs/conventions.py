@@ -1,0 +1,95 @@
+"""Upstream scoring conventions, so that a score can be compared with a published one.
+
+Each convention is the set of choices one upstream codebase makes, named with
+``--metadata '{"convention": NAME}'``; every piece is also an option of its own (``start_token``,
+``reduction``, ``rc_average``, ``one_class_chromosomes``; the window edge rule is the data's, set
+by ``build variants --edge``)::
+
+    name           model     start_token  reduction  strands  edge      one-class chromosomes
+    traitgym       causal    none         sum        both     pad       kept (AUPRC 0, AUROC NaN)
+    gpn            dna-mlm   -            sum        both     pad       dropped and named
+    evo2           causal    none         mean       forward  truncate  dropped and named
+    biofoundation  causal    none         sum        forward  pad       dropped and named
+
+``start_token``: ``model`` (default) scores every token of the sequence after the model's
+BOS/prefix token (or the preset's DNA prefix); ``none`` gives the model the raw sequence with
+nothing before it and leaves its first token unscored (``L - 1`` terms), as every upstream causal
+scorer does. A masked model has no start token to choose. ``causal`` means ``dna-hf`` or
+``kmer-markov``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.fields import TASK
+
+START_TOKENS = ("model", "none")
+EDGES = ("shift", "pad", "truncate")
+ONE_CLASS_RULES = ("drop", "keep")
+CAUSAL_MODELS = ("dna-hf", "kmer-markov")
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One upstream's choices (module docstring); ``follows`` names the upstream files."""
+
+    name: str
+    models: tuple[str, ...]
+    start_token: str
+    reduction: str
+    rc_average: bool
+    edge: str
+    one_class_chromosomes: str
+    follows: str
+
+    def pieces(self) -> dict:
+        """The task options this convention sets."""
+        return {"start_token": self.start_token, "reduction": self.reduction,
+                "rc_average": self.rc_average,
+                "one_class_chromosomes": self.one_class_chromosomes}  # fmt: skip
+
+
+CONVENTIONS = {
+    convention.name: convention
+    for convention in (
+        Convention("traitgym", CAUSAL_MODELS, "none", "sum", True, "pad", "keep",
+                   "songlab-cal/TraitGym: workflow/scripts/run_vep_llr_hyenadna.py "
+                   "(CLMforVEPModel), workflow/rules/model.smk (metrics, standard errors)"),
+        Convention("gpn", ("dna-mlm",), "model", "sum", True, "pad", "drop",
+                   "songlab-cal/gpn: gpn/ss/run_vep.py, gpn/data.py (Genome.get_seq)"),
+        Convention("evo2", CAUSAL_MODELS, "none", "mean", False, "truncate", "drop",
+                   "ArcInstitute/evo2: evo2/scoring.py (score_sequences, prepend_bos=False, "
+                   "reduce_method='mean'), the BRCA1 notebook (windows)"),
+        Convention("biofoundation", CAUSAL_MODELS, "none", "sum", False, "pad", "drop",
+                   "Open-Athena/biofoundation: run_llr_clm"),
+    )
+}
+
+
+def check_model(model: str, settings: dict) -> None:
+    """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``.
+
+    Raises:
+        OptionsError: the convention is another model kind's, or ``start_token: none`` reaches a
+            masked model.
+    """
+    convention = CONVENTIONS.get(settings.get("convention") or "")
+    if convention is not None and model not in convention.models:
+        raise OptionsError(
+            f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
+            f"not {model} (follows {convention.follows})"
+        )
+    if settings.get("start_token") == "none" and model not in CAUSAL_MODELS:
+        raise OptionsError(
+            f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "
+            f"{model} reads the whole window at once (leave start_token out)"
+        )
+
+
+def bare_start(doc) -> bool:
+    """Whether a document's sequences are scored with nothing before them (``start_token:
+    none``); False for a document of another task."""
+    settings = doc.get(TASK) if isinstance(doc, dict) else None
+    return bool(settings) and settings.get("start_token") == "none"
