@@ -344,3 +344,22 @@ def spliced_cds(genome: dict, exons) -> tuple[str, list[int]]:
         seq += piece if strand == "+" else reverse_complement(piece)
         positions += list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
     return seq, positions
+
+
+def expected_edge_pair(sequences, chrom: str, pos: int, ref: str, alt: str, window: int, edge: str):
+    """Independent construction of the pad and truncate rules: the chromosome with ``window`` Ns
+    on either side (pad) or as it is (truncate), edited, then cut (None where a deletion would
+    need bases past the end, which only padding supplies)."""
+    seq, p = sequences[chrom], pos - 1
+    first, last = p - window // 2, p - window // 2 + window
+    if edge == "pad":
+        padded, shift = "N" * window + seq + "N" * window, window
+    else:
+        padded, shift = seq, 0
+        first, last = max(0, first), min(len(seq), last)
+    edited = padded[: p + shift] + alt + padded[p + shift + len(ref) :]
+    reference = padded[first + shift : last + shift]
+    alternate = edited[first + shift : last + shift]
+    if len(alternate) < len(reference):
+        return None
+    return reference, alternate, first, p - first

@@ -4,12 +4,15 @@ conventions' pieces, and the refusals of settings that do not apply."""
 
 from __future__ import annotations
 
+import random
+
 import pandas as pd
 import pytest
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-from dna_fixtures import evaluate, reverse_complement
+from dna_fixtures import evaluate, expected_edge_pair, reverse_complement
+from perturbation_bench.cli import main
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.markov_chain import chain_for
 from perturbation_bench.pairs.conventions import CONVENTIONS
@@ -158,3 +161,128 @@ def test_lm_evals_hf_model_cannot_drop_its_start_token(pair_data, monkeypatch):
     monkeypatch.setattr(active_models, "_created", set())
     with pytest.raises(OptionsError, match="needs one of this package's models"):
         load_pairs("syn_human", data_dir=str(pair_data), start_token="none")
+
+
+VARIANT_TASK = "perturbation_variants"
+VW = 64
+"""Window of the convention checks: variants at both ends of a 400 bp chromosome reach past it."""
+
+
+@pytest.fixture(scope="module")
+def hidden_genome(tmp_path_factory):
+    """Two random chromosomes and variants the package never saw built: SNVs in the middle and
+    at both ends of each chromosome, an insertion and deletions (one near the start)."""
+    rng = random.Random(29)
+    sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(400)),
+                 "chr2": "".join(rng.choice("ACGT") for _ in range(300))}  # fmt: skip
+    root = tmp_path_factory.mktemp("hidden")
+    fasta = root / "g.fa"
+    fasta.write_text("".join(f">{name}\n{seq}\n" for name, seq in sequences.items()))
+    other = lambda b: "ACGT"[("ACGT".index(b) + 1) % 4]  # noqa: E731
+    variants = []
+    for chrom, seq in sequences.items():
+        for pos in (1, 3, 20, len(seq) // 2, len(seq) - 10, len(seq)):
+            variants.append((chrom, pos, seq[pos - 1], other(seq[pos - 1])))
+        variants.append((chrom, 150, seq[149], seq[149] + "GAT"))  # insertion
+        variants.append((chrom, 100, seq[99:103], seq[99]))  # deletion
+        variants.append((chrom, 4, seq[3:6], seq[3]))  # deletion near the start
+    table = pd.DataFrame(variants, columns=["chrom", "pos", "ref", "alt"])
+    table.to_csv(root / "v.tsv", sep="\t", index=False)
+    return fasta, sequences, table
+
+
+def built_variants(hidden_genome, root, edge: str) -> pd.DataFrame:
+    fasta, _, _ = hidden_genome
+    assert main(["build", "variants", "--variants", str(fasta.with_name("v.tsv")), "--fasta",
+                 str(fasta), "--config", "hidden", "--out", str(root), "--window", str(VW),
+                 "--edge", edge]) == 0  # fmt: skip
+    return pd.read_parquet(root / "hidden")
+
+
+@pytest.mark.parametrize("name", ["traitgym", "evo2", "biofoundation"])
+def test_causal_conventions_equal_their_upstream_rule_on_hidden_variants(
+    tiny_models, hidden_genome, tmp_path, name
+):
+    """Each variant's windows cut again by the upstream's edge rule from the genome (not from
+    the built rows), scored by the upstream's reduction and strands."""
+    _, sequences, table = hidden_genome
+    convention = CONVENTIONS[name]
+    rows = built_variants(hidden_genome, tmp_path, convention.edge)
+    path = tiny_models["char"]
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    result = evaluate(path, [VARIANT_TASK], {"config": "hidden", "data_dir": str(tmp_path),
+                                             "convention": name}, model="dna-hf")  # fmt: skip
+
+    def score(sequence: str) -> float:
+        strands = [sequence, reverse_complement(sequence)] if convention.rc_average else [sequence]
+        lls = [upstream_ll(model, tokenizer, s) for s in strands]
+        if convention.reduction == "mean":
+            lls = [ll / (len(s) - 1) for ll, s in zip(lls, strands)]
+        return sum(lls) / len(lls)
+
+    pairs = logged_pairs(result, VARIANT_TASK)
+    assert len(pairs) == len(rows) == len(table)
+    at_ends = 0
+    for (ll_ref, ll_alt), row in zip(pairs, rows.to_dict("records"), strict=True):
+        reference, alternate, _, _ = expected_edge_pair(sequences, row["chrom"], row["pos"],
+                                                        row["ref"], row["alt"], VW, convention.edge)  # fmt: skip
+        assert ll_ref == pytest.approx(score(reference), abs=TOLERANCE), (row["chrom"], row["pos"])
+        assert ll_alt == pytest.approx(score(alternate), abs=TOLERANCE), (row["chrom"], row["pos"])
+        at_ends += bool(row["is_clamped"])
+    assert at_ends >= 8
+
+
+def test_the_gpn_convention_equals_gpns_masked_llr_on_padded_windows(hidden_genome, tmp_path):
+    """GPN's run_vep, written out: the variant base masked in the N-padded window, LLR =
+    log P(alt) - log P(ref) there, the reverse strand's at ``W - 1 - W // 2`` with complemented
+    alleles, averaged; dna-mlm's margin LL(ref) - LL(alt) is minus that."""
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    _, sequences, _ = hidden_genome
+    rows = built_variants(hidden_genome, tmp_path / "data", "pad")
+    snvs = rows[(rows["ref"].str.len() == 1) & (rows["alt"].str.len() == 1)]
+    path = save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    result = evaluate(str(path), [VARIANT_TASK], {"config": "hidden", "data_dir": str(tmp_path / "data"),
+                                                  "convention": "gpn"}, model="dna-mlm")  # fmt: skip
+    margins = {(r["chrom"], r["pos"], r["alt"]): a - b for (a, b), r in
+               zip(logged_pairs(result, VARIANT_TASK), rows.to_dict("records"), strict=True)}  # fmt: skip
+
+    def llr(window: str, index: int, ref: str, alt: str) -> float:
+        masked = window[:index] + tokenizer.mask_token + window[index + 1 :]
+        ids = tokenizer(masked, return_tensors="pt")["input_ids"]
+        with torch.no_grad():
+            log_probs = torch.log_softmax(model(ids).logits[0, index + 1].float(), dim=-1)
+        return (log_probs[tokenizer.convert_tokens_to_ids(alt)]
+                - log_probs[tokenizer.convert_tokens_to_ids(ref)]).item()  # fmt: skip
+
+    complement = dict(zip("ACGT", "TGCA"))
+    for row in snvs.to_dict("records"):
+        window, _, _, index = expected_edge_pair(sequences, row["chrom"], row["pos"], row["ref"],
+                                                 row["alt"], VW, "pad")  # fmt: skip
+        forward = llr(window, index, row["ref"], row["alt"])
+        reverse = llr(reverse_complement(window), VW - 1 - index, complement[row["ref"]],
+                      complement[row["alt"]])  # fmt: skip
+        got = margins[(row["chrom"], row["pos"], row["alt"])]
+        assert got == pytest.approx(-(forward + reverse) / 2, abs=TOLERANCE), (row["chrom"], row["pos"])
+    assert len(snvs) >= 12 and snvs["is_clamped"].sum() >= 8
+
+
+def test_a_convention_whose_edge_rule_differs_from_the_datas_says_so(
+    hidden_genome, tmp_path, caplog, monkeypatch
+):
+    from perturbation_bench import active_models
+    from perturbation_bench.tasks.variants import load_variant_pairs
+
+    monkeypatch.setattr(active_models, "_created", {"dna-hf"})
+    built_variants(hidden_genome, tmp_path / "shift", "shift")
+    load_variant_pairs(config="hidden", data_dir=str(tmp_path / "shift"), convention="biofoundation")
+    assert ("convention 'biofoundation' cuts windows at chromosome ends by 'pad', this data by "
+            "'shift'; 12 of 18 variants lie at a chromosome end") in caplog.text  # fmt: skip
+    caplog.clear()
+    built_variants(hidden_genome, tmp_path / "pad", "pad")
+    load_variant_pairs(config="hidden", data_dir=str(tmp_path / "pad"), convention="biofoundation")
+    assert "cuts windows" not in caplog.text

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, expected_edge_pair
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.ranking import by_chromosome
@@ -84,6 +84,50 @@ def test_windows_equal_an_independent_construction(genome, tmp_path):
         assert len(row["sequence"]) == W and row["chrom"] == chrom
         assert row["variant_id"] == f"{chrom}:{pos}:{ref}:{alt}"
     assert list(rows["is_clamped"]) == [False, False, False, False, True, True, False]
+    assert set(rows["window_edge"]) == {"shift"}
+
+
+@pytest.mark.parametrize("edge", ["pad", "truncate"])
+@pytest.mark.parametrize("window", [W, W + 1])
+def test_pad_and_truncate_windows_equal_an_independent_construction(genome, tmp_path, edge, window):
+    fasta, sequences = genome
+    s1, s2 = sequences["chr1"], sequences["chr2"]
+    other = lambda b: "A" if b != "A" else "C"  # noqa: E731
+    table = cases(sequences) + [
+        ("1", 1, s1[0], other(s1[0])),  # the chromosome's first base
+        ("2", 3000, s2[2999], other(s2[2999])),  # its last base
+        ("2", 2990, s2[2989:2995], s2[2989]),  # a deletion near the end
+        ("2", 5, s2[4], s2[4] + "TTT"),  # an insertion near the start
+    ]
+    table = pd.DataFrame(table, columns=["chrom", "pos", "ref", "alt"])
+    table.to_csv(tmp_path / "v.tsv", sep="\t", index=False)
+    args = ["build", "variants", "--variants", str(tmp_path / "v.tsv"), "--fasta", str(fasta),
+            "--config", "toy", "--out", str(tmp_path / "out"), "--window", str(window),
+            "--edge", edge]  # fmt: skip
+    assert main(args) == 0
+    rows = pd.read_parquet(tmp_path / "out" / "toy" / "test-00000-of-00001.parquet")
+    built = {(r["chrom"], r["pos"]): r for r in rows.to_dict("records")}
+    checked = 0
+    for chrom, pos, ref, alt in table.itertuples(index=False):
+        name = chrom if chrom.startswith("chr") else f"chr{chrom}"
+        expected = expected_edge_pair(sequences, name, pos, ref, alt, window, edge)
+        if expected is None:
+            assert (chrom, pos) not in built  # excluded: deletion_past_chromosome_end
+            continue
+        row = built[(chrom, pos)]
+        assert (row["original_sequence"], row["sequence"]) == expected[:2], (chrom, pos)
+        assert (row["window_start"], row["variant_offset"]) == expected[2:]
+        assert row["window_edge"] == edge
+        at_end = pos - 1 - window // 2 < 0 or pos - 1 - window // 2 + window > len(sequences[name])
+        assert row["is_clamped"] == at_end
+        checked += 1
+    assert checked >= 10
+    if edge == "pad":  # GPN: always W bases, the variant at W // 2, whatever the end
+        assert set(rows["original_sequence"].str.len()) == {window}
+        assert set(rows["variant_offset"]) == {window // 2}
+    else:  # Evo 2: at the first base the window starts at the variant
+        assert built[("1", 1)]["variant_offset"] == 0
+        assert len(built[("2", 3000)]["original_sequence"]) == window // 2 + 1
 
 
 def test_exclusions_are_counted_and_counts_add_up(genome, tmp_path, capsys):
@@ -191,7 +235,8 @@ def test_traitgym_parquet_loads_as_it_is_and_builds_the_same_bytes_twice(genome,
     first = build(tmp_path / "a", tmp_path / "test.parquet", fasta)
     build(tmp_path / "b", tmp_path / "test.parquet", fasta)
     assert list(first.columns) == ["chrom", "pos", "ref", "alt", "variant_id", "label",
-                                   "window_start", "variant_offset", "is_clamped", "OMIM",
+                                   "window_start", "variant_offset", "is_clamped",
+                                   "window_edge", "OMIM",
                                    "consequence", "tss_dist", "match_group",
                                    "original_sequence", "sequence"]  # fmt: skip
     assert first["label"].dtype == bool and len(first) == 60

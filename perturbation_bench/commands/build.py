@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError, OptionsError
+from perturbation_bench.pairs.conventions import EDGES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
     variants.add_argument("--out", required=True, help="output folder (hub layout)")
     variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    variants.add_argument("--edge", choices=EDGES, default="shift",
+                          help="at a chromosome end: shift the window inwards (default), pad it "
+                          "with N (GPN, TraitGym), or truncate it (Evo 2)")  # fmt: skip
     mutations = kinds.add_parser("mutations", help="a variant table of mutations by consequence class")
     mutations.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
     annotation = mutations.add_mutually_exclusive_group(required=True)
@@ -190,7 +194,7 @@ def _build_variants(args: argparse.Namespace) -> int:
     if args.window < 2:
         raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
     path, written, excluded, read = build_variant_dataset(
-        args.variants, Genome(args.fasta), args.config, Path(args.out), args.window
+        args.variants, Genome(args.fasta), args.config, Path(args.out), args.window, args.edge
     )
     print(f"read {read} variants; wrote {written} pairs to {path}")
     _print_excluded(excluded)

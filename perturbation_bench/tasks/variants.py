@@ -7,6 +7,10 @@ window) - LL(alt window)``); where the data has a ``label`` column, also the ran
 on the score chosen with ``--metadata '{"score": "llr"|"abs_llr"}'`` (default ``llr``).
 Variants whose label is null take part in the pair metrics only.
 
+Under a named convention (``pairs/conventions.py``) whose edge rule differs from the one the data
+was built with (``window_edge``; ``shift`` for data built before that column), the task warns
+before scoring, with the number of variants at a chromosome end, where the rules differ.
+
 The ranking metrics aggregate over the whole task: each document hands lm-eval the triple
 ``(score, label, chrom)`` and the aggregation, run once on rank 0 after lm-eval has gathered
 every rank's documents, computes the metric over all of them, so one and several processes give
@@ -18,6 +22,7 @@ from __future__ import annotations
 import logging
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.ranking import METRICS, by_chromosome, variant_score
 from perturbation_bench.tasks.loading import pair_documents
@@ -32,7 +37,8 @@ VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
 def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
     """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.loading.load_pairs` of a
     variant config, with the score option in the task's settings for :func:`process_results`."""
-    score = parse_options(metadata).score
+    options = parse_options(metadata)
+    score = options.score
     dataset = pair_documents(config_name, task_context_bp, task_data_dir, metadata, score)
     documents = dataset["test"]
     missing = [name for name in VARIANT_COLUMNS if name not in documents.features]
@@ -46,7 +52,23 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         labelled = sum(doc["label"] is not None for doc in held)
         log.info("perturbation-bench variants: %d of %d variants labelled; score %s",
                  labelled, len(held), score)  # fmt: skip
+    if options.convention:
+        _check_edge(CONVENTIONS[options.convention], documents.held)
     return dataset
+
+
+def _check_edge(convention, held: list[dict]) -> None:
+    """Warn when the data's windows were cut by another edge rule than the convention's."""
+    edges = {doc.get("window_edge") or "shift" for doc in held}
+    at_ends = sum(bool(doc.get("is_clamped")) for doc in held)
+    if edges != {convention.edge} and at_ends:
+        log.warning(
+            "perturbation-bench variants: convention %r cuts windows at chromosome ends by %r, "
+            "this data by %s; %d of %d variants lie at a chromosome end and score otherwise than "
+            "upstream (rebuild with 'perturbation-bench build variants --edge %s')",
+            convention.name, convention.edge, ", ".join(map(repr, sorted(edges))), at_ends,
+            len(held), convention.edge,
+        )  # fmt: skip
 
 
 def process_results(doc, results) -> dict:

@@ -4,8 +4,10 @@ Each variant of the file (``reading.py``; one per ALT) becomes one row whose ``o
 is its reference window and ``sequence`` its alternate window (``windows.py``), so every task and
 model of this package scores it as a pair. Columns, in order::
 
-    chrom pos ref alt variant_id [label] window_start variant_offset is_clamped
+    chrom pos ref alt variant_id [label] window_start variant_offset is_clamped window_edge
     <every other column of the file> original_sequence sequence
+
+``window_edge`` is the edge rule the windows were cut with (``windows.py``: shift, pad, truncate).
 
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
@@ -42,25 +44,27 @@ EXCLUDED_NAME = "_excluded.tsv"
 """Every excluded variant and why (leading ``_``: parquet dataset readers skip it)."""
 BATCH_ROWS = 512
 LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", "variant_offset",
-           "is_clamped")  # fmt: skip
+           "is_clamped", "window_edge")  # fmt: skip
 SEQUENCES = ("original_sequence", "sequence")
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
                "variant_id": pa.string(), "label": pa.bool_(), "window_start": pa.int64(),
-               "variant_offset": pa.int64(), "is_clamped": pa.int64(),
+               "variant_offset": pa.int64(), "is_clamped": pa.int64(), "window_edge": pa.string(),
                "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
 
 
-def variant_rows(variants, genome, window: int, excluded: Counter, named: list | None = None):
-    """Rows (module docstring) for ``variants``; the excluded ones counted in ``excluded`` and,
-    with ``named``, listed there as ``(chrom, pos, ref, alt, reason)``."""
+def variant_rows(variants, genome, window: int, excluded: Counter, named: list | None = None,
+                 edge: str = "shift"):  # fmt: skip
+    """Rows (module docstring) for ``variants``, windows cut by the ``edge`` rule; the excluded
+    ones counted in ``excluded`` and, with ``named``, listed there as ``(chrom, pos, ref, alt,
+    reason)``."""
     for variant in variants:
         problem = allele_problem(variant.ref, variant.alt)
         chrom = resolve_chromosome(variant.chrom, genome)
         if problem is None and chrom is None:
             problem = "chromosome_not_in_fasta"
         windows = problem or variant_windows(
-            genome, chrom, variant.pos, variant.ref, variant.alt, window
+            genome, chrom, variant.pos, variant.ref, variant.alt, window, edge
         )
         if isinstance(windows, str):
             excluded[windows] += 1
@@ -75,6 +79,7 @@ def variant_rows(variants, genome, window: int, excluded: Counter, named: list |
         yield {"chrom": variant.chrom, "pos": variant.pos, "ref": variant.ref, "alt": variant.alt,
                "variant_id": str(variant_id), **label, "window_start": windows.window_start,
                "variant_offset": windows.variant_offset, "is_clamped": int(windows.is_clamped),
+               "window_edge": edge,
                **extra, "original_sequence": windows.reference, "sequence": windows.alternate}  # fmt: skip
 
 
@@ -87,7 +92,8 @@ def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
 
 
 def build_variant_dataset(
-    variants_path: str | Path, genome, config: str, out: str | Path, window: int = 8192
+    variants_path: str | Path, genome, config: str, out: str | Path, window: int = 8192,
+    edge: str = "shift",
 ) -> tuple[Path, int, Counter, int]:
     """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
 
@@ -101,7 +107,7 @@ def build_variant_dataset(
     named: list[tuple] = []
     carried, variants = read_variants(variants_path)
     counted = _Counted(variants)
-    rows = unique_pairs(variant_rows(counted, genome, window, excluded, named), excluded,
+    rows = unique_pairs(variant_rows(counted, genome, window, excluded, named, edge), excluded,
                         lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")))  # fmt: skip
     written, writer, schema = 0, None, None
     try:
@@ -124,7 +130,7 @@ def build_variant_dataset(
         "written": written,
         "excluded": dict(sorted(excluded.items())),
         "settings": {"variants": str(variants_path), "fasta": str(genome.path), "config": config,
-                     "window": window, "script_version": f"perturbation-bench {__version__}"},
+                     "window": window, "edge": edge, "script_version": f"perturbation-bench {__version__}"},
     }  # fmt: skip
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
     lines = ["\t".join((*VARIANT_KEYS, "reason"))] + ["\t".join(map(str, row)) for row in named]

@@ -1,26 +1,39 @@
-"""The reference and alternate windows of a variant: GPN's window rule, a pinned indel rule.
+"""The reference and alternate windows of a variant: GPN's window rule, three edge rules, a pinned
+indel rule.
 
 For a variant at 1-based ``pos`` with alleles ``ref``/``alt`` on a chromosome of ``L`` bases and a
 window of ``W`` bases (0-based, half-open coordinates)::
 
     p     = pos - 1
     start = p - W // 2                      # GPN's run_vep: the variant at index W // 2
-    start = min(max(0, start), L - W)       # at a chromosome end: shifted inwards, is_clamped
-                                            # (pairs/windows.py: centred_start)
-    reference = genome[start : start + W]   # upper case
-    alternate = (genome[start : p] + alt + genome[p + len(ref) :])[:W]
+    end   = start + W                       # W bases for any W: W // 2 before the variant
 
-so a deletion pulls the next genome bases in on the right and an insertion pushes the last ones
-out: both windows have ``W`` bases, and for a causal model every base before ``p`` is the same in
-both. ``variant_offset = p - start`` (``W // 2`` unless clamped). GPN pads with ``N`` at a
-chromosome end and Evo 2 truncates the window there; the three agree everywhere else.
+and where ``[start, end)`` leaves the chromosome, the edge rule (``build variants --edge``)::
+
+    shift     start = min(max(0, start), L - W)     # shifted inwards, W genome bases (default;
+              end = start + W                       # pairs/windows.py: centred_start)
+    pad       positions outside [0, L) read as N    # GPN, TraitGym, biofoundation: W bases,
+                                                    # the variant at W // 2
+    truncate  start = max(0, start), end = min(L, end)   # Evo 2's notebook: fewer bases
+
+    reference = genome[start : end]         # upper case
+    alternate = (genome[start : p] + alt + genome[p + len(ref) :])[: end - start]
+
+so a deletion pulls the next genome bases in on the right (N past the end under ``pad``) and an
+insertion pushes the last ones out: both windows have the same length, and for a causal model
+every base before ``p`` is the same in both. ``window_start = start`` (negative when ``pad``
+reaches before the chromosome), ``variant_offset = p - start``, ``is_clamped`` = the window
+reached a chromosome end (shifted, padded or truncated). Odd ``W``: Evo 2's notebook and
+biofoundation cut ``[p - W // 2, p + W // 2)``, ``W - 1`` bases; for the same windows as theirs use
+an even ``W`` (8,192, as they do).
 
 A variant is excluded (the reason counted, never silently) when its chromosome is not in the
-FASTA (names match with or without a ``chr`` prefix, and ``MT`` matches ``chrM``) or is shorter
-than ``W``; its ALT is symbolic or a breakend (``<DEL>``, ``]1:5]A``), ``*``, missing (``.``) or
-has a letter other than A/C/G/T (so has its REF); REF equals ALT; the position lies past the
-chromosome's end; REF does not match the genome at ``p`` (compared in upper case; never
-swapped); REF runs past the window; or a deletion needs bases past the chromosome's end.
+FASTA (names match with or without a ``chr`` prefix, and ``MT`` matches ``chrM``) or, under
+``shift``, is shorter than ``W``; its ALT is symbolic or a breakend (``<DEL>``, ``]1:5]A``), ``*``,
+missing (``.``) or has a letter other than A/C/G/T (so has its REF); REF equals ALT; the position
+lies past the chromosome's end; REF does not match the genome at ``p`` (compared in upper case;
+never swapped); REF runs past the window; or, except under ``pad``, a deletion needs bases past
+the chromosome's end.
 """
 
 from __future__ import annotations
@@ -28,7 +41,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perturbation_bench.pairs.windows import centred_start
+from perturbation_bench.pairs.conventions import EDGES
+from perturbation_bench.pairs.windows import clamped_start
 
 ACGT = re.compile("^[ACGT]+$")
 
@@ -68,29 +82,50 @@ def resolve_chromosome(name: str, fasta_names) -> str | None:
     return next((candidate for candidate in candidates if candidate in fasta_names), None)
 
 
-def variant_windows(genome, chrom: str, pos: int, ref: str, alt: str, window: int):
-    """:class:`VariantWindows` for the variant (module docstring), or the exclusion reason.
+def variant_windows(genome, chrom: str, pos: int, ref: str, alt: str, window: int,
+                    edge: str = "shift"):  # fmt: skip
+    """:class:`VariantWindows` for the variant under ``edge`` (module docstring), or the
+    exclusion reason.
 
     Args:
         genome: a :class:`~perturbation_bench.dataset.genome.Genome` (upper-case bases).
         chrom: the FASTA's name of the chromosome.
     """
     length = genome.length(chrom)
-    if length < window:
+    if edge == "shift" and length < window:
         return "chromosome_shorter_than_window"
     p = pos - 1
     if p + len(ref) > length:
         return "position_past_chromosome_end"
     if genome.fetch(chrom, p, p + len(ref)) != ref:
         return "ref_mismatch"
-    start = centred_start(p, window, length)
-    if p + len(ref) > start + window:
+    centred = p - window // 2
+    start, end = _window_span(centred, window, length, edge)
+    if p + len(ref) > end:
         return "ref_longer_than_window"
-    reference = genome.fetch(chrom, start, start + window)
-    kept = p - start + len(alt)
-    need = max(0, window - kept)
+
+    def bases(first: int, last: int) -> str:
+        """``genome[first:last]``, N outside the chromosome (only ``pad`` reaches there)."""
+        inside = genome.fetch(chrom, max(0, first), min(length, last)) if first < length else ""
+        return "N" * max(0, -first) + inside + "N" * max(0, last - max(length, first))
+
+    reference = bases(start, end)
+    need = max(0, len(reference) - (p - start + len(alt)))
     after = p + len(ref)
-    if after + need > length:
+    if edge != "pad" and after + need > length:
         return "deletion_past_chromosome_end"
-    alternate = (reference[: p - start] + alt + genome.fetch(chrom, after, after + need))[:window]
-    return VariantWindows(reference, alternate, start, p - start, start != p - window // 2)
+    alternate = (reference[: p - start] + alt + bases(after, after + need))[: len(reference)]
+    at_end = centred < 0 or centred + window > length
+    return VariantWindows(reference, alternate, start, p - start, at_end)
+
+
+def _window_span(centred: int, window: int, length: int, edge: str) -> tuple[int, int]:
+    """``(start, end)`` of the window under ``edge`` (module docstring)."""
+    if edge == "shift":
+        start = clamped_start(centred, window, length)
+        return start, start + window
+    if edge == "pad":
+        return centred, centred + window
+    if edge == "truncate":
+        return max(0, centred), min(length, centred + window)
+    raise ValueError(f"unknown edge rule {edge!r}; rules: {', '.join(EDGES)}")
