@@ -403,19 +403,20 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
 
 def test_the_ranking_bootstraps_resample_as_traitgym_does():
     from perturbation_bench.report.statistics import (
-        chromosome_bootstrap_interval,
+        chromosome_bootstrap,
         paired_stratified_bootstrap_difference,
-        stratified_bootstrap_interval,
+        percentile_interval,
+        stratified_bootstrap,
     )
 
     # chromosomes resampled, weights renormalised, metrics kept: a replicate is AA (1.0), BB
     # (0.5) or AB/BA ((3 + 2) / 7); AA and BB each have probability 1/4, far beyond 2.5%
-    assert chromosome_bootstrap_interval([("A", 3, 1.0), ("B", 4, 0.5)], n_boot=4000) == (0.5, 1.0)
+    assert percentile_interval(chromosome_bootstrap([("A", 3, 1.0), ("B", 4, 0.5)], n_boot=4000)) == (0.5, 1.0)
     labels = [True] * 5 + [False] * 15
-    prevalence = stratified_bootstrap_interval(lambda y, s: y.mean(), labels, range(20), n_boot=200)
+    prevalence = percentile_interval(stratified_bootstrap(lambda y, s: y.mean(), labels, range(20), n_boot=200))
     assert prevalence == (0.25, 0.25)  # each class keeps its size in every resample
     separated = [float(label) + i / 100 for i, label in enumerate(labels)]
-    assert stratified_bootstrap_interval(roc_auc_score, labels, separated, n_boot=200) == (1.0, 1.0)
+    assert percentile_interval(stratified_bootstrap(roc_auc_score, labels, separated, n_boot=200)) == (1.0, 1.0)
     noisy = [random.Random(i).random() for i in range(20)]
     assert paired_stratified_bootstrap_difference(average_precision_score, labels, noisy, noisy,
                                                   n_boot=200) == (0.0, 0.0, 0.0)  # fmt: skip
@@ -439,7 +440,8 @@ def test_intervals_are_of_the_tasks_score_and_of_each_class_alone():
                           "score": [abs(m) for m in margins], "label": [True] * 30 + [False] * 30,
                           "chrom": ["1", "2", "3"] * 20,
                           "consequence": ["stop_gained"] * 30 + ["synonymous_variant"] * 30,
-                          "correct": [False] * 30 + [True] * 30})  # fmt: skip
+                          "correct": [False] * 30 + [True] * 30,
+                          "pair_id": [f"{i:03d}" for i in range(60)]})  # fmt: skip
     (row,) = ranking_summary(pairs, n_boot=200)
     assert row["auroc"] == 1.0
     assert row["auroc_95"] == pytest.approx([1.0, 1.0]) and row["auprc_95"] == pytest.approx([1.0, 1.0])

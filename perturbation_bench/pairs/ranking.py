@@ -12,8 +12,11 @@ Over the labelled variants (``label`` true = positive; unlabelled ones take no p
 - ``auprc``: ``average_precision_score(labels, s)``;
 - ``auroc_by_chrom``, ``auprc_by_chrom``: the metric on each chromosome's variants, averaged with
   weights ``n_c / sum(n)``, ``n_c`` the chromosome's labelled variants (both classes). A
-  chromosome whose variants are all of one class has no such metric: it is left out of the
-  average (and named), the weights renormalised over the others.
+  chromosome whose variants are all of one class has no such metric. By default
+  (``one_class_chromosomes: drop``) it is left out of the average (and named), the weights
+  renormalised over the others. ``keep`` (TraitGym's pipeline, its ``traitgym`` convention) keeps
+  it with what scikit-learn gives such a chromosome: AUPRC 0 (negatives only) or 1 (positives
+  only), AUROC NaN, which counts 0 in the sum with its weight ``n_c`` in the denominator.
 
 A metric that cannot be computed (no labelled variant, or a single class overall) is NaN.
 """
@@ -57,11 +60,18 @@ class ByChromosome:
     rows: list[tuple[str, int, float]] = field(default_factory=list)
     """``(chrom, n, metric)`` of every chromosome averaged."""
     left_out: list[str] = field(default_factory=list)
-    """Chromosomes whose variants are all of one class."""
+    """Chromosomes whose variants are all of one class, left out (``drop``)."""
+    kept: list[str] = field(default_factory=list)
+    """Chromosomes whose variants are all of one class, kept (``keep``)."""
 
 
-def by_chromosome(metric: str, labels, scores, chroms) -> ByChromosome:
-    """``<metric>_by_chrom`` of the module docstring."""
+def one_class_metric(metric: str, labels) -> float:
+    """What scikit-learn gives a chromosome whose ``labels`` are of one class (module docstring)."""
+    return (1.0 if all(labels) else 0.0) if metric == "auprc" else math.nan
+
+
+def by_chromosome(metric: str, labels, scores, chroms, one_class: str = "drop") -> ByChromosome:
+    """``<metric>_by_chrom`` of the module docstring; ``one_class``: ``drop`` or ``keep``."""
     groups = defaultdict(lambda: ([], []))
     for label, score, chrom in zip(labels, scores, chroms):
         groups[chrom][0].append(label)
@@ -70,7 +80,11 @@ def by_chromosome(metric: str, labels, scores, chroms) -> ByChromosome:
     for chrom in sorted(groups):
         chrom_labels, chrom_scores = groups[chrom]
         if len(set(chrom_labels)) < 2:
-            result.left_out.append(chrom)
+            if one_class == "keep":
+                result.kept.append(chrom)
+                result.rows.append((chrom, len(chrom_labels), one_class_metric(metric, chrom_labels)))
+            else:
+                result.left_out.append(chrom)
             continue
         result.rows.append((chrom, len(chrom_labels), METRICS[metric](chrom_labels, chrom_scores)))
     result.value = weighted_average(result.rows)
@@ -78,6 +92,7 @@ def by_chromosome(metric: str, labels, scores, chroms) -> ByChromosome:
 
 
 def weighted_average(rows) -> float:
-    """``sum(n_c m_c) / sum(n_c)`` over ``(chrom, n, metric)`` rows (NaN without rows)."""
+    """``sum(n_c m_c) / sum(n_c)`` over ``(chrom, n, metric)`` rows, a NaN ``m_c`` counting 0
+    (NaN without rows)."""
     total = sum(n for _, n, _ in rows)
-    return sum(n * m for _, n, m in rows) / total if total else math.nan
+    return sum(n * m for _, n, m in rows if not math.isnan(m)) / total if total else math.nan

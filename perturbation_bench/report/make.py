@@ -56,12 +56,14 @@ from perturbation_bench.report.summaries import (
 def make_report(
     run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
     features=(), allow_different_data: bool = False, names: dict[str, str] | None = None,
+    se_boot: int = 100, se_chrom_boot: int = 1000,
 ) -> dict:  # fmt: skip
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
     ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
     ``allow_different_data``: compare runs that scored different data for a task; ``names``:
-    ``folder -> label`` naming runs (``run_names.py`` names the others).
+    ``folder -> label`` naming runs (``run_names.py`` names the others); ``se_boot``,
+    ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -78,7 +80,7 @@ def make_report(
     pairs.to_parquet(out / "pairs.parquet", index=False)
     summary = summarize(pairs, seed, n_boot)
     variants = {
-        "summary": variant_metrics.ranking_summary(pairs, seed, n_boot),
+        "summary": variant_metrics.ranking_summary(pairs, seed, n_boot, se_boot, se_chrom_boot),
         "strata": variant_metrics.ranking_strata(pairs, list(by)),
         "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
         "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),

@@ -198,6 +198,8 @@ def stream_sample_pairs(
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},
                 "score_kind": settings.get("score"),
+                "convention": settings.get("convention"),
+                "one_class_chromosomes": settings.get("one_class_chromosomes"),
                 "score": variant_score(outcome.margin, settings.get("score") or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.get("context_bp") or len(original),

@@ -14,10 +14,14 @@ The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(pe
   ``X ~ Binomial(b + c, 1/2)`` (1 when ``b + c = 0``).
 
 The ranking ones resample as TraitGym does (``pairs/ranking.py`` defines the metrics):
-:func:`stratified_bootstrap_interval` (global AUROC/AUPRC: positives and negatives resampled
-separately), :func:`chromosome_bootstrap_interval` (by-chromosome averages: chromosomes
-resampled, weights renormalised), :func:`paired_stratified_bootstrap_difference` (two models on
-the same variants). All are seeded percentile intervals.
+:func:`stratified_bootstrap` (global AUROC/AUPRC: positives and negatives resampled
+separately), :func:`chromosome_bootstrap` (by-chromosome averages: the ``(chrom, n, metric)``
+rows resampled, weights renormalised, a NaN metric counting 0 with its weight),
+:func:`paired_stratified_bootstrap_difference` (two models on the same variants). Each gives
+the replicate values, read as a seeded percentile interval (:func:`percentile_interval`) or as
+TraitGym's standard error, their standard deviation with ``ddof=1`` (:func:`standard_error`;
+TraitGym draws 100 replicates for a global metric, 1,000 for a by-chromosome average).
+Replicates depend on the order of the values given: callers pass them in a fixed order.
 """
 
 from __future__ import annotations
@@ -83,38 +87,49 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(1 - (1 - level) / 2)
 
 
-def stratified_bootstrap_interval(
-    metric, labels, scores, seed: int = 0, n_boot: int = 1000, level: float = LEVEL
-) -> tuple[float, float]:
-    """Percentile interval of ``metric(labels, scores)`` over resamples that draw the positives
-    and the negatives separately, each class keeping its size (TraitGym's bootstrap of a global
-    AUROC or AUPRC)."""
+def stratified_bootstrap(metric, labels, scores, seed: int = 0, n_boot: int = 1000) -> np.ndarray:
+    """``metric(labels, scores)`` over ``n_boot`` resamples that draw the positives and the
+    negatives separately, each class keeping its size (TraitGym's bootstrap of a global AUROC or
+    AUPRC); empty without both classes."""
     labels, scores = np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)
     positives, negatives = np.flatnonzero(labels), np.flatnonzero(~labels)
     if not len(positives) or not len(negatives):
-        return math.nan, math.nan
+        return np.array([])
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_boot):
         rows = np.concatenate([rng.choice(positives, len(positives)),
                                rng.choice(negatives, len(negatives))])  # fmt: skip
         values.append(metric(labels[rows], scores[rows]))
-    return _percentiles(values, level)
+    return np.asarray(values, dtype=float)
 
 
-def chromosome_bootstrap_interval(
-    rows, seed: int = 0, n_boot: int = 1000, level: float = LEVEL
-) -> tuple[float, float]:
-    """Percentile interval of a by-chromosome weighted average over resamples of its
-    ``(chrom, n, metric)`` rows with replacement, the weights renormalised in each and the
-    metrics not recomputed (TraitGym's bootstrap of ``*_by_chrom``)."""
+def chromosome_bootstrap(rows, seed: int = 0, n_boot: int = 1000) -> np.ndarray:
+    """A by-chromosome weighted average over ``n_boot`` resamples of its ``(chrom, n, metric)``
+    rows with replacement, the weights renormalised in each, the metrics not recomputed and a
+    NaN metric counting 0 with its weight (TraitGym's bootstrap of ``*_by_chrom``); empty
+    without rows."""
     if not rows:
-        return math.nan, math.nan
+        return np.array([])
     n = np.array([row[1] for row in rows], dtype=float)
-    metric = np.array([row[2] for row in rows], dtype=float)
+    metric = np.nan_to_num(np.array([row[2] for row in rows], dtype=float), nan=0.0)
     picks = np.random.default_rng(seed).integers(0, len(rows), size=(n_boot, len(rows)))
-    values = (n[picks] * metric[picks]).sum(axis=1) / n[picks].sum(axis=1)
+    return (n[picks] * metric[picks]).sum(axis=1) / n[picks].sum(axis=1)
+
+
+def percentile_interval(values, level: float = LEVEL) -> tuple[float, float]:
+    """The central ``level`` percentile interval of bootstrap replicates (NaN without any)."""
+    if not len(values):
+        return math.nan, math.nan
     return _percentiles(values, level)
+
+
+def standard_error(values) -> float:
+    """TraitGym's standard error: the replicates' standard deviation, ``ddof=1`` (NaN with
+    fewer than two)."""
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    return float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
 
 
 def paired_stratified_bootstrap_difference(
@@ -125,10 +140,9 @@ def paired_stratified_bootstrap_difference(
     labels = np.asarray(labels, dtype=bool)
     a, b = np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)
     difference = metric(labels, a) - metric(labels, b)
-    low, high = stratified_bootstrap_interval(
+    low, high = percentile_interval(stratified_bootstrap(
         lambda y, s: metric(y, a[s.astype(int)]) - metric(y, b[s.astype(int)]),
-        labels, np.arange(len(labels)), seed=seed, n_boot=n_boot, level=level,
-    )  # fmt: skip
+        labels, np.arange(len(labels)), seed=seed, n_boot=n_boot), level)  # fmt: skip
     return float(difference), low, high
 
 

@@ -6,7 +6,11 @@ variant configs), over the labelled variants, with each task's score (``llr`` or
 
 - ``auroc``, ``auprc`` with a stratified bootstrap 95% interval (positives and negatives
   resampled separately), ``auroc_by_chrom``, ``auprc_by_chrom`` with a chromosome bootstrap 95%
-  interval (``report/statistics.py``); chromosomes of one class are left out and named;
+  interval (``report/statistics.py``), each also with TraitGym's standard error (ddof=1 over
+  ``se_boot`` stratified resamples, default 100, and ``se_chrom_boot`` chromosome resamples,
+  default 1,000: TraitGym's counts); chromosomes of one class are left out and named, or, where
+  the task's ``one_class_chromosomes`` is ``keep`` (the ``traitgym`` convention), kept as TraitGym
+  does and named in a note; the task's convention is shown;
 - the same four per stratum (``consequence`` and every ``--by`` column), without intervals;
 - for every two models on a task, ``AUPRC_a - AUPRC_b`` over the variants both scored (matched
   by ``pair_id``) with a paired stratified bootstrap 95% interval.
@@ -14,6 +18,9 @@ variant configs), over the labelled variants, with each task's score (``llr`` or
 And for every task with a ``consequence`` column (labelled or not), the class ladder: pairwise
 accuracy (reference preferred) per class with its bootstrap 95% interval and the mean margin,
 classes in :data:`LADDER` order (the others after, alphabetically).
+
+Every resampling starts from the variants in one fixed order (by ``pair_id``, the hash of the
+two windows), so the report's intervals and errors do not depend on the order of the files' rows.
 """
 
 from __future__ import annotations
@@ -26,9 +33,11 @@ import pandas as pd
 from perturbation_bench.pairs.ranking import METRICS, by_chromosome
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
-    chromosome_bootstrap_interval,
+    chromosome_bootstrap,
     paired_stratified_bootstrap_difference,
-    stratified_bootstrap_interval,
+    percentile_interval,
+    standard_error,
+    stratified_bootstrap,
 )
 
 FEW_CHROMOSOMES = 5
@@ -63,40 +72,59 @@ def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list
 
 
 def labelled(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``pairs`` with a label (empty if no task has labels)."""
+    """The rows of ``pairs`` with a label (empty if no task has labels), in ``pair_id`` order."""
     if "label" not in pairs.columns:
         return pairs.iloc[0:0]
-    return pairs[pairs["label"].notna()].assign(label=lambda f: f["label"].astype(bool))
+    rows = pairs[pairs["label"].notna()].assign(label=lambda f: f["label"].astype(bool))
+    return rows.sort_values("pair_id", kind="stable")
+
+
+def _one_class_rule(group: pd.DataFrame) -> str:
+    rules = group["one_class_chromosomes"] if "one_class_chromosomes" in group else []
+    return next((rule for rule in rules if rule), "drop")
 
 
 def _metrics(group: pd.DataFrame) -> dict:
     labels, scores, chroms = list(group["label"]), list(group["score"]), list(group["chrom"])
     out = {name: fn(labels, scores) for name, fn in METRICS.items()}
     for name in METRICS:
-        result = by_chromosome(name, labels, scores, chroms)
+        result = by_chromosome(name, labels, scores, chroms, _one_class_rule(group))
         out[f"{name}_by_chrom"] = result.value
         out[f"{name}_by_chrom_rows"] = result.rows
-    out["chromosomes_left_out"] = result.left_out  # one-class chromosomes: the same for both
+    # one-class chromosomes: the same for both metrics
+    out["chromosomes_left_out"], out["chromosomes_kept"] = result.left_out, result.kept
     return out
 
 
-def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list[dict]:
-    """Per model and labelled task: the four metrics with their intervals (module docstring)."""
+def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000, se_boot: int = 100,
+                    se_chrom_boot: int = 1000) -> list[dict]:  # fmt: skip
+    """Per model and labelled task: the four metrics with their intervals and standard errors
+    (module docstring)."""
     out = []
     for (model, task), group in labelled(pairs).groupby(["model", "task"], sort=True):
         values = _metrics(group)
+        conventions = group["convention"].dropna() if "convention" in group else []
         row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
+               "convention": next(iter(conventions), None),
                "n": len(group), "n_positive": int(group["label"].sum()),
                "chromosomes_left_out": values["chromosomes_left_out"],
-               "chromosomes": len(values["auroc_by_chrom_rows"])}  # fmt: skip
+               "chromosomes_kept": values["chromosomes_kept"],
+               "chromosomes": len(values["auroc_by_chrom_rows"]),
+               "se_resamples": se_boot, "se_chrom_resamples": se_chrom_boot}  # fmt: skip
         row["by_chrom_thin"] = row["chromosomes"] < FEW_CHROMOSOMES
         for name, fn in METRICS.items():
+            labels, scores = group["label"], group["score"]
+            chrom_rows = values[f"{name}_by_chrom_rows"]
             row[name] = values[name]
-            row[f"{name}_95"] = list(stratified_bootstrap_interval(
-                fn, group["label"], group["score"], seed=seed, n_boot=n_boot))  # fmt: skip
+            row[f"{name}_95"] = list(percentile_interval(
+                stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=n_boot)))  # fmt: skip
+            row[f"{name}_se"] = standard_error(
+                stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=se_boot))
             row[f"{name}_by_chrom"] = values[f"{name}_by_chrom"]
-            row[f"{name}_by_chrom_95"] = list(chromosome_bootstrap_interval(
-                values[f"{name}_by_chrom_rows"], seed=seed, n_boot=n_boot))  # fmt: skip
+            row[f"{name}_by_chrom_95"] = list(percentile_interval(
+                chromosome_bootstrap(chrom_rows, seed=seed, n_boot=n_boot)))  # fmt: skip
+            row[f"{name}_by_chrom_se"] = standard_error(
+                chromosome_bootstrap(chrom_rows, seed=seed, n_boot=se_chrom_boot))
         out.append(row)
     return out
 
@@ -116,7 +144,8 @@ def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
                 continue  # one class of label in the stratum (a scan's classes): nothing to rank
             out.append({"model": model, "task": task, "column": column, "value": str(value),
                         "n": len(group), "n_positive": int(group["label"].sum()),
-                        **{k: v for k, v in values.items() if not k.endswith(("_rows", "left_out"))}})  # fmt: skip
+                        **{k: v for k, v in values.items()
+                           if not k.endswith(("_rows", "left_out", "kept"))}})  # fmt: skip
     return out
 
 
@@ -126,7 +155,7 @@ def auprc_differences(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) ->
     for task, group in labelled(pairs).groupby("task", sort=True):
         tables = {m: g.set_index("pair_id") for m, g in group.groupby("model", sort=True)}
         for a, b in itertools.combinations(sorted(tables), 2):
-            common = tables[a].index.intersection(tables[b].index)
+            common = tables[a].index.intersection(tables[b].index).sort_values()
             labels = tables[a].loc[common, "label"]
             diff, low, high = paired_stratified_bootstrap_difference(
                 METRICS["auprc"], labels, tables[a].loc[common, "score"],
@@ -156,25 +185,36 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
     def thin(row) -> str:
         return f" (thin: {row['chromosomes']} chromosomes)" if row["by_chrom_thin"] else ""
 
-    def value(x, interval=None):
+    def value(x, interval=None, se=None):
         if x is None or (isinstance(x, float) and math.isnan(x)):
             return "n/a"
-        return f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+        text = f"{x:.3f}" + (f" ± {se:.3f}" if se is not None and not math.isnan(se) else "")
+        return text + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    def metric(row, name):
+        return value(row[name], row[f"{name}_95"], row[f"{name}_se"])
+
+    def one_class(row) -> str:
+        if row["chromosomes_kept"]:
+            return "kept: " + ", ".join(row["chromosomes_kept"])
+        return ", ".join(row["chromosomes_left_out"]) or "none"
 
     lines += ["", "## Variant effect (labelled variants)", "",
              "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
-             "value. AUROC/AUPRC with stratified bootstrap 95%; by-chromosome weighted averages "
-             f"with chromosome bootstrap 95% (thin: fewer than {FEW_CHROMOSOMES} chromosomes to "
-             "resample, the interval says little).", "",
-             "| model | task | score | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | chromosomes left out |",
-             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+             "value. Each metric as value ± TraitGym's standard error (ddof=1; "
+             f"{summary[0]['se_resamples']} stratified resamples for AUROC/AUPRC, "
+             f"{summary[0]['se_chrom_resamples']} chromosome resamples for the by-chromosome "
+             "averages) [95% percentile interval: stratified bootstrap for AUROC/AUPRC, "
+             f"chromosome bootstrap for the averages] (thin: fewer than {FEW_CHROMOSOMES} "
+             "chromosomes to resample, the by-chromosome figures say little).", "",
+             "| model | task | score | convention | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | one-class chromosomes |",
+             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in summary:
         lines.append(
-            f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} ({r['n_positive']}) | "
-            f"{value(r['auroc'], r['auroc_95'])} | {value(r['auprc'], r['auprc_95'])} | "
-            f"{value(r['auroc_by_chrom'], r['auroc_by_chrom_95'])}{thin(r)} | "
-            f"{value(r['auprc_by_chrom'], r['auprc_by_chrom_95'])}{thin(r)} | "
-            f"{', '.join(r['chromosomes_left_out']) or 'none'} |"
+            f"| {r['model']} | {r['task']} | {r['score']} | {r['convention'] or 'none'} | "
+            f"{r['n']} ({r['n_positive']}) | {metric(r, 'auroc')} | {metric(r, 'auprc')} | "
+            f"{metric(r, 'auroc_by_chrom')}{thin(r)} | {metric(r, 'auprc_by_chrom')}{thin(r)} | "
+            f"{one_class(r)} |"
         )
     if strata:
         lines += ["", "| model | task | column | value | n (positive) | AUROC | AUPRC |",
@@ -193,7 +233,14 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
 
 
 def thin_notes(summary: list[dict]) -> list[str]:
-    """A note per by-chromosome interval resampled from fewer than :data:`FEW_CHROMOSOMES`."""
-    return [f"{r['model']} {r['task']}: the by-chromosome intervals resample {r['chromosomes']} "
+    """A note per by-chromosome interval resampled from fewer than :data:`FEW_CHROMOSOMES`, and
+    per task whose one-class chromosomes were kept in the by-chromosome averages."""
+    thin = [f"{r['model']} {r['task']}: the by-chromosome intervals resample {r['chromosomes']} "
             f"chromosome(s) (fewer than {FEW_CHROMOSOMES}): they say little"
             for r in summary if r["by_chrom_thin"]]  # fmt: skip
+    kept = [f"{r['model']} {r['task']}: chromosome(s) {', '.join(r['chromosomes_kept'])} hold "
+            "variants of one class and are kept in the by-chromosome averages as TraitGym does "
+            "(AUPRC 0 for negatives only, 1 for positives only; AUROC counts 0; each with its "
+            "weight); one_class_chromosomes: drop leaves them out"
+            for r in summary if r["chromosomes_kept"]]  # fmt: skip
+    return thin + kept

@@ -11,8 +11,8 @@ Under a named convention (``pairs/conventions.py``) whose edge rule differs from
 was built with (``window_edge``; ``shift`` for data built before that column), the task warns
 before scoring, with the number of variants at a chromosome end, where the rules differ.
 
-The ranking metrics aggregate over the whole task: each document hands lm-eval the triple
-``(score, label, chrom)`` and the aggregation, run once on rank 0 after lm-eval has gathered
+The ranking metrics aggregate over the whole task: each document hands lm-eval
+``(score, label, chrom, one_class_chromosomes)`` and the aggregation, run once on rank 0 after lm-eval has gathered
 every rank's documents, computes the metric over all of them, so one and several processes give
 the same value.
 """
@@ -72,17 +72,19 @@ def _check_edge(convention, held: list[dict]) -> None:
 
 
 def process_results(doc, results) -> dict:
-    """The pair metrics, and the ``(score, label, chrom)`` triple of each ranking metric where
-    the data has labels (module docstring)."""
+    """The pair metrics, and ``(score, label, chrom, one_class_chromosomes)`` for each ranking
+    metric where the data has labels (module docstring)."""
     metrics = pair_results(doc, results)
     if "label" in doc:
-        triple = (variant_score(metrics["margin"], doc[TASK]["score"]), doc["label"], doc["chrom"])
-        metrics.update({name: triple for name in RANKING_METRICS})
+        settings = doc[TASK]
+        item = (variant_score(metrics["margin"], settings["score"]), doc["label"], doc["chrom"],
+                settings["one_class_chromosomes"])  # fmt: skip
+        metrics.update({name: item for name in RANKING_METRICS})
     return metrics
 
 
 def _labelled(items) -> tuple[list[bool], list[float], list[str]]:
-    kept = [(bool(label), score, chrom) for score, label, chrom in items if label is not None]
+    kept = [(bool(item[1]), item[0], item[2]) for item in items if item[1] is not None]
     return [k[0] for k in kept], [k[1] for k in kept], [k[2] for k in kept]
 
 
@@ -99,7 +101,13 @@ def auprc(items) -> float:
 
 
 def _by_chrom(metric: str, items) -> float:
-    result = by_chromosome(metric, *_labelled(items))
+    result = by_chromosome(metric, *_labelled(items), one_class=items[0][3] if items else "drop")
+    if result.kept:
+        log.warning(
+            "%s_by_chrom: %d chromosome(s) with variants of one class only kept in the average "
+            "as TraitGym does (AUPRC 0 or 1, AUROC counted 0, each with its weight): %s",
+            metric, len(result.kept), ", ".join(result.kept),
+        )  # fmt: skip
     if result.left_out:
         log.warning(
             "%s_by_chrom: %d chromosome(s) with variants of one class only left out of the "
