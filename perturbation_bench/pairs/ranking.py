@@ -19,6 +19,16 @@ Over the labelled variants (``label`` true = positive; unlabelled ones take no p
   only), AUROC NaN, which counts 0 in the sum with its weight ``n_c`` in the denominator.
 
 A metric that cannot be computed (no labelled variant, or a single class overall) is NaN.
+
+Quantitative labels (a score per variant, ``variants/reading.py``) are read by correlation
+instead, over the labelled variants:
+
+- ``spearman``: ``scipy.stats.spearmanr(s, label)``, Spearman's rho (average ranks for ties);
+- ``pearson``: ``scipy.stats.pearsonr(s, label)``, Pearson's r;
+
+NaN with fewer than 3 variants or a constant score or label. With ``s = margin`` (``llr``) a
+damaging variant scores high, so a label where low means damaging (a function score) gives a
+negative correlation.
 """
 
 from __future__ import annotations
@@ -50,6 +60,29 @@ def auprc(labels, scores) -> float:
 
 
 METRICS = {"auroc": auroc, "auprc": auprc}
+
+
+def spearman(labels, scores) -> float:
+    """Spearman's rho of ``scores`` with quantitative ``labels`` (module docstring)."""
+    return _correlation("spearmanr", labels, scores)
+
+
+def pearson(labels, scores) -> float:
+    """Pearson's r of ``scores`` with quantitative ``labels`` (module docstring)."""
+    return _correlation("pearsonr", labels, scores)
+
+
+def _correlation(name: str, labels, scores) -> float:
+    import numpy as np
+    from scipy import stats
+
+    labels, scores = np.asarray(labels, dtype=float), np.asarray(scores, dtype=float)
+    if len(labels) < 3 or np.ptp(labels) == 0 or np.ptp(scores) == 0:
+        return math.nan
+    return float(getattr(stats, name)(scores, labels)[0])
+
+
+CORRELATIONS = {"spearman": spearman, "pearson": pearson}
 
 
 @dataclass

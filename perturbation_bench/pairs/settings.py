@@ -16,6 +16,8 @@ as JSON, where the report reads them back (:func:`logged_settings`)::
     start_token  "model" (the model's BOS/prefix token first) or "none" (pairs/conventions.py)
     convention   the upstream convention named (pairs/conventions.py), None for none
     one_class_chromosomes  "drop" or "keep": by-chromosome metrics (pairs/ranking.py)
+    labels       the variant task's label kind, "binary" or "quantitative"; None for other tasks
+                 and data without labels (set by tasks/variants.py once the data is read)
 
 :attr:`TaskSettings.formatting` is the :class:`~perturbation_bench.pairs.requests.Formatting`
 these keys describe, built once. lm-eval builds the task's requests from each document alone
@@ -32,7 +34,8 @@ _LOGGED_BEFORE = {"data": "scoring_data", "shard": "scoring_shard", "preset": "s
                   "rc_average": "scoring_rc_average", "context_bp": "scoring_context_bp",
                   "score": "scoring_score"}  # fmt: skip
 """Where samples files of perturbation-bench 0.1.0 runs hold each setting (one field each)."""
-_ADDED_LATER = {"start_token": "model", "convention": None, "one_class_chromosomes": "drop"}
+_ADDED_LATER = {"start_token": "model", "convention": None, "one_class_chromosomes": "drop",
+                "labels": None}  # fmt: skip
 """Settings that samples files of earlier versions lack, as those versions scored."""
 
 
@@ -56,7 +59,7 @@ class TaskSettings(dict):
             data=data, shard=shard, preset=preset, dna_prefix=formatting.dna_prefix,
             kmer_size=formatting.kmer_size, rc_average=formatting.rc_average,
             context_bp=context_bp, reduction=reduction, score=score, start_token=start_token,
-            convention=convention, one_class_chromosomes=one_class_chromosomes,
+            convention=convention, one_class_chromosomes=one_class_chromosomes, labels=None,
         )  # fmt: skip
         self.formatting = formatting
 

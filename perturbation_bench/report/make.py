@@ -2,8 +2,8 @@
 
 Writes everything below by calling the modules of this subpackage, one job each: ``runs.py``
 (reading the runs), ``run_names.py`` (which runs are one row, and their names),
-``consistency.py`` (shards and data checks), ``summaries.py`` and ``variant_metrics.py`` (the
-tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
+``consistency.py`` (shards and data checks), ``summaries.py``, ``variant_metrics.py`` and
+``variant_correlations.py`` (the tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
 
 Input: one lm-eval ``--output_path`` folder per run, made with ``--log_samples`` (``runs.py``).
 In every table and figure a run is one row, named by its model and what tells it apart from the
@@ -28,7 +28,9 @@ other runs of that model (``run_names.py``). Output folder:
   (``plots.py``); each figure only where its data is;
 - for labelled variant tasks, the ranking metrics with intervals, per stratum and paired
   (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
-  ``consequence`` column, the class ladder (table and ``class_ladder.png``).
+  ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
+  with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
+  and by stratum (``variant_correlations.py``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perturbation_bench.report import variant_metrics
+from perturbation_bench.report import variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.runs import collect_pairs
@@ -84,6 +86,8 @@ def make_report(
         "strata": variant_metrics.ranking_strata(pairs, list(by)),
         "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
         "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
+        "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),
+        "correlation_strata": variant_correlations.correlation_strata(pairs, list(by)),
     }
     notes += thin_notes(summary) + variant_metrics.thin_notes(variants["summary"])
     published = has_published_config(pairs["task"].unique())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perturbation_bench.report import variant_metrics
+from perturbation_bench.report import variant_correlations, variant_metrics
 from perturbation_bench.report.summaries import FEW_PAIRS, THIN_PAIRS
 
 
@@ -80,6 +80,7 @@ def to_markdown(report: dict) -> str:
         variants["summary"], variants["strata"], variants["auprc_differences"],
         variants["class_ladder"],
     )
+    lines += variant_correlations.markdown(variants["correlations"], variants["correlation_strata"])
     if any(len(made) > 1 for made in report["provenance"].values()):
         lines += ["", "## Provenance", "", "| model | package | scorer | settings | task: data |",
                   "|---|---|---|---|---|"]  # fmt: skip

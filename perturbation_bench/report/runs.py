@@ -200,6 +200,7 @@ def stream_sample_pairs(
                 "score_kind": settings.get("score"),
                 "convention": settings.get("convention"),
                 "one_class_chromosomes": settings.get("one_class_chromosomes"),
+                "labels": settings.get("labels"),
                 "score": variant_score(outcome.margin, settings.get("score") or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.get("context_bp") or len(original),

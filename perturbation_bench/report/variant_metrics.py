@@ -72,10 +72,12 @@ def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list
 
 
 def labelled(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``pairs`` with a label (empty if no task has labels), in ``pair_id`` order."""
+    """The rows of ``pairs`` with a binary label (empty if no task has one), in ``pair_id``
+    order (quantitative labels: ``variant_correlations.py``)."""
     if "label" not in pairs.columns:
         return pairs.iloc[0:0]
-    rows = pairs[pairs["label"].notna()].assign(label=lambda f: f["label"].astype(bool))
+    binary = pairs["labels"] != "quantitative" if "labels" in pairs.columns else True
+    rows = pairs[pairs["label"].notna() & binary].assign(label=lambda f: f["label"].astype(bool))
     return rows.sort_values("pair_id", kind="stable")
 
 

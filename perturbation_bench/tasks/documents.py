@@ -57,12 +57,12 @@ NOT_HELD = _NotHeld()
 
 class TaskDocuments(Sequence):
     """The documents, in file order, as lm-eval reads a split: ``len``, ``[i]``, iteration,
-    and ``features`` (the column names); a position this process does not hold reads as
-    :data:`NOT_HELD`."""
+    and ``features`` (column name -> arrow type, None for the fields the tasks add); a position
+    this process does not hold reads as :data:`NOT_HELD`."""
 
-    def __init__(self, held: dict[int, dict], length: int, columns: list[str]) -> None:
+    def __init__(self, held: dict[int, dict], length: int, features: dict) -> None:
         self._held, self._length = held, length
-        self.features = dict.fromkeys(columns)
+        self.features = features
 
     def __len__(self) -> int:
         return self._length
@@ -131,7 +131,7 @@ def read_documents(
     """
     select = _Selection(shard, share)
     held: dict[int, dict] = {}
-    columns: dict[str, None] = {}
+    columns: dict = {}
     lower_case_rows = overflowing_crops = 0
     context_bp = settings["context_bp"]
     for batch, scan in iter_pair_batches(files, settings.formatting.kmer_size, select):
@@ -141,11 +141,11 @@ def read_documents(
             crops, overflows = _crops(batch, scan, context_bp)
             overflowing_crops += int(overflows.sum())
         batch = _documents_batch(batch, scan, crops)
-        columns.update(dict.fromkeys(batch.schema.names))
+        columns.update({column.name: column.type for column in batch.schema})
         for position, document in zip(select.held_positions.tolist(), batch.to_pylist()):
             document[TASK] = settings
             held[position] = document
-    documents = TaskDocuments(held, select.positions, [*columns, TASK])
+    documents = TaskDocuments(held, select.positions, {**columns, TASK: None})
     for document in held.values():  # files with other columns: theirs are null here
         if len(document) < len(documents.features):
             for name in columns:

@@ -2,9 +2,12 @@
 variants`` scored as pairs (reference window, alternate window), with TraitGym's metrics.
 
 Per variant, the pair metrics of every task (``pairwise_acc``, ``tie_rate``, ``margin = LL(ref
-window) - LL(alt window)``); where the data has a ``label`` column, also the ranking metrics of
-:mod:`perturbation_bench.pairs.ranking` (``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``)
-on the score chosen with ``--metadata '{"score": "llr"|"abs_llr"}'`` (default ``llr``).
+window) - LL(alt window)``); where the data has a ``label`` column, also the metrics of
+:mod:`perturbation_bench.pairs.ranking` on the score chosen with ``--metadata '{"score":
+"llr"|"abs_llr"}'`` (default ``llr``): for binary labels (a bool column) the ranking metrics
+``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``; for quantitative labels (a float
+column, ``variants/reading.py``) the correlations ``spearman`` and ``pearson``. The kind is the
+column's type, the same on every process, and is kept in the task's settings (``labels``).
 Variants whose label is null take part in the pair metrics only.
 
 Under a named convention (``pairs/conventions.py``) whose edge rule differs from the one the data
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import logging
 
+import pyarrow as pa
+
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import TASK
-from perturbation_bench.pairs.ranking import METRICS, by_chromosome, variant_score
+from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
 from perturbation_bench.tasks.loading import pair_documents
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
@@ -49,9 +54,11 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         )
     if "label" in documents.features:
         held = documents.held
+        kind = "quantitative" if documents.features["label"] == pa.float64() else "binary"
+        held[0][TASK]["labels"] = kind  # the task's one settings object
         labelled = sum(doc["label"] is not None for doc in held)
-        log.info("perturbation-bench variants: %d of %d variants labelled; score %s",
-                 labelled, len(held), score)  # fmt: skip
+        log.info("perturbation-bench variants: %d of %d variants labelled (%s); score %s",
+                 labelled, len(held), kind, score)  # fmt: skip
     if options.convention:
         _check_edge(CONVENTIONS[options.convention], documents.held)
     return dataset
@@ -79,7 +86,8 @@ def process_results(doc, results) -> dict:
         settings = doc[TASK]
         item = (variant_score(metrics["margin"], settings["score"]), doc["label"], doc["chrom"],
                 settings["one_class_chromosomes"])  # fmt: skip
-        metrics.update({name: item for name in RANKING_METRICS})
+        names = CORRELATION_METRICS if settings["labels"] == "quantitative" else RANKING_METRICS
+        metrics.update({name: item for name in names})
     return metrics
 
 
@@ -126,4 +134,20 @@ def auprc_by_chrom(items) -> float:
     return _by_chrom("auprc", items)
 
 
+def _correlation(name: str, items) -> float:
+    kept = [(item[1], item[0]) for item in items if item[1] is not None]
+    return CORRELATIONS[name]([label for label, _ in kept], [score for _, score in kept])
+
+
+def spearman(items) -> float:
+    """lm-eval aggregation: Spearman's rho of the score with quantitative labels."""
+    return _correlation("spearman", items)
+
+
+def pearson(items) -> float:
+    """lm-eval aggregation: Pearson's r of the score with quantitative labels."""
+    return _correlation("pearson", items)
+
+
 RANKING_METRICS = ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom")
+CORRELATION_METRICS = ("spearman", "pearson")

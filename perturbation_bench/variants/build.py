@@ -48,7 +48,7 @@ LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", 
 SEQUENCES = ("original_sequence", "sequence")
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
-               "variant_id": pa.string(), "label": pa.bool_(), "window_start": pa.int64(),
+               "variant_id": pa.string(), "window_start": pa.int64(),
                "variant_offset": pa.int64(), "is_clamped": pa.int64(), "window_edge": pa.string(),
                "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
 
@@ -85,7 +85,8 @@ def variant_rows(variants, genome, window: int, excluded: Counter, named: list |
 
 def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
     """The schema of every row, in the order of ``first``: fixed types for this module's
-    columns, the file's own types for the carried ones."""
+    columns, the file's own types for the carried ones (``label``: bool, or float64 for
+    quantitative labels, ``reading.py``)."""
     return pa.schema(
         [pa.field(name, FIXED_TYPES.get(name) or carried.field(name).type) for name in first]
     )

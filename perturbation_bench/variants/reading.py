@@ -5,9 +5,11 @@ Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, a
 
 - VCF: one variant per ALT of a record (a multi-allelic record gives several), ``variant_id``
   from the ID column where it is set; INFO and samples are not read.
-- table: the columns ``chrom``, ``pos``, ``ref``, ``alt`` are required; ``label`` (bool, the
-  numbers 1/0, or true/false/1/0 in text; an empty cell is no label) and every other column are
-  carried into ``extra``. An ``alt`` holding
+- table: the columns ``chrom``, ``pos``, ``ref``, ``alt`` are required; ``label`` and every other
+  column are carried into ``extra``. A ``label`` is binary (bool, the numbers 1/0, or
+  true/false/1/0 in text) unless the column is numeric with a value other than 0 and 1: then it
+  is quantitative (a deep mutational scan's or saturation genome editing's score), kept as a
+  float. An empty cell is no label. An ``alt`` holding
   commas is split like a multi-allelic VCF record. TraitGym's ``test.parquet`` reads as it is.
 
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
@@ -72,10 +74,23 @@ def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
         schema = pa.Schema.from_pandas(table[carried], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
         raise DataValidationError(f"{path}: a column mixes types ({err})") from None
+    quantitative = "label" in table.columns and is_quantitative(table["label"])
+    label_type = pa.float64() if quantitative else pa.bool_()
     schema = pa.schema(  # pandas' string columns arrive as large_string
-        [(f.name, pa.string() if pa.types.is_large_string(f.type) else f.type) for f in schema]
-    )
-    return schema, _table_variants(path, table, carried)
+        [(f.name, label_type if f.name == "label" else
+          pa.string() if pa.types.is_large_string(f.type) else f.type) for f in schema]
+    )  # fmt: skip
+    return schema, _table_variants(path, table, carried, quantitative)
+
+
+def is_quantitative(labels) -> bool:
+    """Whether a label column (pandas) holds scores: numeric, not bool, with a value other than
+    0 and 1 (module docstring)."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(labels) or not pd.api.types.is_numeric_dtype(labels):
+        return False
+    return bool((~labels.dropna().isin([0, 1])).any())
 
 
 def _read_vcf(path: Path) -> Iterator[Variant]:
@@ -114,11 +129,15 @@ def _vcf_variants(path: Path, vcf) -> Iterator[Variant]:
         record_index += 1
 
 
-def _table_variants(path: Path, table, carried: list[str]) -> Iterator[Variant]:
+def _table_variants(path: Path, table, carried: list[str], quantitative: bool) -> Iterator[Variant]:
     for index, row in enumerate(table.to_dict("records")):
         extra = {name: row[name] for name in carried}
         if "label" in extra:
-            extra["label"] = _truth(path, index, extra["label"])
+            label = extra["label"]
+            if quantitative:
+                extra["label"] = None if label != label else float(label)
+            else:
+                extra["label"] = _truth(path, index, label)
         alts = row["alt"].split(",") if isinstance(row["alt"], str) else [row["alt"]]
         for alt in alts:
             yield _variant(path, index, row["chrom"], row["pos"], row["ref"], alt, extra)

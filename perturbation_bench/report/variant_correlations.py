@@ -1,0 +1,97 @@
+"""The report's section for variants with quantitative labels (a deep mutational scan's or a
+saturation genome editing screen's score per variant, ``variants/reading.py``).
+
+For every model and task whose labels are quantitative, over the labelled variants, with each
+task's score (``pairs/ranking.py``: ``llr`` = margin or ``abs_llr``):
+
+- ``spearman`` (rho) and ``pearson`` (r) of the score with the label, each with a seeded
+  percentile bootstrap 95% interval: variants resampled with replacement, the two values of a
+  variant kept together, in ``pair_id`` order (independent of the order of the files' rows);
+- the same two per chromosome, per ``consequence`` and per ``--by`` column value, without
+  intervals (a group of fewer than 3 variants, or a constant score or label, gives n/a).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from perturbation_bench.pairs.ranking import CORRELATIONS
+from perturbation_bench.report.statistics import percentile_interval
+
+
+def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``pairs`` whose task has quantitative labels and that have one, in
+    ``pair_id`` order (empty if none)."""
+    if "labels" not in pairs.columns:
+        return pairs.iloc[0:0]
+    rows = pairs[(pairs["labels"] == "quantitative") & pairs["label"].notna()]
+    return rows.assign(label=lambda f: f["label"].astype(float)).sort_values("pair_id", kind="stable")
+
+
+def variant_bootstrap(statistic, labels, scores, seed: int = 0, n_boot: int = 2000) -> np.ndarray:
+    """``statistic(labels, scores)`` over ``n_boot`` resamples of the variants with replacement."""
+    labels, scores = np.asarray(labels, dtype=float), np.asarray(scores, dtype=float)
+    if not len(labels):
+        return np.array([])
+    picks = np.random.default_rng(seed).integers(0, len(labels), size=(n_boot, len(labels)))
+    return np.array([statistic(labels[rows], scores[rows]) for rows in picks])
+
+
+def correlation_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
+    """Per model and task with quantitative labels: both correlations with their intervals."""
+    out = []
+    for (model, task), group in quantitative(pairs).groupby(["model", "task"], sort=True):
+        row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
+               "n": len(group)}  # fmt: skip
+        for name, statistic in CORRELATIONS.items():
+            row[name] = statistic(group["label"], group["score"])
+            row[f"{name}_95"] = list(percentile_interval(
+                variant_bootstrap(statistic, group["label"], group["score"], seed, n_boot)))  # fmt: skip
+        out.append(row)
+    return out
+
+
+def correlation_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
+    """Per model, task with quantitative labels, and chromosome, ``consequence`` or ``by`` value:
+    n and both correlations."""
+    out = []
+    frame = quantitative(pairs)
+    for column in ("chrom", "consequence", *by):
+        if column not in frame.columns:
+            continue
+        present = frame[frame[column].notna()]
+        for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
+            out.append({"model": model, "task": task, "column": column, "value": str(value),
+                        "n": len(group), **{name: statistic(group["label"], group["score"])
+                                            for name, statistic in CORRELATIONS.items()}})  # fmt: skip
+    return out
+
+
+def markdown(summary: list[dict], strata: list[dict]) -> list[str]:
+    """The report.md lines of the section (none without quantitative labels)."""
+    if not summary:
+        return []
+
+    def value(x, interval=None) -> str:
+        if x is None or math.isnan(x):
+            return "n/a"
+        return f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    lines = ["", "## Variant effect (quantitative labels)", "",
+             "Correlation of the score (`llr` = LL(ref window) - LL(alt window), `abs_llr` its "
+             "absolute value) with each variant's label, with a variant bootstrap 95%. A high "
+             "`llr` means the model finds the variant damaging, so labels where low means "
+             "damaging (function scores) correlate negatively.", "",
+             "| model | task | score | n | Spearman rho | Pearson r |", "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} | "
+              f"{value(r['spearman'], r['spearman_95'])} | {value(r['pearson'], r['pearson_95'])} |"
+              for r in summary]  # fmt: skip
+    if strata:
+        lines += ["", "| model | task | column | value | n | Spearman rho | Pearson r |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} | "
+                  f"{value(s['spearman'])} | {value(s['pearson'])} |" for s in strata]  # fmt: skip
+    return lines
