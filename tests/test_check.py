@@ -102,3 +102,24 @@ def test_a_hub_loading_failure_is_one_line_naming_the_model(pair_data, capsys, m
     assert status == 2 and "no tokenizer given" not in out
     (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
     assert "pretrained=someone/dna-model" in line and "We couldn't connect" in line
+
+
+def test_check_counts_the_pairs_holding_n_in_the_whole_task_not_only_its_sample(
+    tiny_models, capsys
+):
+    """The demo motif config's 9th pair holds N; the default sample tokenizes the first 8."""
+    status, out, _ = check(capsys, "--tasks", "perturbation_motif_human", "--model_args",
+                           f"pretrained={tiny_models['kmer6']}", "--metadata",
+                           json.dumps({"data_dir": "demo", "kmer_size": 6}))  # fmt: skip
+    assert status == 0
+    assert ("0 unknown tokens from non-ACGT k-mers in those pairs; 1 of 24 pairs hold a base "
+            "other than A/C/G/T") in out  # fmt: skip
+
+
+def test_a_base_other_than_acgt_counts_in_either_sequence_of_a_pair():
+    from perturbation_bench.commands.check import _holds_other_bases
+    from perturbation_bench.pairs.fields import CHANGE, ORIGINAL
+
+    assert not _holds_other_bases({ORIGINAL: "ACGTacgt", CHANGE: "GG"})
+    assert _holds_other_bases({ORIGINAL: "ACGTNcgt", CHANGE: "GG"})
+    assert _holds_other_bases({ORIGINAL: "ACGTacgt", CHANGE: "GN"})

@@ -10,7 +10,9 @@ up only after the weights are read. ``check`` takes the same ``--tasks``, ``--me
    reads and checks every pair file and every task option (``tasks/loading.py``); other tasks are
    named and not checked;
 3. tokenizes the first ``--sample`` pairs of each task with the model's tokenizer, as the model
-   will (unknown tokens: ``models/tokens.py``), and prints the range of tokens per sequence.
+   will (unknown tokens: ``models/tokens.py``), and prints the range of tokens per sequence and
+   the unknown tokens in those pairs, and how many pairs of the whole task hold a base other
+   than A/C/G/T (``N``), which a k-mer tokenizer reads as unknown tokens.
 
 Exit status 0 when all is well, 2 with one line on the first problem.
 """
@@ -19,10 +21,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 from perturbation_bench.errors import OptionsError
 
 DEFAULT_SAMPLE = 8
+_NOT_ACGT = re.compile("[^ACGTacgt]")
 
 
 def add_arguments(parser) -> None:
@@ -58,7 +62,9 @@ def run(args) -> int:
     for name, task in _build_tasks(args, model_args | metadata).items():
         docs = task.eval_docs
         sample = _sample(task, docs, tokenizer, args.sample)
-        print(f"{name}: {len(docs)} pairs, options and files OK; {sample}")
+        other = sum(_holds_other_bases(doc) for doc in docs)
+        print(f"{name}: {len(docs)} pairs, options and files OK; {sample}; {other} of "
+              f"{len(docs)} pairs hold a base other than A/C/G/T")  # fmt: skip
     return 0
 
 
@@ -110,5 +116,13 @@ def _sample(task, docs, tokenizer, size: int) -> str:
             counts.append(len(ids))
     return (
         f"{min(counts)}-{max(counts)} tokens per sequence in the first {len(counts) // 2} pairs, "
-        f"{unknown} unknown tokens from non-ACGT k-mers"
+        f"{unknown} unknown tokens from non-ACGT k-mers in those pairs"
     )
+
+
+def _holds_other_bases(doc) -> bool:
+    """Whether either sequence of a pair holds a letter other than A/C/G/T (either case): the
+    original, or the perturbed copy's changed span (the rest of it is the original's)."""
+    from perturbation_bench.pairs.fields import CHANGE, ORIGINAL
+
+    return bool(_NOT_ACGT.search(doc[ORIGINAL]) or _NOT_ACGT.search(doc[CHANGE]))
