@@ -4,6 +4,7 @@ conventions' pieces, and the refusals of settings that do not apply."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pandas as pd
@@ -427,3 +428,37 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
     both = frame[frame["chrom"].isin(["1", "2", "3"])]
     assert dropped == pytest.approx(traitgym_by_chrom(
         average_precision_score, list(both["label"]), list(both["score"]), list(both["chrom"])))
+
+
+def test_only_a_document_that_says_start_token_none_starts_bare():
+    from perturbation_bench.pairs.conventions import bare_start
+    from perturbation_bench.pairs.fields import TASK
+    from perturbation_bench.pairs.requests import Formatting
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    settings = TaskSettings(Formatting(), "default")
+    assert not bare_start(None) and not bare_start({}) and not bare_start({TASK: settings})
+    assert bare_start({TASK: TaskSettings(Formatting(), "default", start_token="none")})
+
+
+def test_a_chromosome_shorter_than_the_window_is_excluded_only_when_shifting(tmp_path, capsys):
+    """Shifting needs W real bases; padding reads N past the ends, truncation cuts there."""
+    from perturbation_bench.variants.windows import _window_span
+
+    (tmp_path / "g.fa").write_text(">short\nACGTACGTACGTACGTACGT\n")
+    pd.DataFrame([("short", 10, "C", "G")], columns=["chrom", "pos", "ref", "alt"]).to_csv(
+        tmp_path / "v.csv", index=False)
+    lengths = {}
+    for edge in ("shift", "pad", "truncate"):
+        code = main(["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta",
+                     str(tmp_path / "g.fa"), "--config", edge, "--out", str(tmp_path / "out"),
+                     "--window", "32", "--edge", edge])  # fmt: skip
+        if edge == "shift":
+            assert code != 0 and "'chromosome_shorter_than_window': 1" in capsys.readouterr().err
+            continue
+        report = json.loads((tmp_path / "out" / edge / "_build_report.json").read_text())
+        assert report["excluded"] == {} and report["settings"]["edge"] == edge
+        lengths[edge] = len(pd.read_parquet(tmp_path / "out" / edge)["original_sequence"][0])
+    assert lengths == {"pad": 32, "truncate": 20}
+    with pytest.raises(ValueError, match="unknown edge rule 'mirror'; rules: shift, pad, truncate"):
+        _window_span(0, 32, 100, "mirror")

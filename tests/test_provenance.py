@@ -38,7 +38,8 @@ def test_the_results_file_records_version_scorer_settings_and_data(
     if model == "dna-hf":
         assert made["settings"]["share_prefix"] is True and made["settings"]["add_bos_token"] is False
     assert made["tasks"][TASK] == {"data": file_sha256(pair_data / "syn_human"), "preset": "default",
-                                   "dna_prefix": "", "kmer_size": 1, "rc_average": True,
+                                   "dna_prefix": "", "kmer_size": 1, "kmer_overlap": False,
+                                   "rc_average": True,
                                    "context_bp": None, "reduction": "sum",
                                    "start_token": "model", "convention": None}  # fmt: skip
 

@@ -26,19 +26,19 @@ def test_settings_are_logged_as_json_and_read_back():
     logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
     assert logged_settings(logged["doc"]) == {
         "data": "sha256:ab", "shard": "1/4", "preset": "default", "dna_prefix": "",
-        "kmer_size": 6, "rc_average": True, "context_bp": 512, "reduction": "mean",
-        "score": "abs_llr", "start_token": "none", "convention": "traitgym",
+        "kmer_size": 6, "kmer_overlap": False, "rc_average": True, "context_bp": 512,
+        "reduction": "mean", "score": "abs_llr", "start_token": "none", "convention": "traitgym",
         "one_class_chromosomes": "keep", "labels": None,
     }  # fmt: skip
 
 
 def test_samples_of_versions_before_conventions_read_as_those_versions_scored():
     settings = dict(TaskSettings(Formatting(), "default", "sha256:ab"))
-    for key in ("start_token", "convention", "one_class_chromosomes", "labels"):
+    for key in ("start_token", "convention", "one_class_chromosomes", "labels", "kmer_overlap"):
         del settings[key]
     read = logged_settings({"original_sequence": "ACGT", TASK: settings})
     assert (read["start_token"], read["convention"], read["one_class_chromosomes"],
-            read["labels"]) == ("model", None, "drop", None)  # fmt: skip
+            read["labels"], read["kmer_overlap"]) == ("model", None, "drop", None, False)  # fmt: skip
 
 
 def test_samples_of_earlier_versions_give_the_same_settings():

@@ -30,7 +30,13 @@ from perturbation_bench.models.tokens import UnknownTokenCounter
 
 def registered(cls):
     """Class decorator: register ``cls`` with lm-eval under its name in :data:`MODELS`, which it
-    also keeps as ``cls.model_name``."""
+    also keeps as ``cls.model_name``.
+
+    lm-eval imports its own models (``hf``, ...) only when a name is looked up in an empty
+    registry, so they are imported first: registering into the empty registry would hide them.
+    """
+    import lm_eval.models  # noqa: F401  (lm-eval's models, before ours fill the registry)
+
     target = f"{cls.__module__}:{cls.__qualname__}"
     names = [name for name, entry in MODELS.items() if entry == target]
     if len(names) != 1:

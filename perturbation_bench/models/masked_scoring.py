@@ -28,6 +28,11 @@ none) is scored as follows:
    counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
    alone stops the run (``models/tokens.py``).
 
+With overlapping k-mers (``kmer_overlap``, DNABERT; ``pairs/requests.py``) a changed base lies
+in up to ``k`` tokens, and each of them differs: rules 2 and 3 mask every token that covers a
+changed base, as DNABERT's pre-training masks ``k`` contiguous tokens, so the masked bases
+cannot be read off an unmasked neighbour. This is this package's rule for such models.
+
 So ``LL`` here is a masked-marginal sum over the differing positions: comparable within a pair
 (``pairwise_acc``, and ``margin`` across pairs of one model), not with a causal model's LL. A
 pair whose differing positions are more than half its tokens (a shuffled element fills most of
@@ -42,6 +47,11 @@ tokens excluded), that token masked::
 
 A sequence of ``T`` tokens costs ``T`` inputs; an input longer than ``max_length`` is the window
 of ``max_length`` tokens centred on its masked position (rule 4). Rules 6 and 7 apply as above.
+With overlapping k-mers, the ``k`` tokens covering each base are masked in turn (this package's
+rule), one input per base ``b``, reading every masked token::
+
+    LL(s) = sum_{bases b} sum_{i in cover(b)} log P(s_i | s with cover(b) masked)
+    cover(b) = the tokens i with i <= b <= i + k - 1          (k = 1: the PLL above)
 
 Inputs are batched only with inputs of the same length, so nothing is ever padded: models that
 take no attention mask (convolutional GPN, Caduceus) score exactly as they would one at a time.
@@ -59,6 +69,7 @@ from tqdm import tqdm
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
 from perturbation_bench.pairs.changes import changed_span
+from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.windows import centred_start
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -125,6 +136,47 @@ def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
         else:
             merged[key] = MaskedInput(item.tokens, item.masked, item.mask_id, list(item.reads))
     return list(merged.values())
+
+
+def literal_offsets(tokenizer, ids: list[int], text: str) -> list[tuple[int, int]]:
+    """Character offsets of ``ids`` in ``text`` for a slow tokenizer whose tokens are literal
+    pieces of the text (Nucleotide Transformer's ``EsmTokenizer``: 6-mers and single letters):
+    special tokens get ``(0, 0)``, whitespace between tokens is skipped.
+
+    Raises:
+        OptionsError: a token that is not the next piece of the text (an unknown token, a
+            tokenizer that rewrites the text): its offsets cannot be known.
+    """
+    specials, position, offsets = set(tokenizer.all_special_ids), 0, []
+    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
+        if token_id in specials:
+            offsets.append((0, 0))
+            continue
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if not text.startswith(token, position):
+            raise OptionsError(
+                f"{tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
+                f"lengths, and token {token!r} is not the text at character {position}, so its "
+                "place in the sequence is unknown (a fast tokenizer, which gives offsets, is needed)"
+            )
+        offsets.append((position, position + len(token)))
+        position += len(token)
+    return offsets
+
+
+def covering(positions: list[int], k: int) -> list[list[int]]:
+    """Per base, the token positions covering it, when ``positions`` are a sequence's tokens
+    as overlapping ``k``-mers (token ``i`` covers bases ``i .. i + k - 1``; ``k = 1``: each
+    token alone)."""
+    last = len(positions) - 1
+    return [positions[max(0, b - k + 1) : min(b, last) + 1] for b in range(last + k)]
+
+
+def overlap_size(request) -> int:
+    """The ``k`` of a request's overlapping k-mers (its task's settings), 1 without them."""
+    settings = request.doc.get(TASK) if isinstance(getattr(request, "doc", None), dict) else None
+    return settings["kmer_size"] if settings and settings.get("kmer_overlap") else 1
 
 
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
@@ -200,16 +252,11 @@ class MaskedScorer:
             self.mostly_masked += len(masked) > MOSTLY_MASKED * len(ids_o)
             reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
             return self._windowed(ids_o, masked, reads), windowed
-        if not self.tokenizer.is_fast:
-            raise OptionsError(
-                f"{self.tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
-                "lengths and the tokenizer gives no character offsets (a fast tokenizer is needed)"
-            )
         start, end = changed_span(*texts)  # the texts differ: their tokens do
         inputs = []
-        for encoding, index in zip(encodings, (first, second)):
+        for encoding, index, text in zip(encodings, (first, second), texts):
             ids = encoding["input_ids"]
-            span = token_span(encoding["offset_mapping"], start, end)
+            span = token_span(self._offsets(encoding, text), start, end)
             inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
         return inputs, windowed
 
@@ -225,17 +272,16 @@ class MaskedScorer:
             ids = encoding["input_ids"]
             windowed |= len(ids) > self.max_length
             specials = encoding["special_tokens_mask"]
-            if context and not self.tokenizer.is_fast:
-                raise OptionsError(f"{self.tokenizer.name_or_path}: scoring=pll after a DNA prefix "
-                                   "needs the character offsets of a fast tokenizer")  # fmt: skip
-            starts = [s for s, _ in encoding["offset_mapping"]] if context else [0] * len(ids)
+            text = context + requests[index].args[1]
+            starts = [s for s, _ in self._offsets(encoding, text)] if context else [0] * len(ids)
             scored = [i for i in range(len(ids)) if not specials[i] and starts[i] >= len(context)]
             windows_made: dict[int, list[int]] = {}  # one token list per window start, shared
-            for position in scored:
-                ((start, _),) = windows(len(ids), [position], self.max_length)
+            for group in covering(scored, overlap_size(requests[index])):
+                ((start, _),) = windows(len(ids), group, self.max_length)
                 tokens = windows_made.setdefault(start, ids[start : start + self.max_length])
-                inputs.append(MaskedInput(tokens, (position - start,), self.tokenizer.mask_token_id,
-                                          [(position - start, ids[position], index)]))  # fmt: skip
+                inputs.append(MaskedInput(tokens, tuple(p - start for p in group),
+                                          self.tokenizer.mask_token_id,
+                                          [(p - start, ids[p], index) for p in group]))  # fmt: skip
         return inputs, windowed
 
     def _encode(self, request, encoded: dict):
@@ -253,6 +299,13 @@ class MaskedScorer:
                                formatting_setting(request.doc))  # fmt: skip
         self.unknown.add(request, count)
         return encoding
+
+    def _offsets(self, encoding, text: str) -> list[tuple[int, int]]:
+        """Each token's characters in ``text``: the fast tokenizer's offsets, else read off the
+        tokens themselves (:func:`literal_offsets`)."""
+        if "offset_mapping" in encoding:
+            return encoding["offset_mapping"]
+        return literal_offsets(self.tokenizer, encoding["input_ids"], text)
 
     def _windowed(
         self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]

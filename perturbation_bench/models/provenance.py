@@ -7,7 +7,7 @@ lm-eval writes ``get_model_info()`` into the results' ``config``; this package's
         "model": "dna-hf" | "dna-mlm" | "kmer-markov",
         "settings": the scorer settings that change numbers (dtype, max_length, ...),
         "tasks": {task: {"data": "sha256:...", "preset", "dna_prefix", "kmer_size",
-                         "rc_average", "context_bp", "reduction", "start_token",
+                         "kmer_overlap", "rc_average", "context_bp", "reduction", "start_token",
                          "convention"}},
     }
 
@@ -22,8 +22,8 @@ from perturbation_bench import __version__
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TASK
 
-RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction",
-            "start_token", "convention")  # fmt: skip
+RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "kmer_overlap", "rc_average", "context_bp",
+            "reduction", "start_token", "convention")  # fmt: skip
 """The task settings recorded per task."""
 
 

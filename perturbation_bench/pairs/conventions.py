@@ -72,8 +72,8 @@ def check_model(model: str, settings: dict) -> None:
     """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``.
 
     Raises:
-        OptionsError: the convention is another model kind's, or ``start_token: none`` reaches a
-            masked model.
+        OptionsError: the convention is another model kind's, ``start_token: none`` reaches a
+            masked model, or overlapping k-mers reach ``kmer-markov``.
     """
     convention = CONVENTIONS.get(settings.get("convention") or "")
     if convention is not None and model not in convention.models:
@@ -81,6 +81,9 @@ def check_model(model: str, settings: dict) -> None:
             f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
             f"not {model} (follows {convention.follows})"
         )
+    if settings.get("kmer_overlap") and model == "kmer-markov":
+        raise OptionsError("kmer-markov reads bases, not overlapping k-mers (leave kmer_overlap "
+                           "and the dnabert preset out)")
     if settings.get("start_token") == "none" and model not in CAUSAL_MODELS:
         raise OptionsError(
             f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "

@@ -5,6 +5,13 @@ Formatting, per sequence ``s`` of a pair (both members get the same treatment)::
     context      = dna_prefix                      # "" means: lm-eval conditions on BOS/prefix token
     continuation = upper(s)[: len(s) - len(s) % kmer_size]  # soft-masked bases read as bases;
                                                             # right-trim to whole k-mers
+    with kmer_overlap (DNABERT), no trimming; the text is the overlapping k-mers, space-separated:
+    continuation = " ".join(upper(s)[i : i + k] for i in range(len(s) - k + 1))    # k = kmer_size
+
+so a sequence of ``L`` bases is ``L - k + 1`` words, the ``i``-th covering bases ``i .. i + k - 1``,
+and each base lies in up to ``k`` of them (what ``dna-mlm`` masks for a changed base,
+``models/masked_scoring.py``). The reverse complement (``rc_average``) is taken of the bases,
+then written as k-mers.
 
 A document asks for its continuations in this order, one loglikelihood request each::
 
@@ -37,13 +44,16 @@ class Formatting:
         dna_prefix: literal text placed before the sequence as the loglikelihood context;
             empty for models that start from their BOS token.
         kmer_size: sequences are trimmed on the right to a multiple of this many bases
-            (1 = no trimming), for tokenizers that read non-overlapping k-mers.
+            (1 = no trimming), for tokenizers that read non-overlapping k-mers; with
+            ``kmer_overlap``, the k of the overlapping k-mers instead.
         rc_average: score each sequence and its reverse complement and use the mean.
+        kmer_overlap: give the model the sequence as overlapping k-mers (module docstring).
     """
 
     dna_prefix: str = ""
     kmer_size: int = 1
     rc_average: bool = False
+    kmer_overlap: bool = False
 
     @property
     def requests_per_pair(self) -> int:
@@ -57,13 +67,22 @@ class Formatting:
         pair): it is then not copied to upper-case it, and with whole k-mers the same string
         object comes back (the requests share the document's text).
         """
-        sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
+        if not self.kmer_overlap:
+            sequence = sequence[: len(sequence) - len(sequence) % self.kmer_size]
         return sequence.upper() if soft_masked else sequence
+
+    def as_text(self, sequence: str) -> str:
+        """``sequence`` as the model reads it: itself, or its overlapping k-mers."""
+        if not self.kmer_overlap:
+            return sequence
+        k = self.kmer_size
+        return " ".join(sequence[i : i + k] for i in range(len(sequence) - k + 1))
 
     def continuations(self, original: str, perturbed: str, soft_masked: bool = True) -> list[str]:
         """The strings to score for one pair, in request order (module docstring)."""
         pair = [self.trim(original, soft_masked), self.trim(perturbed, soft_masked)]
-        return pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
+        strands = pair + [reverse_complement(s) for s in pair] if self.rc_average else pair
+        return [self.as_text(s) for s in strands]
 
 
 def strand_pairs(indices: list) -> list[tuple]:

@@ -9,7 +9,7 @@ as JSON, where the report reads them back (:func:`logged_settings`)::
     data         "sha256:<hex>" of the config's parquet files (identity.data_identity)
     shard        "I/N" of a sharded run, None otherwise
     preset       the preset the formatting started from
-    dna_prefix, kmer_size, rc_average      the formatting (requests.Formatting)
+    dna_prefix, kmer_size, rc_average, kmer_overlap    the formatting (requests.Formatting)
     context_bp   the crop length, None for whole windows
     reduction    "sum" or "mean" of a sequence's token log-probs
     score        the variant task's ranking score ("llr" or "abs_llr"), None for other tasks
@@ -35,7 +35,7 @@ _LOGGED_BEFORE = {"data": "scoring_data", "shard": "scoring_shard", "preset": "s
                   "score": "scoring_score"}  # fmt: skip
 """Where samples files of perturbation-bench 0.1.0 runs hold each setting (one field each)."""
 _ADDED_LATER = {"start_token": "model", "convention": None, "one_class_chromosomes": "drop",
-                "labels": None}  # fmt: skip
+                "labels": None, "kmer_overlap": False}  # fmt: skip
 """Settings that samples files of earlier versions lack, as those versions scored."""
 
 
@@ -58,6 +58,7 @@ class TaskSettings(dict):
         super().__init__(
             data=data, shard=shard, preset=preset, dna_prefix=formatting.dna_prefix,
             kmer_size=formatting.kmer_size, rc_average=formatting.rc_average,
+            kmer_overlap=formatting.kmer_overlap,
             context_bp=context_bp, reduction=reduction, score=score, start_token=start_token,
             convention=convention, one_class_chromosomes=one_class_chromosomes, labels=None,
         )  # fmt: skip

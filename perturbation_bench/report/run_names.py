@@ -30,8 +30,8 @@ SCORE_NEUTRAL = frozenset({
     "share_prefix", "dedupe", "log_softmax", "revision",
 })  # fmt: skip
 """Model arguments and settings that do not change a score."""
-TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "rc_average", "context_bp", "reduction", "score",
-             "start_token", "convention", "one_class_chromosomes")
+TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "kmer_overlap", "rc_average", "context_bp",
+             "reduction", "score", "start_token", "convention", "one_class_chromosomes")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
 

@@ -6,9 +6,9 @@ and lm-eval's own keys (``version``). It cannot tell a model argument from a typ
 it rejects a key that is not one of :data:`OPTION_KEYS` but close to one of them (``presets``,
 ``data-dir``, ``dna_prefx``), and passes every other key through untouched.
 
-A preset is a :class:`~perturbation_bench.pairs.requests.Formatting` (DNA prefix, k-mer size;
-``pairs/requests.py`` states how it shapes the requests); ``dna_prefix``, ``kmer_size`` and
-``rc_average`` override it.
+A preset is a :class:`~perturbation_bench.pairs.requests.Formatting` (DNA prefix, k-mer size,
+overlapping k-mers; ``pairs/requests.py`` states how it shapes the requests); ``dna_prefix``,
+``kmer_size``, ``kmer_overlap`` and ``rc_average`` override it.
 
 Reduction of a sequence's token log-probs to its score (``reduction``):
 
@@ -40,6 +40,7 @@ PRESETS: dict[str, Formatting] = {
     "carbon": Formatting(dna_prefix="<dna>", kmer_size=6),
     "generator": Formatting(dna_prefix="<s>", kmer_size=6),
     "nucleotide_transformer": Formatting(dna_prefix="", kmer_size=6),
+    "dnabert": Formatting(dna_prefix="", kmer_size=6, kmer_overlap=True),
 }
 
 OPTION_KEYS = (
@@ -49,6 +50,7 @@ OPTION_KEYS = (
     "preset",
     "dna_prefix",
     "kmer_size",
+    "kmer_overlap",
     "rc_average",
     "reduction",
     "context_bp",
@@ -101,6 +103,7 @@ class TaskOptions:
         f = self.formatting
         return (
             f"preset={self.preset!r} dna_prefix={f.dna_prefix!r} kmer_size={f.kmer_size} "
+            f"kmer_overlap={f.kmer_overlap} "
             f"rc_average={f.rc_average} reduction={self.reduction} "
             f"context_bp={self.context_bp or 'whole window'} start_token={self.start_token}"
             + (f" convention={self.convention}" if self.convention else "")
@@ -129,6 +132,9 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     rc_average = metadata.get("rc_average", False)
     if not isinstance(rc_average, bool):
         raise OptionsError(f"rc_average must be true or false, got {rc_average!r}")
+    kmer_overlap = metadata.get("kmer_overlap", base.kmer_overlap)
+    if not isinstance(kmer_overlap, bool):
+        raise OptionsError(f"kmer_overlap must be true or false, got {kmer_overlap!r}")
     reduction = metadata.get("reduction") or "sum"
     if reduction not in REDUCTIONS:
         raise OptionsError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
@@ -167,7 +173,8 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         raise OptionsError(f"config must be a config name, got {config!r}")
     return TaskOptions(
         preset=preset,
-        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size, rc_average=rc_average),
+        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size, rc_average=rc_average,
+                              kmer_overlap=kmer_overlap),
         data_dir=data_dir,
         dataset_revision=metadata.get("dataset_revision"),
         config=config,
