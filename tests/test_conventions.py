@@ -424,6 +424,7 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
     items = [(s, y, c, "keep") for y, s, c in zip(*args)]
     assert auprc_by_chrom(items) == pytest.approx(traitgym_by_chrom(average_precision_score, *args))
     assert "kept in the average as TraitGym does" in caplog.text
+    assert auprc_by_chrom([]) != auprc_by_chrom([])  # no variant: NaN, not an error
     dropped = auprc_by_chrom([(s, y, c, "drop") for s, y, c, _ in items])
     both = frame[frame["chrom"].isin(["1", "2", "3"])]
     assert dropped == pytest.approx(traitgym_by_chrom(

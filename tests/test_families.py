@@ -12,7 +12,7 @@ import torch
 from replicas import save_dnabert
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-from dna_fixtures import evaluate, reference_ll, reverse_complement
+from dna_fixtures import build_tokenizer, evaluate, reference_ll, reverse_complement
 from perturbation_bench.dna import random_dna
 from perturbation_bench.fixtures.random_pairs import write_parquet
 from perturbation_bench.pairs.requests import Formatting
@@ -142,3 +142,160 @@ def test_overlapping_kmers_are_refused_by_the_markov_floor(pattern_data, tmp_pat
     with pytest.raises(OptionsError, match="kmer-markov reads bases, not overlapping k-mers"):
         evaluate(str(fasta), [TASK], {"data_dir": str(pattern_data), "preset": "dnabert"},
                  model="kmer-markov")  # fmt: skip
+
+
+def literal_offsets_of(tokenizer, ids: list[int]) -> list[tuple[int, int]]:
+    """Written out for the test: each non-special token's characters, laid end to end."""
+    offsets, position = [], 0
+    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
+        if token_id in tokenizer.all_special_ids:
+            offsets.append((0, 0))
+        else:
+            offsets.append((position, position + len(token)))
+            position += len(token)
+    return offsets
+
+
+def nt_reference(model, tokenizer, original: str, perturbed: str, max_length: int):
+    """The masked-marginal definition for Nucleotide Transformer's slow tokenizer: equal token
+    counts mask the differing tokens (one input); otherwise each sequence masks the tokens
+    overlapping the changed characters, located by the tokens' own lengths."""
+    from dna_fixtures import masked_sum
+
+    ids = [tokenizer(s)["input_ids"] for s in (original, perturbed)]
+    if len(ids[0]) == len(ids[1]):
+        diff = {i for i, (a, b) in enumerate(zip(*ids)) if a != b}
+        return tuple(masked_sum(model, tokenizer, ids[0], diff, ids, max_length))
+    start = next(i for i, (a, b) in enumerate(zip(original, perturbed)) if a != b)
+    end = len(original) - next(i for i, (a, b) in enumerate(zip(original[::-1], perturbed[::-1])) if a != b)
+    out = []
+    for sequence_ids in ids:
+        span = {i for i, (s, e) in enumerate(literal_offsets_of(tokenizer, sequence_ids))
+                if e > s and s < end and e > start}  # fmt: skip
+        out += masked_sum(model, tokenizer, sequence_ids, span, [sequence_ids], max_length)
+    return tuple(out)
+
+
+def test_nucleotide_transformer_scores_the_demo_data_n_window_included(tmp_path):
+    """EsmForMaskedLM with NT's EsmTokenizer (6-mers, then single letters; 6-mers again after
+    each N) on the demo motif config (8,192 bp windows, one holding N) and on a pair whose N
+    moves, so its two sequences tokenize to different lengths."""
+    import pandas as pd
+    from replicas import save_nucleotide_transformer
+
+    from perturbation_bench.paths import demo_data_dir
+
+    path = save_nucleotide_transformer(tmp_path / "nt")
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    assert type(tokenizer).__name__ == "EsmTokenizer" and not tokenizer.is_fast
+    demo = pd.read_parquet(next((demo_data_dir() / "motif_human").glob("*.parquet")))
+    rng = random.Random(8)
+    base = random_dna(rng, 200)
+    with_n = lambda *at: "".join("N" if i in at else b for i, b in enumerate(base))  # noqa: E731
+    moved = {"benchmark_id": "n_moves", "original_sequence": with_n(40, 70),
+             "sequence": with_n(42, 70)}  # 6-mers restart after each N: the counts differ
+    rows = [*demo.to_dict("records"), moved]
+    write_parquet(rows, tmp_path / "data", "syn_human")
+    result = evaluate(str(path), [TASK], {"data_dir": str(tmp_path / "data"),
+                                          "preset": "nucleotide_transformer"}, model="dna-mlm")  # fmt: skip
+    pairs = logged_pairs(result, TASK)
+    n_pairs = [i for i, r in enumerate(rows) if "N" in r["original_sequence"]]
+    assert len(pairs) == 25 and len(n_pairs) == 2
+    unequal = 0
+    for (ll_o, ll_p), row in zip(pairs, rows, strict=True):
+        o, p = (Formatting(kmer_size=6).trim(s) for s in (row["original_sequence"], row["sequence"]))
+        unequal += len(tokenizer(o)["input_ids"]) != len(tokenizer(p)["input_ids"])
+        expected = nt_reference(model, tokenizer, o, p, 512)
+        assert (ll_o, ll_p) == pytest.approx(expected, abs=TOLERANCE), row["benchmark_id"]
+    assert unequal == 1
+    tokens = tokenizer.convert_ids_to_tokens(tokenizer(rows[n_pairs[0]]["original_sequence"][70:100])["input_ids"])
+    assert "N" in tokens and any(len(t) == 1 and t in "ACGT" for t in tokens)  # letters before N
+
+
+def test_mistral_dna_scores_as_an_independent_fp32_computation(pair_data, tmp_path):
+    from replicas import save_mistral
+
+    path = save_mistral(tmp_path / "mistral", build_tokenizer("bpe"))
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    assert type(model).__name__ == "MistralForCausalLM"
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    result = evaluate(str(path), [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
+    import pandas as pd
+
+    rows = pd.read_parquet(pair_data / "syn_human")
+    for (ll_o, ll_p), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
+        assert ll_o == pytest.approx(reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE)
+        assert ll_p == pytest.approx(reference_ll(model, tokenizer, "", row["sequence"]), abs=TOLERANCE)
+
+
+def test_a_trailing_separator_is_never_scored(pair_data, tmp_path):
+    """HyenaDNA's character tokenizer appends [SEP]: a causal model scores the bases only (the
+    continuation is encoded without special tokens), a masked model's PLL the bases only."""
+    import pandas as pd
+    from replicas import with_trailing_separator
+
+    from perturbation_bench.fixtures.random_models import save_random_bert, save_random_llama
+
+    tokenizer = with_trailing_separator(build_tokenizer("char"))
+    assert tokenizer("ACG")["input_ids"][-1] == tokenizer.eos_token_id
+    rows = pd.read_parquet(pair_data / "syn_human")
+    causal = save_random_llama(tmp_path / "hyena-like", tokenizer)
+    model = AutoModelForCausalLM.from_pretrained(causal, dtype=torch.float32).eval()
+    result = evaluate(str(causal), [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
+    for (ll_o, _), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
+        assert ll_o == pytest.approx(reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE)
+    masked = save_random_bert(tmp_path / "sep-mlm", with_trailing_separator(build_tokenizer("char")))
+    mlm = AutoModelForMaskedLM.from_pretrained(masked, dtype=torch.float32).eval()
+    mask_tokenizer = AutoTokenizer.from_pretrained(masked)
+    short = tmp_path / "short"
+    write_parquet([{"benchmark_id": "s", "original_sequence": r["original_sequence"][:30],
+                    "sequence": r["sequence"][:30]} for r in rows.to_dict("records")[:2]], short, "syn_human")  # fmt: skip
+    result = evaluate(str(masked), [TASK], {"data_dir": str(short)}, model="dna-mlm", scoring="pll")
+    for (ll_o, _), row in zip(logged_pairs(result, TASK), rows.to_dict("records")[:2], strict=True):
+        ids = mask_tokenizer(row["original_sequence"][:30])["input_ids"]
+        assert len(ids) == 31  # 30 bases and the separator
+        expected = sum(masked_log_probs(mlm, ids, {i}, mask_tokenizer.mask_token_id)[i, ids[i]].item()
+                       for i in range(30))  # fmt: skip
+        assert ll_o == pytest.approx(expected, abs=TOLERANCE)
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_a_model_with_its_own_code_runs_with_trust_remote_code_and_says_so_without(
+    pair_data, tmp_path, kind
+):
+    from replicas import save_remote_code
+
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer
+
+    tokenizer = build_tokenizer("char")
+    if kind == "masked":
+        tokenizer = as_masked_lm_tokenizer(tokenizer)
+    path = save_remote_code(tmp_path / "remote", tokenizer, kind)
+    model_type = "dna-hf" if kind == "causal" else "dna-mlm"
+    with pytest.raises(OptionsError, match="ships its own model code .auto_map in its config.json.; "
+                                          "pass trust_remote_code=True"):  # fmt: skip
+        evaluate(str(path), [TASK], {"data_dir": str(pair_data)}, model=model_type)
+    remote = evaluate(str(path), [TASK], {"data_dir": str(pair_data)}, model=model_type,
+                      trust_remote_code=True)  # fmt: skip
+    plain = evaluate(str(path.with_name("remote-plain")), [TASK], {"data_dir": str(pair_data)},
+                     model=model_type)  # fmt: skip
+    flat = [[ll for pair in logged_pairs(run, TASK) for ll in pair] for run in (remote, plain)]
+    assert len(flat[0]) == 16 and flat[0] == pytest.approx(flat[1], abs=1e-6)
+    loaded = (AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM).from_pretrained(
+        path, trust_remote_code=True)
+    assert type(loaded).__name__ == "TinyDnaModel"
+
+
+def test_a_hub_models_refusal_of_its_own_code_is_one_line():
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.models.arguments import loading_errors
+
+    with pytest.raises(OptionsError, match="^org/model ships its own model code"):
+        with loading_errors("org/model"):
+            raise ValueError("The repository org/model contains custom code ... Please pass the "
+                             "argument `trust_remote_code=True` to allow custom code to be run.")
+    with pytest.raises(ValueError, match="another"):
+        with loading_errors("org/model"):
+            raise ValueError("another")

@@ -139,7 +139,15 @@ def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     assert doc_to_context(doc) == prefix
     assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], perturbed_sequence(doc)[:kept]]
-    assert sorted(PRESETS) == ["carbon", "default", "generator", "nucleotide_transformer"]
+    assert sorted(PRESETS) == ["carbon", "default", "dnabert", "generator", "nucleotide_transformer"]
+
+
+def test_the_dnabert_preset_gives_overlapping_6mers_untrimmed(tmp_path):
+    write_parquet(random_pairs(2, 34), tmp_path, "syn_human")
+    doc = load_pairs("syn_human", data_dir=str(tmp_path), preset="dnabert")["test"][0]
+    original = doc["original_sequence"]
+    assert doc_to_context(doc) == ""
+    assert doc_to_sequences(doc)[0].split() == [original[i : i + 6] for i in range(29)]
 
 
 def test_lower_case_bases_are_scored_upper_cased_and_counted(tmp_path, caplog):
@@ -185,11 +193,12 @@ def test_single_options_override_the_preset():
     [
         (
             {"preset": "evo"},
-            "unknown preset 'evo'; valid presets: default, carbon, generator, nucleotide_transformer",
+            "unknown preset 'evo'; valid presets: default, carbon, generator, nucleotide_transformer, "
+            "dnabert",
         ),
         (
             {"presets": "carbon"},
-            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, rc_average, reduction",
+            "unknown option 'presets' .did you mean 'preset'.*data_dir, dataset_revision, config, preset, dna_prefix, kmer_size, kmer_overlap, rc_average, reduction",
         ),
         ({"data-dir": "x"}, "did you mean 'data_dir'"),
         ({"kmer_size": 0}, "kmer_size must be a positive integer"),

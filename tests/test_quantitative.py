@@ -136,11 +136,14 @@ def test_the_reports_correlations_equal_scipys_by_chromosome_and_stratum_whateve
         group = frame[frame[stratum["column"]].astype(str) == stratum["value"]]
         assert stratum["n"] == len(group)
         assert stratum["spearman"] == pytest.approx(stats.spearmanr(group["score"], group["label"])[0], abs=1e-12)
-    assert {(s["column"], s["value"]) for s in strata} == {
+    assert [(s["column"], s["value"]) for s in strata] == [
         ("chrom", "13"), ("chrom", "17"), ("consequence", "missense_variant"),
-        ("consequence", "synonymous_variant")}  # fmt: skip
+        ("consequence", "synonymous_variant")]  # fmt: skip
     text = "\n".join(markdown([row], strata))
     assert f"| m | t | llr | 60 | {row['spearman']:.3f} [{low:.3f}, {high:.3f}] |" in text
+    first = strata[0]
+    assert (f"| m | t | chrom | 13 | {first['n']} | {first['spearman']:.3f} | "
+            f"{first['pearson']:.3f} |") in text  # fmt: skip
 
 
 def test_quantitative_labels_are_not_read_as_binary_by_the_ranking_section():
@@ -158,3 +161,11 @@ def test_correlations_of_too_few_or_constant_values_are_nan():
     assert spearman([1.0, 2.0], [3.0, 1.0]) != spearman([1.0, 2.0], [3.0, 1.0])
     assert pearson([1.0, 1.0, 1.0], [3.0, 1.0, 2.0]) != pearson([1.0, 1.0, 1.0], [3.0, 1.0, 2.0])
     assert spearman([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == pytest.approx(-1.0)
+
+
+def test_a_stratum_column_given_again_with_by_is_reported_once():
+    from perturbation_bench.report.variant_metrics import ranking_strata
+
+    binary = report_frame().assign(labels="binary", label=lambda f: f["score"] + f["label"] > 0)
+    strata = [(s["column"], s["value"]) for s in ranking_strata(binary, ["consequence"])]
+    assert sorted(strata) == sorted(set(strata)) and len(strata) == 2

@@ -45,7 +45,11 @@ def run(args) -> int:
     """Run the checks of the module docstring; print one line per task; return 0."""
     from lm_eval.utils import simple_parse_args_string
 
-    from perturbation_bench.models.arguments import check_batch_size, check_model_source
+    from perturbation_bench.models.arguments import (
+        check_batch_size,
+        check_model_source,
+        check_remote_code,
+    )
 
     try:
         metadata = json.loads(args.metadata)
@@ -57,6 +61,7 @@ def run(args) -> int:
     for argument in ("pretrained", "tokenizer"):
         if argument in model_args:
             check_model_source(model_args[argument], argument)
+            check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     check_batch_size(args.batch_size)
     tokenizer = _tokenizer(model_args)
     for name, task in _build_tasks(args, model_args | metadata).items():

@@ -23,7 +23,11 @@ from lm_eval.api.registry import register_model
 from perturbation_bench.active_models import announce, announce_share
 from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.models import MODELS
-from perturbation_bench.models.arguments import check_batch_size, check_model_source
+from perturbation_bench.models.arguments import (
+    check_batch_size,
+    check_model_source,
+    check_remote_code,
+)
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
@@ -50,14 +54,17 @@ class PackageModel:
 
     model_name: str
 
-    def _check_arguments(self, sources: dict | None = None, batch_size=None) -> None:
+    def _check_arguments(self, sources: dict | None = None, batch_size=None,
+                         trust_remote_code=False) -> None:  # fmt: skip
         """Step 1: ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None and
-        model objects are not checked); ``batch_size`` None is not checked."""
+        model objects are not checked); ``batch_size`` None is not checked; a folder that ships
+        its own code needs ``trust_remote_code``."""
         install_excepthook()
         announce(self.model_name)
         for argument, value in (sources or {}).items():
             if isinstance(value, str):
                 check_model_source(value, argument)
+                check_remote_code(value, trust_remote_code)
         if batch_size is not None:
             check_batch_size(batch_size)
 

@@ -10,6 +10,12 @@ loading weights or a transformers traceback. ``pretrained`` (and ``tokenizer``) 
 Anything else (a path that does not exist, a file, a name that is not a valid hub id) is
 "no such model folder". Loading errors from the hub itself (a misspelt id, no network) are turned
 into one line by :func:`loading_errors`.
+
+A model that ships its own code (``auto_map`` in its ``config.json``: HyenaDNA, Caduceus,
+DNABERT-2, GENA-LM) loads only with ``trust_remote_code=True``; without it a local folder is
+refused before loading (:func:`check_remote_code`) and a hub model's refusal from transformers
+becomes one line (:func:`loading_errors`), both naming the argument, never transformers' prompt
+or traceback.
 """
 
 from __future__ import annotations
@@ -45,12 +51,38 @@ def check_model_source(name, argument: str = "pretrained") -> None:
         )
 
 
+def check_remote_code(name, trust_remote_code) -> None:
+    """Raise :class:`OptionsError` when local model folder ``name`` ships its own code and
+    ``trust_remote_code`` is not true."""
+    import json
+
+    config = os.path.join(os.path.expanduser(name), "config.json") if isinstance(name, str) else ""
+    if str(trust_remote_code).lower() == "true" or not os.path.isfile(config):
+        return
+    try:
+        auto_map = json.load(open(config)).get("auto_map")
+    except (OSError, ValueError):
+        return  # transformers reports an unreadable config itself
+    if auto_map:
+        raise OptionsError(_remote_code_message(name))
+
+
+def _remote_code_message(name) -> str:
+    return (f"{name} ships its own model code (auto_map in its config.json); pass "
+            "trust_remote_code=True in --model_args to run it (only for code you trust)")  # fmt: skip
+
+
 @contextlib.contextmanager
 def loading_errors(name):
     """Turn a hub loading failure of ``name`` (a hub id: not a local folder, not a model object)
-    into one :class:`OptionsError`."""
+    into one :class:`OptionsError`, and transformers' refusal to run a model's own code without
+    ``trust_remote_code`` too."""
     try:
         yield
+    except ValueError as err:
+        if "trust_remote_code" not in str(err):
+            raise
+        raise OptionsError(_remote_code_message(name)) from None
     except OSError as err:
         if not isinstance(name, str) or os.path.isdir(os.path.expanduser(name)):
             raise

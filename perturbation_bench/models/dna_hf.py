@@ -112,7 +112,7 @@ class DnaHFLM(PackageModel, HFLM):
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
         self._check_arguments({"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
-                              kwargs.get("batch_size", 1))  # fmt: skip
+                              kwargs.get("batch_size", 1), kwargs.get("trust_remote_code"))  # fmt: skip
         for name, value in (("share_prefix", share_prefix), ("dedupe", dedupe)):
             if str(value).lower() not in ("true", "false"):
                 raise OptionsError(f"{name} must be true or false, got {value!r}")

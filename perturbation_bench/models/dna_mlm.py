@@ -67,7 +67,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         scoring: str = "marginal",
         **unused,
     ) -> None:
-        self._check_arguments({"pretrained": pretrained, "tokenizer": tokenizer}, batch_size)
+        self._check_arguments({"pretrained": pretrained, "tokenizer": tokenizer}, batch_size,
+                              trust_remote_code)  # fmt: skip
         super().__init__()
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 

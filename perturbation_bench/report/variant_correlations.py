@@ -59,7 +59,7 @@ def correlation_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
     n and both correlations."""
     out = []
     frame = quantitative(pairs)
-    for column in ("chrom", "consequence", *by):
+    for column in dict.fromkeys(("chrom", "consequence", *by)):  # each column once
         if column not in frame.columns:
             continue
         present = frame[frame[column].notna()]

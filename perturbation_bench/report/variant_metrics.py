@@ -136,7 +136,7 @@ def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
     for the strata that hold both classes of label."""
     out = []
     frame = labelled(pairs)
-    for column in ("consequence", *by):
+    for column in dict.fromkeys(("consequence", *by)):  # each column once
         if column not in frame.columns:
             continue
         present = frame[frame[column].notna()]
