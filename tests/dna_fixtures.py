@@ -363,3 +363,15 @@ def expected_edge_pair(sequences, chrom: str, pos: int, ref: str, alt: str, wind
     if len(alternate) < len(reference):
         return None
     return reference, alternate, first, p - first
+
+
+def random_genome(folder: Path, lengths: dict[str, int], seed: int) -> tuple[Path, dict[str, str]]:
+    """``folder/g.fa``: random chromosomes of ``lengths`` (seeded; 60 bases a line), and their
+    sequences."""
+    rng = random.Random(seed)
+    sequences = {name: "".join(rng.choice("ACGT") for _ in range(n)) for name, n in lengths.items()}
+    path = Path(folder) / "g.fa"
+    with path.open("w") as handle:
+        for name, seq in sequences.items():
+            handle.write(f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n")
+    return path, sequences

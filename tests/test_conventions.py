@@ -12,7 +12,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-from dna_fixtures import evaluate, expected_edge_pair, reverse_complement
+from dna_fixtures import evaluate, expected_edge_pair, random_genome, reverse_complement
 from perturbation_bench.cli import main
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.markov_chain import chain_for
@@ -173,12 +173,8 @@ VW = 64
 def hidden_genome(tmp_path_factory):
     """Two random chromosomes and variants the package never saw built: SNVs in the middle and
     at both ends of each chromosome, an insertion and deletions (one near the start)."""
-    rng = random.Random(29)
-    sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(400)),
-                 "chr2": "".join(rng.choice("ACGT") for _ in range(300))}  # fmt: skip
     root = tmp_path_factory.mktemp("hidden")
-    fasta = root / "g.fa"
-    fasta.write_text("".join(f">{name}\n{seq}\n" for name, seq in sequences.items()))
+    fasta, sequences = random_genome(root, {"chr1": 400, "chr2": 300}, 29)
     other = lambda b: "ACGT"[("ACGT".index(b) + 1) % 4]  # noqa: E731
     variants = []
     for chrom, seq in sequences.items():

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dna_fixtures import evaluate
+from dna_fixtures import evaluate, random_genome
 from perturbation_bench.cli import main
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -18,12 +18,7 @@ TASK = "perturbation_variants"
 
 @pytest.fixture(scope="module")
 def genome(tmp_path_factory):
-    rng = random.Random(18)
-    sequences = {"chr17": "".join(rng.choice("ACGT") for _ in range(1500)),
-                 "chr13": "".join(rng.choice("ACGT") for _ in range(900))}  # fmt: skip
-    path = tmp_path_factory.mktemp("sge") / "g.fa"
-    path.write_text("".join(f">{name}\n{seq}\n" for name, seq in sequences.items()))
-    return path, sequences
+    return random_genome(tmp_path_factory.mktemp("sge"), {"chr17": 1500, "chr13": 900}, 18)
 
 
 def screen(sequences, n: int = 36, seed: int = 1) -> pd.DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from dna_fixtures import evaluate, expected_edge_pair
+from dna_fixtures import evaluate, expected_edge_pair, random_genome
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.ranking import by_chromosome
@@ -27,14 +27,7 @@ TASK = "perturbation_variants"
 @pytest.fixture(scope="module")
 def genome(tmp_path_factory):
     """chr1 (5,000 bp) and chr2 (3,000 bp) with 'chr' names, and their sequences."""
-    rng = random.Random(3)
-    sequences = {"chr1": "".join(rng.choice("ACGT") for _ in range(5000)),
-                 "chr2": "".join(rng.choice("ACGT") for _ in range(3000))}  # fmt: skip
-    path = tmp_path_factory.mktemp("genome") / "g.fa"
-    with path.open("w") as handle:
-        for name, seq in sequences.items():
-            handle.write(f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n")
-    return path, sequences
+    return random_genome(tmp_path_factory.mktemp("genome"), {"chr1": 5000, "chr2": 3000}, 3)
 
 
 def expected_pair(sequences, chrom: str, pos: int, ref: str, alt: str, window: int = W):
