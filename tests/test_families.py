@@ -6,6 +6,8 @@ a separator, and a model folder with its own code."""
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 
 import pytest
 import torch
@@ -54,6 +56,7 @@ def test_overlapping_kmers_are_one_word_per_base_position_after_the_reverse_comp
     assert (o, p) == ("ACG CGT GTA TAC ACG", "ACG CGT GTT TTC TCG")  # upper case, no trimming
     assert rc_o == " ".join(reverse_complement("ACGTACG")[i : i + 3] for i in range(5))
     assert Formatting(kmer_size=6).continuations("ACGTACGT", "ACGTACGA") == ["ACGTAC", "ACGTAC"]
+    assert Formatting(kmer_size=3, kmer_overlap=True).trim("acgtA") == "ACGTA"  # upper-cased by default
 
 
 def masked_log_probs(model, ids: list[int], masked: set[int], mask_id: int) -> torch.Tensor:
@@ -299,3 +302,24 @@ def test_a_hub_models_refusal_of_its_own_code_is_one_line():
     with pytest.raises(ValueError, match="another"):
         with loading_errors("org/model"):
             raise ValueError("another")
+
+
+def test_a_fast_tokenizers_own_offsets_are_used_and_literal_ones_only_without_them():
+    """Token strings are not always the text (WordPiece's ``##``): offsets come from the
+    tokenizer where it gives them, and are read off literal tokens only where it does not."""
+    from replicas import save_nucleotide_transformer
+
+    from perturbation_bench.models.masked_scoring import MaskedScorer, literal_offsets
+
+    scorer = MaskedScorer(None, None, "cpu", 1, 512, False, None)
+    assert scorer._offsets({"input_ids": [7, 8], "offset_mapping": [(0, 0), (3, 9)]}, "xx") == [(0, 0), (3, 9)]
+    path = save_nucleotide_transformer(Path(tempfile.mkdtemp()) / "nt")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    text = "ACGTAN" + "CCCGGG" + "T"
+    ids = tokenizer(text)["input_ids"]
+    assert literal_offsets(tokenizer, ids, text) == [(0, 0), (0, 1), (1, 2), (2, 3), (3, 4), (4, 5),
+                                                   (5, 6), (6, 12), (12, 13), (0, 0)]  # fmt: skip
+    from perturbation_bench.errors import OptionsError
+
+    with pytest.raises(OptionsError, match="token '<unk>' is not the text at character 0"):
+        literal_offsets(tokenizer, tokenizer("acgtac")["input_ids"], "acgtac")

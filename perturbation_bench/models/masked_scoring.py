@@ -147,7 +147,8 @@ def literal_offsets(tokenizer, ids: list[int], text: str) -> list[tuple[int, int
         OptionsError: a token that is not the next piece of the text (an unknown token, a
             tokenizer that rewrites the text): its offsets cannot be known.
     """
-    specials, position, offsets = set(tokenizer.all_special_ids), 0, []
+    specials = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}  # an unknown token has text
+    position, offsets = 0, []
     for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
         if token_id in specials:
             offsets.append((0, 0))
