@@ -323,3 +323,23 @@ def test_a_fast_tokenizers_own_offsets_are_used_and_literal_ones_only_without_th
 
     with pytest.raises(OptionsError, match="token '<unk>' is not the text at character 0"):
         literal_offsets(tokenizer, tokenizer("acgtac")["input_ids"], "acgtac")
+
+
+def test_a_local_folder_with_its_own_code_is_refused_before_transformers_is_asked(tmp_path):
+    """Without trust_remote_code transformers would prompt on a terminal; the folder's
+    config.json says enough."""
+    import json
+
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.models.arguments import check_remote_code
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    check_remote_code(str(folder), False)
+    (folder / "config.json").write_text(json.dumps({"auto_map": {"AutoConfig": "c.C"}}))
+    for trust in (True, "True", "true"):
+        check_remote_code(str(folder), trust)
+    for trust in (False, None, "False"):
+        with pytest.raises(OptionsError, match=f"^{folder} ships its own model code"):
+            check_remote_code(str(folder), trust)
