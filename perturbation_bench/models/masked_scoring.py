@@ -69,7 +69,7 @@ from tqdm import tqdm
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
 from perturbation_bench.pairs.changes import changed_span
-from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.pairs.windows import centred_start
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -176,8 +176,8 @@ def covering(positions: list[int], k: int) -> list[list[int]]:
 
 def overlap_size(request) -> int:
     """The ``k`` of a request's overlapping k-mers (its task's settings), 1 without them."""
-    settings = request.doc.get(TASK) if isinstance(getattr(request, "doc", None), dict) else None
-    return settings["kmer_size"] if settings and settings.get("kmer_overlap") else 1
+    settings = settings_of(getattr(request, "doc", None))
+    return settings["kmer_size"] if settings.get("kmer_overlap") else 1
 
 
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:

@@ -24,7 +24,7 @@ import re
 import torch
 
 from perturbation_bench.errors import TokenizationError
-from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.settings import settings_of
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
@@ -139,7 +139,7 @@ def describe_request(request) -> str:
 def formatting_setting(doc) -> str:
     """The preset and formatting a document's requests are made with, from its task's settings
     (``pairs/settings.py``); "" for a document of another task."""
-    settings = doc.get(TASK) if isinstance(doc, dict) else None
+    settings = settings_of(doc)
     if not settings:
         return ""
     return (

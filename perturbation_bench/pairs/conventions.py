@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.settings import settings_of
 
 START_TOKENS = ("model", "none")
 EDGES = ("shift", "pad", "truncate")
@@ -94,5 +94,4 @@ def check_model(model: str, settings: dict) -> None:
 def bare_start(doc) -> bool:
     """Whether a document's sequences are scored with nothing before them (``start_token:
     none``); False for a document of another task."""
-    settings = doc.get(TASK) if isinstance(doc, dict) else None
-    return bool(settings) and settings.get("start_token") == "none"
+    return settings_of(doc).get("start_token") == "none"

@@ -65,6 +65,13 @@ class TaskSettings(dict):
         self.formatting = formatting
 
 
+def settings_of(doc) -> dict:
+    """The settings a document of a task of this package carries; ``{}`` for anything else (a
+    document of another task, no document)."""
+    settings = doc.get(TASK) if isinstance(doc, dict) else None
+    return settings or {}
+
+
 def logged_settings(doc: dict) -> dict:
     """The settings of a logged document (a samples file's ``doc``), also from the samples files
     of earlier versions, which wrote each setting into a field of its own."""

@@ -13,13 +13,12 @@ task's score (``pairs/ranking.py``: ``llr`` = margin or ``abs_llr``):
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from perturbation_bench.pairs.ranking import CORRELATIONS
 from perturbation_bench.report.statistics import percentile_interval
+from perturbation_bench.report.variant_metrics import number_cell
 
 
 def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -75,11 +74,6 @@ def markdown(summary: list[dict], strata: list[dict]) -> list[str]:
     if not summary:
         return []
 
-    def value(x, interval=None) -> str:
-        if x is None or math.isnan(x):
-            return "n/a"
-        return f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
-
     lines = ["", "## Variant effect (quantitative labels)", "",
              "Correlation of the score (`llr` = LL(ref window) - LL(alt window), `abs_llr` its "
              "absolute value) with each variant's label, with a variant bootstrap 95%. A high "
@@ -87,11 +81,12 @@ def markdown(summary: list[dict], strata: list[dict]) -> list[str]:
              "damaging (function scores) correlate negatively.", "",
              "| model | task | score | n | Spearman rho | Pearson r |", "|---|---|---|---|---|---|"]  # fmt: skip
     lines += [f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} | "
-              f"{value(r['spearman'], r['spearman_95'])} | {value(r['pearson'], r['pearson_95'])} |"
+              f"{number_cell(r['spearman'], r['spearman_95'])} | "
+              f"{number_cell(r['pearson'], r['pearson_95'])} |"
               for r in summary]  # fmt: skip
     if strata:
         lines += ["", "| model | task | column | value | n | Spearman rho | Pearson r |",
                   "|---|---|---|---|---|---|---|"]  # fmt: skip
         lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} | "
-                  f"{value(s['spearman'])} | {value(s['pearson'])} |" for s in strata]  # fmt: skip
+                  f"{number_cell(s['spearman'])} | {number_cell(s['pearson'])} |" for s in strata]  # fmt: skip
     return lines

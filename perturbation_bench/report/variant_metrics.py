@@ -168,6 +168,15 @@ def auprc_differences(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) ->
     return out
 
 
+def number_cell(x, interval=None, se=None) -> str:
+    """A table cell: ``x`` to 3 decimals, ``± se`` and ``[low, high]`` where given; ``n/a`` for a
+    value that could not be computed."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    text = f"{x:.3f}" + (f" ± {se:.3f}" if se is not None and not math.isnan(se) else "")
+    return text + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+
 def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
              ladder: list[dict]) -> list[str]:  # fmt: skip
     """The report.md lines of the variant section (none without variant tasks)."""
@@ -187,14 +196,8 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
     def thin(row) -> str:
         return f" (thin: {row['chromosomes']} chromosomes)" if row["by_chrom_thin"] else ""
 
-    def value(x, interval=None, se=None):
-        if x is None or (isinstance(x, float) and math.isnan(x)):
-            return "n/a"
-        text = f"{x:.3f}" + (f" ± {se:.3f}" if se is not None and not math.isnan(se) else "")
-        return text + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
-
     def metric(row, name):
-        return value(row[name], row[f"{name}_95"], row[f"{name}_se"])
+        return number_cell(row[name], row[f"{name}_95"], row[f"{name}_se"])
 
     def one_class(row) -> str:
         if row["chromosomes_kept"]:
@@ -222,13 +225,13 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
         lines += ["", "| model | task | column | value | n (positive) | AUROC | AUPRC |",
                   "|---|---|---|---|---|---|---|"]  # fmt: skip
         lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} "
-                  f"({s['n_positive']}) | {value(s['auroc'])} | {value(s['auprc'])} |"
+                  f"({s['n_positive']}) | {number_cell(s['auroc'])} | {number_cell(s['auprc'])} |"
                   for s in strata]  # fmt: skip
     if differences:
         lines += ["", "| task | A | B | common variants | AUPRC A - B | paired bootstrap 95% |",
                   "|---|---|---|---|---|---|"]  # fmt: skip
         lines += [f"| {d['task']} | {d['model_a']} | {d['model_b']} | {d['n_common']} | "
-                  f"{value(d['auprc_difference'], d['paired_bootstrap_95'])} |"
+                  f"{number_cell(d['auprc_difference'], d['paired_bootstrap_95'])} |"
                   for d in differences]  # fmt: skip
     lines += ["", "![ROC curves](roc.png)", "", "![precision-recall curves](precision_recall.png)"]
     return lines
