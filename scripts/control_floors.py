@@ -24,8 +24,11 @@ import pandas as pd
 from perturbation_bench.cli import main as cli
 from perturbation_bench.models.markov_chain import MarkovChain
 
-CONTROLS = [(feature, shuffle) for feature in ("cds", "intron", "promoter")
-            for shuffle in ("dinucleotide", "mononucleotide")]  # fmt: skip
+CONTROLS = [
+    (feature, shuffle)
+    for feature in ("cds", "intron", "promoter")
+    for shuffle in ("dinucleotide", "mononucleotide")
+]
 
 
 def build(fasta: str, gff3: str, out: Path) -> dict[str, Path]:
@@ -33,11 +36,49 @@ def build(fasta: str, gff3: str, out: Path) -> dict[str, Path]:
     folders = {}
     for feature, shuffle in CONTROLS:
         config = f"{feature}_{shuffle}"
-        cli(["build", "controls", "--fasta", fasta, "--gff3", gff3, "--feature", feature,
-             "--shuffle", shuffle, "--window", "350", "--config", config, "--out", str(out)])  # fmt: skip
+        cli(
+            [
+                "build",
+                "controls",
+                "--fasta",
+                fasta,
+                "--gff3",
+                gff3,
+                "--feature",
+                feature,
+                "--shuffle",
+                shuffle,
+                "--window",
+                "350",
+                "--config",
+                config,
+                "--out",
+                str(out),
+            ]
+        )
         folders[f"{feature}, {shuffle}"] = out / config
-    cli(["build", "syn", "--recode", "shuffle", "--fasta", fasta, "--gff3", gff3, "--species",
-         "yeast", "--window", "2048", "--flank", "512", "--config", "codon", "--out", str(out)])  # fmt: skip
+    cli(
+        [
+            "build",
+            "syn",
+            "--recode",
+            "shuffle",
+            "--fasta",
+            fasta,
+            "--gff3",
+            gff3,
+            "--species",
+            "yeast",
+            "--window",
+            "2048",
+            "--flank",
+            "512",
+            "--config",
+            "codon",
+            "--out",
+            str(out),
+        ]
+    )
     folders["CDS, codon shuffle"] = out / "codon"
     return folders
 
@@ -59,8 +100,10 @@ def main() -> None:
             pairs = pd.read_parquet(folder, columns=["original_sequence", "sequence"])
             cells = []
             for k in orders:
-                margins = [chains[k].log_likelihood("", o) - chains[k].log_likelihood("", p)
-                           for o, p in zip(pairs["original_sequence"], pairs["sequence"])]  # fmt: skip
+                margins = [
+                    chains[k].log_likelihood("", o) - chains[k].log_likelihood("", p)
+                    for o, p in zip(pairs["original_sequence"], pairs["sequence"])
+                ]
                 wins = sum(m > 0 for m in margins) / len(margins)
                 ties = sum(m == 0 for m in margins) / len(margins)
                 cells.append(f"{100 * wins:.1f}" + (f" ({100 * ties:.1f}% tied)" if ties else ""))

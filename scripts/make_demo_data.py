@@ -30,11 +30,27 @@ def make(out: Path) -> None:
             fasta, gtf = synthetic_genome(
                 Path(scratch) / species, load_codon_table(species), n_genes=16, chrom_length=200_000
             )
-            status = main([
-                "build", kind, "--fasta", str(fasta), "--gtf", str(gtf), "--species", species,
-                "--out", str(out), "--max-pairs", "24", "--assembly", f"synthetic-{species}",
-                "--annotation-source", "synthetic", *extra,
-            ])  # fmt: skip
+            status = main(
+                [
+                    "build",
+                    kind,
+                    "--fasta",
+                    str(fasta),
+                    "--gtf",
+                    str(gtf),
+                    "--species",
+                    species,
+                    "--out",
+                    str(out),
+                    "--max-pairs",
+                    "24",
+                    "--assembly",
+                    f"synthetic-{species}",
+                    "--annotation-source",
+                    "synthetic",
+                    *extra,
+                ]
+            )
             if status:
                 sys.exit(status)
 

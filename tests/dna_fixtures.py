@@ -61,8 +61,17 @@ def pair_document(rc_average: bool = False, **fields) -> dict:
     return {**fields, TASK: TaskSettings(Formatting(rc_average=rc_average), "default")}
 
 
-def write_run(folder: Path, task: str, lls, model: str = "kmer-markov", model_args=None,
-              settings=None, pairs=None, docs=None, model_name: str = "kepu77od") -> Path:
+def write_run(
+    folder: Path,
+    task: str,
+    lls,
+    model: str = "kmer-markov",
+    model_args=None,
+    settings=None,
+    pairs=None,
+    docs=None,
+    model_name: str = "kepu77od",
+) -> Path:
     """A run folder as ``lm_eval --output_path FOLDER --log_samples`` writes it, without lm-eval:
     ``results_<date>.json`` (``config``: model, model_args) and ``samples_<task>_<date>.jsonl``,
     one sample per ``(LL_original, LL_perturbed)`` of ``lls``. ``pairs``: their ``(original,
@@ -71,16 +80,26 @@ def write_run(folder: Path, task: str, lls, model: str = "kmer-markov", model_ar
     folder.mkdir(parents=True, exist_ok=True)
     if pairs is None:
         rng = random.Random(len(lls))
-        pairs = [(o, o[:20] + random_dna(rng, 4) + o[24:]) for o in (random_dna(rng, 40) for _ in lls)]
+        pairs = [
+            (o, o[:20] + random_dna(rng, 4) + o[24:]) for o in (random_dna(rng, 40) for _ in lls)
+        ]
     settings = dict(settings or TaskSettings(Formatting(), "default", "sha256:aa"))
-    results = {"model_name": model_name,
-               "config": {"model": model, "model_args": model_args or {}, "limit": None}}  # fmt: skip
+    results = {
+        "model_name": model_name,
+        "config": {"model": model, "model_args": model_args or {}, "limit": None},
+    }
     (folder / "results_2026-12-01T00-00-00.json").write_text(json.dumps(results))
     with (folder / f"samples_{task}_2026-12-01T00-00-00.jsonl").open("w") as handle:
         for i, ((original, perturbed), pair) in enumerate(zip(pairs, lls, strict=True)):
-            doc = {"original_sequence": original, "sequence": perturbed, TASK: settings,
-                   **(docs[i] if docs else {})}  # fmt: skip
-            handle.write(json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [list(pair)]}) + "\n")
+            doc = {
+                "original_sequence": original,
+                "sequence": perturbed,
+                TASK: settings,
+                **(docs[i] if docs else {}),
+            }
+            handle.write(
+                json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [list(pair)]}) + "\n"
+            )
     return folder
 
 
@@ -186,9 +205,20 @@ def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
     task = "perturbation_syn_human"
     single = evaluate(model_path, [task], {"data_dir": str(pair_data)}, model=model)
     out = tmp_path / "dp.json"
-    run = launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                  str(Path(__file__).with_name("dp_driver.py")), model_path, str(pair_data),
-                  str(out), model])  # fmt: skip
+    run = launch(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            str(Path(__file__).with_name("dp_driver.py")),
+            model_path,
+            str(pair_data),
+            str(out),
+            model,
+        ]
+    )
     parallel = json.loads(out.read_text())
     assert_same_results(parallel["results"], single["results"][task])
     for got, expected in zip(parallel["lls"], logged_pairs(single, task), strict=True):
@@ -254,8 +284,11 @@ def reference_pair(model, tokenizer, original: str, perturbed: str, max_length: 
         diff = {i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"])) if a != b}
         if not diff:
             return 0.0, 0.0
-        return tuple(masked_sum(model, tokenizer, o["input_ids"], diff,
-                                [o["input_ids"], p["input_ids"]], max_length))  # fmt: skip
+        return tuple(
+            masked_sum(
+                model, tokenizer, o["input_ids"], diff, [o["input_ids"], p["input_ids"]], max_length
+            )
+        )
     changed = [i for i in range(len(original)) if original[i] != perturbed[i]]
     s, e = changed[0], changed[-1] + 1
     out = []
@@ -284,7 +317,11 @@ def cds_records(annotation: Path) -> dict[str, list[tuple]]:
         if len(fields) != 9 or fields[2] != "CDS":
             continue
         match = re.search(r'transcript_id "([^"]+)"', fields[8])
-        parents = [match.group(1)] if match else re.search(r"Parent=([^;]+)", fields[8]).group(1).split(",")
+        parents = (
+            [match.group(1)]
+            if match
+            else re.search(r"Parent=([^;]+)", fields[8]).group(1).split(",")
+        )
         for parent in parents:
             parts[parent].append((fields[0], int(fields[3]) - 1, int(fields[4]), fields[6]))
     return {t: sorted(p, key=lambda r: r[1], reverse=p[0][3] == "-") for t, p in parts.items()}
@@ -294,7 +331,11 @@ def rederive(row: dict, genome: dict, transcripts: dict) -> str:
     """The class of one table row, decided again from scratch."""
     chrom, p = row["chrom"], row["pos"] - 1
     if row["consequence"] == "intergenic_variant":
-        spans = [(min(e[1] for e in ex), max(e[2] for e in ex)) for ex in transcripts.values() if ex[0][0] == chrom]
+        spans = [
+            (min(e[1] for e in ex), max(e[2] for e in ex))
+            for ex in transcripts.values()
+            if ex[0][0] == chrom
+        ]
         far = all(p < start - 5000 or p >= end + 5000 for start, end in spans)
         return "intergenic_variant" if far and genome[chrom][p] == row["ref"] else "not intergenic"
     exons = transcripts[row["transcript_id"]]
@@ -342,7 +383,9 @@ def spliced_cds(genome: dict, exons) -> tuple[str, list[int]]:
     for chrom, start, end, strand in exons:
         piece = genome[chrom][start:end]
         seq += piece if strand == "+" else reverse_complement(piece)
-        positions += list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
+        positions += (
+            list(range(start, end)) if strand == "+" else list(range(end - 1, start - 1, -1))
+        )
     return seq, positions
 
 
@@ -373,5 +416,7 @@ def random_genome(folder: Path, lengths: dict[str, int], seed: int) -> tuple[Pat
     path = Path(folder) / "g.fa"
     with path.open("w") as handle:
         for name, seq in sequences.items():
-            handle.write(f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n")
+            handle.write(
+                f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n"
+            )
     return path, sequences

@@ -30,6 +30,7 @@ metadata = {"data_dir": data_dir, **(json.loads(sys.argv[6]) if len(sys.argv) > 
 result = evaluate(model_path, [task], metadata, model=model)
 if result is not None:
     Path(out).write_text(
-        json.dumps({"results": result["results"][task], "lls": logged_pairs(result, task)},
-                   default=str)  # fmt: skip
+        json.dumps(
+            {"results": result["results"][task], "lls": logged_pairs(result, task)}, default=str
+        )
     )

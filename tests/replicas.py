@@ -33,12 +33,21 @@ def save_dnabert(folder: Path, k: int, max_positions: int = 512) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *kmers(k)]
-    tokenizer = BertTokenizerFast(vocab={word: i for i, word in enumerate(words)},
-                                  do_lower_case=False, model_max_length=max_positions)  # fmt: skip
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                        num_hidden_layers=2, num_attention_heads=4,
-                        max_position_embeddings=max_positions, initializer_range=0.5,
-                        pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+    tokenizer = BertTokenizerFast(
+        vocab={word: i for i, word in enumerate(words)},
+        do_lower_case=False,
+        model_max_length=max_positions,
+    )
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=max_positions,
+        initializer_range=0.5,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     torch.manual_seed(SEED)
     BertForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -54,11 +63,19 @@ def save_nucleotide_transformer(folder: Path, max_positions: int = 512) -> Path:
     specials = ["<unk>", "<pad>", "<mask>", "<cls>", "<eos>", "<bos>"]
     (folder / "vocab.txt").write_text("\n".join([*specials, *kmers(6, "ATCG"), *"ATCGN"]) + "\n")
     tokenizer = EsmTokenizer(str(folder / "vocab.txt"), model_max_length=max_positions)
-    config = EsmConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                       num_hidden_layers=2, num_attention_heads=4,
-                       max_position_embeddings=max_positions + 2, initializer_range=0.5,
-                       pad_token_id=tokenizer.pad_token_id, mask_token_id=tokenizer.mask_token_id,
-                       position_embedding_type="rotary", token_dropout=False)  # fmt: skip
+    config = EsmConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=max_positions + 2,
+        initializer_range=0.5,
+        pad_token_id=tokenizer.pad_token_id,
+        mask_token_id=tokenizer.mask_token_id,
+        position_embedding_type="rotary",
+        token_dropout=False,
+    )
     torch.manual_seed(SEED)
     EsmForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -70,11 +87,19 @@ def save_mistral(folder: Path, tokenizer) -> Path:
     import torch
     from transformers import MistralConfig, MistralForCausalLM
 
-    config = MistralConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                           num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                           max_position_embeddings=512, initializer_range=0.5,
-                           bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                           pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+    config = MistralConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        initializer_range=0.5,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     torch.manual_seed(SEED)
     MistralForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -92,20 +117,20 @@ def with_trailing_separator(tokenizer):
     return tokenizer
 
 
-REMOTE_CONFIG = '''from transformers import {base}Config
+REMOTE_CONFIG = """from transformers import {base}Config
 
 
 class TinyDnaConfig({base}Config):
     model_type = "tinydna-{kind}"
-'''
-REMOTE_MODEL = '''from transformers import {model_class}
+"""
+REMOTE_MODEL = """from transformers import {model_class}
 
 from .configuration_tinydna import TinyDnaConfig
 
 
 class TinyDnaModel({model_class}):
     config_class = TinyDnaConfig
-'''
+"""
 
 
 def save_remote_code(folder: Path, tokenizer, kind: str) -> Path:
@@ -116,15 +141,23 @@ def save_remote_code(folder: Path, tokenizer, kind: str) -> Path:
 
     from perturbation_bench.fixtures.random_models import save_random_bert
 
-    base, model_class, auto = {"causal": ("Llama", "LlamaForCausalLM", "AutoModelForCausalLM"),
-                               "masked": ("Bert", "BertForMaskedLM", "AutoModelForMaskedLM")}[kind]  # fmt: skip
+    base, model_class, auto = {
+        "causal": ("Llama", "LlamaForCausalLM", "AutoModelForCausalLM"),
+        "masked": ("Bert", "BertForMaskedLM", "AutoModelForMaskedLM"),
+    }[kind]
     plain = folder.with_name(folder.name + "-plain")
     (save_random_llama if kind == "causal" else save_random_bert)(plain, tokenizer)
     shutil.copytree(plain, folder)
     (folder / "configuration_tinydna.py").write_text(REMOTE_CONFIG.format(base=base, kind=kind))
     (folder / "modeling_tinydna.py").write_text(REMOTE_MODEL.format(model_class=model_class))
     config = json.loads((folder / "config.json").read_text())
-    config.update(model_type=f"tinydna-{kind}", architectures=["TinyDnaModel"], auto_map={
-        "AutoConfig": "configuration_tinydna.TinyDnaConfig", auto: "modeling_tinydna.TinyDnaModel"})
+    config.update(
+        model_type=f"tinydna-{kind}",
+        architectures=["TinyDnaModel"],
+        auto_map={
+            "AutoConfig": "configuration_tinydna.TinyDnaConfig",
+            auto: "modeling_tinydna.TinyDnaModel",
+        },
+    )
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     return folder

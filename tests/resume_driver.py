@@ -50,5 +50,8 @@ task = sys.argv[6] if len(sys.argv) > 6 else "perturbation_syn_human"
 metadata = {"data_dir": data_dir, **(json.loads(sys.argv[7]) if len(sys.argv) > 7 else {})}
 result = evaluate(model, [task], metadata, model=kind, use_cache=cache, batch_size=1)
 if result is not None:
-    Path(out).write_text(json.dumps({"results": result["results"][task], "lls": logged_pairs(result, task)},
-                                    default=str))  # fmt: skip
+    Path(out).write_text(
+        json.dumps(
+            {"results": result["results"][task], "lls": logged_pairs(result, task)}, default=str
+        )
+    )

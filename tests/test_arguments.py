@@ -14,10 +14,15 @@ from perturbation_bench.models.arguments import check_batch_size, check_model_so
     "pretrained, message",
     [
         ("./no/such/folder", "no such model folder .from .*, and not a hub id"),
-        ("nosuch-model", "no such model folder .from .*, and the Hugging Face hub is off .HF_HUB_OFFLINE=1. with nothing cached"),
+        (
+            "nosuch-model",
+            "no such model folder .from .*, and the Hugging Face hub is off .HF_HUB_OFFLINE=1. with nothing cached",
+        ),
     ],
 )
-def test_a_missing_model_is_refused_before_weights_load(model, pretrained, message, no_weights_read):
+def test_a_missing_model_is_refused_before_weights_load(
+    model, pretrained, message, no_weights_read
+):
     from lm_eval.api.registry import get_model
 
     import perturbation_bench.models.dna_hf  # noqa: F401  (registers the models)
@@ -44,7 +49,9 @@ def test_invalid_batch_sizes_are_refused_before_weights_load(
     import perturbation_bench.models.dna_hf  # noqa: F401
     import perturbation_bench.models.dna_mlm  # noqa: F401
 
-    with pytest.raises(OptionsError, match=f"batch size must be a positive whole number or auto, got '{size}'"):
+    with pytest.raises(
+        OptionsError, match=f"batch size must be a positive whole number or auto, got '{size}'"
+    ):
         get_model(model).create_from_arg_string(
             f"pretrained={tiny_models['char']}", {"device": "cpu", "batch_size": size}
         )
@@ -53,5 +60,3 @@ def test_invalid_batch_sizes_are_refused_before_weights_load(
 @pytest.mark.parametrize("size", ["1", "16", "auto", "auto:4", 8])
 def test_valid_batch_sizes_pass(size):
     check_batch_size(size)
-
-

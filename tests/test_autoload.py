@@ -182,13 +182,17 @@ def test_the_model_table_is_the_one_every_door_reads():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module, name, cls", [("dna_mlm", "dna-mlm", "DnaMaskedLM"),
-                                               ("kmer_markov", "kmer-markov", "KmerMarkovLM")])
+@pytest.mark.parametrize(
+    "module, name, cls",
+    [("dna_mlm", "dna-mlm", "DnaMaskedLM"), ("kmer_markov", "kmer-markov", "KmerMarkovLM")],
+)
 def test_importing_our_models_first_leaves_lm_evals_own_models_loadable(module, name, cls):
     """lm-eval imports its models only on a lookup in an empty registry; ours must not fill it
     first (a script that imports dna_mlm, then asks lm-eval for hf)."""
-    out = python(f"import perturbation_bench.models.{module}\n"
-                 "from lm_eval.api.registry import get_model\n"
-                 f"print(get_model('hf').__name__, get_model('{name}').__name__)",
-                 PERTURBATION_BENCH_NO_AUTOLOAD="1")  # fmt: skip
+    out = python(
+        f"import perturbation_bench.models.{module}\n"
+        "from lm_eval.api.registry import get_model\n"
+        f"print(get_model('hf').__name__, get_model('{name}').__name__)",
+        PERTURBATION_BENCH_NO_AUTOLOAD="1",
+    )
     assert out.split() == ["HFLM", cls]

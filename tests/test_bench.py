@@ -50,8 +50,18 @@ def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
     write_parquet(random_pairs(5, 60, seed=3), tmp_path, "syn_zebrafish")
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
-    args = parser.parse_args(["--model", tiny_models["char"], "--data-dir", str(tmp_path),
-                              "--config", "syn_zebrafish", "--pairs", "2"])  # fmt: skip
+    args = parser.parse_args(
+        [
+            "--model",
+            tiny_models["char"],
+            "--data-dir",
+            str(tmp_path),
+            "--config",
+            "syn_zebrafish",
+            "--pairs",
+            "2",
+        ]
+    )
     metadata = {"data_dir": str(tmp_path), "config": "syn_zebrafish", "preset": "default"}
     for method in ("naive", "dna-hf"):
         measured = bench.measure(method, args.model, metadata, args.pairs, "cpu", "float32", "4")
@@ -80,11 +90,19 @@ def test_the_scale_instrument_times_every_stage_and_its_peaks_only_grow(tmp_path
     data = tmp_path / "data"
     (data / "scale").mkdir(parents=True)
     pq.write_table(random_pair_table(30, 200), data / "scale" / "t.parquet")
-    spec = {"data_dir": str(data), "fasta": str(write_random_genome(tmp_path / "g.fa", 5_000)),
-            "order": 2, "log_samples": True, "out": str(tmp_path / "stages"),
-            "output_path": str(tmp_path / "run")}  # fmt: skip
-    subprocess.run([sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)],
-                   check=True, capture_output=True)  # fmt: skip
+    spec = {
+        "data_dir": str(data),
+        "fasta": str(write_random_genome(tmp_path / "g.fa", 5_000)),
+        "order": 2,
+        "log_samples": True,
+        "out": str(tmp_path / "stages"),
+        "output_path": str(tmp_path / "run"),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)],
+        check=True,
+        capture_output=True,
+    )
     stages = json.loads((tmp_path / "stages.rank0.json").read_text())
     from perturbation_bench.bench.scale import MEMORY_STAGES, STAGES
 
@@ -101,8 +119,16 @@ def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
     from perturbation_bench.bench.scale import Row, parse_sizes
 
     def stages(rank, scoring, other, peak):
-        seconds = {"start-up": 9.0, "task": 0.0, "read": other, "requests": 0.0,
-                   "scoring": scoring, "results": 0.0, "env": 1.0, "write": 0.0}  # fmt: skip
+        seconds = {
+            "start-up": 9.0,
+            "task": 0.0,
+            "read": other,
+            "requests": 0.0,
+            "scoring": scoring,
+            "results": 0.0,
+            "env": 1.0,
+            "write": 0.0,
+        }
         return {"rank": rank, "seconds": seconds, "peaks": {"write": peak}}
 
     row = Row(1000, 8192, 2, stages(1, 10.0, 6.5, 12 << 20), stages(1, 0.1, 2.0, 2 << 20))
@@ -111,8 +137,12 @@ def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
     assert row.growth == 10 << 20 and row.growth_ratio == pytest.approx(1.28, abs=0.01)
     assert row.within_targets()
     assert not Row(1000, 1024, 1, stages(0, 1.0, 3.0, 0), stages(0, 1.0, 0.0, 0)).within_targets()
-    three_times = {length: Row(1000, length, 1, stages(0, 10.0, 1.0, 3 * 2 * length * 1000),
-                               stages(0, 0.1, 1.0, 0)) for length in (1024, 8192)}  # fmt: skip
+    three_times = {
+        length: Row(
+            1000, length, 1, stages(0, 10.0, 1.0, 3 * 2 * length * 1000), stages(0, 0.1, 1.0, 0)
+        )
+        for length in (1024, 8192)
+    }
     assert three_times[1024].within_targets() and not three_times[8192].within_targets()
     assert parse_sizes("20000x8192, 5x1024") == [(20000, 8192), (5, 1024)]
     for bad in ("20000", "x8192", "0x100", "10x12"):
@@ -138,4 +168,6 @@ def test_the_pll_bench_agrees_with_its_plain_loop(capsys):
     pll.add_arguments(parser)
     assert pll.run(parser.parse_args(["--pll", "--pll-pairs", "2", "--pll-batch-size", "64"])) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2 |")]
-    assert row.startswith("| 2 | 350 | 700 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3
+    assert (
+        row.startswith("| 2 | 350 | 700 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3
+    )

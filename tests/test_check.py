@@ -26,10 +26,13 @@ def check(capsys, *args: str) -> tuple[int, str, str]:
 def test_check_reads_every_task_and_tokenizes_a_sample(tiny_models, pair_data, capsys):
     status, out, _ = check(
         capsys,
-        "--tasks", "perturbation_bench,hellaswag",
-        "--metadata", json.dumps({"data_dir": str(pair_data)}),
-        "--model_args", f"pretrained={tiny_models['char']},dtype=float32",
-    )  # fmt: skip
+        "--tasks",
+        "perturbation_bench,hellaswag",
+        "--metadata",
+        json.dumps({"data_dir": str(pair_data)}),
+        "--model_args",
+        f"pretrained={tiny_models['char']},dtype=float32",
+    )
     assert status == 0
     assert "hellaswag: not a perturbation-bench task; not checked" in out
     assert "perturbation_syn_human: 8 pairs, options and files OK; 124-124 tokens" in out
@@ -39,7 +42,10 @@ def test_check_reads_every_task_and_tokenizes_a_sample(tiny_models, pair_data, c
 @pytest.mark.parametrize(
     "metadata, message",
     [
-        ({"data_dir": "DATA", "presets": "carbon"}, "unknown option 'presets' .did you mean 'preset'"),
+        (
+            {"data_dir": "DATA", "presets": "carbon"},
+            "unknown option 'presets' .did you mean 'preset'",
+        ),
         ({"data_dir": "DATA", "preset": "evo"}, "unknown preset 'evo'"),
         ({"data_dir": "/no/such/dir"}, "data_dir '/no/such/dir' has no folder 'syn_human'"),
         ({"data_dir": "DATA/syn_human"}, "a config folder: pass its parent"),
@@ -60,7 +66,11 @@ def test_check_reports_a_bad_pair_file(tmp_path, capsys):
     rows[1]["sequence"] = rows[1]["sequence"][:-1]
     write_parquet(rows, tmp_path, "syn_human")
     status, _, err = check(
-        capsys, "--tasks", "perturbation_syn_human", "--metadata", json.dumps({"data_dir": str(tmp_path)})
+        capsys,
+        "--tasks",
+        "perturbation_syn_human",
+        "--metadata",
+        json.dumps({"data_dir": str(tmp_path)}),
     )
     assert status == 2 and "row 1" in err and "length" in err
 
@@ -69,17 +79,25 @@ def test_check_refuses_a_tokenizer_that_does_not_fit(tiny_models, pair_data, cap
     """124 bp pairs under a 6-mer tokenizer without trimming: the 4-base tail is unknown."""
     status, _, err = check(
         capsys,
-        "--tasks", "perturbation_syn_human",
-        "--metadata", json.dumps({"data_dir": str(pair_data)}),
-        "--model_args", f"pretrained={tiny_models['kmer6']}",
-    )  # fmt: skip
+        "--tasks",
+        "perturbation_syn_human",
+        "--metadata",
+        json.dumps({"data_dir": str(pair_data)}),
+        "--model_args",
+        f"pretrained={tiny_models['kmer6']}",
+    )
     assert status == 2 and "has only A/C/G/T bases" in err and "preset 'default'" in err
 
 
 def test_a_run_with_none_of_our_tasks_is_refused(pair_data, capsys):
     """A misspelt task name leaves nothing to check: exit 2 naming the tasks, not 0."""
-    status, out, err = check(capsys, "--tasks", "perturbation_syn_humna",
-                             "--metadata", json.dumps({"data_dir": str(pair_data)}))  # fmt: skip
+    status, out, err = check(
+        capsys,
+        "--tasks",
+        "perturbation_syn_humna",
+        "--metadata",
+        json.dumps({"data_dir": str(pair_data)}),
+    )
     assert status == 2
     assert "perturbation_syn_humna: not a perturbation-bench task" in out
     assert "none of ['perturbation_syn_humna'] is a perturbation-bench task" in err
@@ -92,13 +110,21 @@ def test_a_hub_loading_failure_is_one_line_naming_the_model(pair_data, capsys, m
     import transformers
 
     def unreachable(name, **_):
-        raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of {name}.")
+        raise OSError(
+            f"We couldn't connect to 'https://huggingface.co' to load the files of {name}."
+        )
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", unreachable)
-    status, out, err = check(capsys, "--tasks", "perturbation_syn_human", "--metadata",
-                             json.dumps({"data_dir": str(pair_data)}),
-                             "--model_args", "pretrained=someone/dna-model")  # fmt: skip
+    status, out, err = check(
+        capsys,
+        "--tasks",
+        "perturbation_syn_human",
+        "--metadata",
+        json.dumps({"data_dir": str(pair_data)}),
+        "--model_args",
+        "pretrained=someone/dna-model",
+    )
     assert status == 2 and "no tokenizer given" not in out
     (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
     assert "pretrained=someone/dna-model" in line and "We couldn't connect" in line
@@ -108,12 +134,20 @@ def test_check_counts_the_pairs_holding_n_in_the_whole_task_not_only_its_sample(
     tiny_models, capsys
 ):
     """The demo motif config's 9th pair holds N; the default sample tokenizes the first 8."""
-    status, out, _ = check(capsys, "--tasks", "perturbation_motif_human", "--model_args",
-                           f"pretrained={tiny_models['kmer6']}", "--metadata",
-                           json.dumps({"data_dir": "demo", "kmer_size": 6}))  # fmt: skip
+    status, out, _ = check(
+        capsys,
+        "--tasks",
+        "perturbation_motif_human",
+        "--model_args",
+        f"pretrained={tiny_models['kmer6']}",
+        "--metadata",
+        json.dumps({"data_dir": "demo", "kmer_size": 6}),
+    )
     assert status == 0
-    assert ("0 unknown tokens from non-ACGT k-mers in those pairs; 1 of 24 pairs hold a base "
-            "other than A/C/G/T") in out  # fmt: skip
+    assert (
+        "0 unknown tokens from non-ACGT k-mers in those pairs; 1 of 24 pairs hold a base "
+        "other than A/C/G/T"
+    ) in out
 
 
 def test_a_base_other_than_acgt_counts_in_either_sequence_of_a_pair():

@@ -118,11 +118,29 @@ def test_plain_lm_eval_runs_a_masked_model_on_the_demo_data(tmp_path):
         single_nucleotide_tokenizer,
     )
 
-    model = save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
-                             layers=1, hidden=16, max_positions=8200)  # fmt: skip
-    lm_eval("--model", "dna-mlm", "--model_args", f"pretrained={model}", "--device", "cpu",
-            "--tasks", "perturbation_bench", "--metadata", '{"data_dir": "demo"}', "--limit", "3",
-            "--output_path", str(tmp_path / "out"))  # fmt: skip
+    model = save_random_bert(
+        tmp_path / "mlm",
+        as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+        layers=1,
+        hidden=16,
+        max_positions=8200,
+    )
+    lm_eval(
+        "--model",
+        "dna-mlm",
+        "--model_args",
+        f"pretrained={model}",
+        "--device",
+        "cpu",
+        "--tasks",
+        "perturbation_bench",
+        "--metadata",
+        '{"data_dir": "demo"}',
+        "--limit",
+        "3",
+        "--output_path",
+        str(tmp_path / "out"),
+    )
     (results,) = (tmp_path / "out").glob("**/results_*.json")
     scores = json.loads(results.read_text())["results"]
     assert [scores[t]["sample_len"] for t in TASKS] == [3, 3, 3]

@@ -27,27 +27,53 @@ def genome(tmp_path_factory):
     rng = random.Random(21)
     chr1 = [rng.choice("ACGT") for _ in range(3000)]
     chr1[1000:1010] = "N" * 10
-    sequences = {"chr1": "".join(chr1), "chr2": "".join(rng.choice("ACGT") for _ in range(2000)),
-                 "chrS": "".join(rng.choice("ACGT") for _ in range(100))}  # fmt: skip
+    sequences = {
+        "chr1": "".join(chr1),
+        "chr2": "".join(rng.choice("ACGT") for _ in range(2000)),
+        "chrS": "".join(rng.choice("ACGT") for _ in range(100)),
+    }
     folder = tmp_path_factory.mktemp("controls")
     (folder / "g.fa").write_text("".join(f">{k}\n{v}\n" for k, v in sequences.items()))
     return folder / "g.fa"
 
 
 ELEMENTS = [  # (chrom, start, end, name): ends of chromosomes, one longer than the window
-    ("chr1", 0, 40, "at_start"), ("chr1", 500, 560, "plain"), ("chr1", 2950, 3000, "at_end"),
-    ("chr2", 700, 1100, "longer_than_window"), ("chr2", 1500, 1503, "three_bases"),
-]  # fmt: skip
-EXCLUDED = [("chr1", 995, 1020, "holds_n"), ("chr1", 600, 602, "two_bases"),
-            ("chrS", 10, 50, "short_chromosome"), ("chr1", 500, 560, "plain_again")]  # fmt: skip
+    ("chr1", 0, 40, "at_start"),
+    ("chr1", 500, 560, "plain"),
+    ("chr1", 2950, 3000, "at_end"),
+    ("chr2", 700, 1100, "longer_than_window"),
+    ("chr2", 1500, 1503, "three_bases"),
+]
+EXCLUDED = [
+    ("chr1", 995, 1020, "holds_n"),
+    ("chr1", 600, 602, "two_bases"),
+    ("chrS", 10, 50, "short_chromosome"),
+    ("chr1", 500, 560, "plain_again"),
+]
 
 
 def build(tmp_path, genome, elements, shuffle, *extra, config="c"):
     bed = tmp_path / f"{config}.bed"
     bed.write_text("".join(f"{c}\t{s}\t{e}\t{n}\n" for c, s, e, n in elements))
-    status = main(["build", "controls", "--fasta", str(genome), "--bed", str(bed), "--shuffle",
-                   shuffle, "--window", str(WINDOW), "--config", config, "--out",
-                   str(tmp_path / "out"), *extra])  # fmt: skip
+    status = main(
+        [
+            "build",
+            "controls",
+            "--fasta",
+            str(genome),
+            "--bed",
+            str(bed),
+            "--shuffle",
+            shuffle,
+            "--window",
+            str(WINDOW),
+            "--config",
+            config,
+            "--out",
+            str(tmp_path / "out"),
+            *extra,
+        ]
+    )
     assert status == 0
     return pd.read_parquet(tmp_path / "out" / config), tmp_path / "out" / config
 
@@ -69,7 +95,11 @@ def test_every_row_is_the_genome_with_only_the_element_shuffled(genome, tmp_path
         length = len(sequences[chrom])
         window_start = min(max(0, (start + end) // 2 - WINDOW // 2), length - WINDOW)
         first, last = max(start, window_start), min(end, window_start + WINDOW)
-        assert (row["window_start"], row["element_start"], row["element_end"]) == (window_start, first, last)
+        assert (row["window_start"], row["element_start"], row["element_end"]) == (
+            window_start,
+            first,
+            last,
+        )
         reference = sequences[chrom][window_start : window_start + WINDOW]
         original, perturbed = row["original_sequence"], row["sequence"]
         if row["strand"] == "-":
@@ -86,13 +116,28 @@ def test_every_row_is_the_genome_with_only_the_element_shuffled(genome, tmp_path
     assert sorted(table["benchmark_id"]) == sorted(f"{e[3]}:{s}" for e in kept for s in "+-")
     report = json.loads((folder / "_build_report.json").read_text())
     unchanged = {"shuffle_unchanged": 1} if shuffle == "dinucleotide" else {}
-    assert report["excluded"] == {"chromosome_shorter_than_window": 1, "duplicate_pair": 1,
-                                  "element_not_acgt": 1, "element_shorter_than_3bp": 1, **unchanged}  # fmt: skip
-    assert report["read"] == len(ELEMENTS) + len(EXCLUDED) == report["written_elements"] + 4 + len(unchanged)
+    assert report["excluded"] == {
+        "chromosome_shorter_than_window": 1,
+        "duplicate_pair": 1,
+        "element_not_acgt": 1,
+        "element_shorter_than_3bp": 1,
+        **unchanged,
+    }
+    assert (
+        report["read"]
+        == len(ELEMENTS) + len(EXCLUDED)
+        == report["written_elements"] + 4 + len(unchanged)
+    )
     assert report["written_rows"] == len(table)
     assert report["settings"] | {"script_version": None} == {
-        "fasta": str(genome), "config": "c", "window": WINDOW, "shuffle": shuffle, "seed": 0,
-        "strands": "both", "script_version": None}  # fmt: skip
+        "fasta": str(genome),
+        "config": "c",
+        "window": WINDOW,
+        "shuffle": shuffle,
+        "seed": 0,
+        "strands": "both",
+        "script_version": None,
+    }
     excluded = (folder / "_excluded.tsv").read_text().splitlines()
     names = [e[3] for e in EXCLUDED] + (["three_bases"] if unchanged else [])
     assert sorted(line.split("\t")[0] for line in excluded[1:]) == sorted(names)
@@ -125,23 +170,52 @@ def test_an_elements_control_does_not_depend_on_the_other_elements(genome, tmp_p
 def test_random_strands_draw_one_orientation_per_element(genome, tmp_path):
     many = [("chr1", s, s + 30, f"e{s}") for s in range(100, 2900, 100) if not 950 < s < 1050]
     forward, _ = build(tmp_path, genome, many, "mononucleotide", config="forward")
-    drawn, _ = build(tmp_path, genome, many, "mononucleotide", "--strands", "random", config="drawn")
+    drawn, _ = build(
+        tmp_path, genome, many, "mononucleotide", "--strands", "random", config="drawn"
+    )
     assert len(drawn) == len(forward) and 0 < (drawn["strand"] == "-").sum() < len(drawn)
     for f, d in zip(forward.to_dict("records"), drawn.to_dict("records")):
         flip = reverse_complement if d["strand"] == "-" else str
-        assert (flip(d["original_sequence"]), flip(d["sequence"])) == (f["original_sequence"], f["sequence"])
+        assert (flip(d["original_sequence"]), flip(d["sequence"])) == (
+            f["original_sequence"],
+            f["sequence"],
+        )
 
 
-@pytest.mark.parametrize("bed, message", [
-    ("chr1\t10\t50\tok\nchr9\t10\t50\tlost\n", r"c.bed line 2: chromosome 'chr9' is not in .*g.fa"),
-    ("chr1\t50\t10\tbackwards\n", r"c.bed: line 1: need 0 <= START < END"),
-    ("chr1\tten\t50\n", r"c.bed: line 1: expected CHROM<tab>START<tab>END"),
-])  # fmt: skip
-def test_bad_bed_lines_are_refused_with_file_line_and_reason(genome, tmp_path, capsys, bed, message):
+@pytest.mark.parametrize(
+    "bed, message",
+    [
+        (
+            "chr1\t10\t50\tok\nchr9\t10\t50\tlost\n",
+            r"c.bed line 2: chromosome 'chr9' is not in .*g.fa",
+        ),
+        ("chr1\t50\t10\tbackwards\n", r"c.bed: line 1: need 0 <= START < END"),
+        ("chr1\tten\t50\n", r"c.bed: line 1: expected CHROM<tab>START<tab>END"),
+    ],
+)
+def test_bad_bed_lines_are_refused_with_file_line_and_reason(
+    genome, tmp_path, capsys, bed, message
+):
     (tmp_path / "c.bed").write_text(bed)
-    status = main(["build", "controls", "--fasta", str(genome), "--bed", str(tmp_path / "c.bed"),
-                   "--shuffle", "dinucleotide", "--config", "c", "--out", str(tmp_path / "out")])  # fmt: skip
-    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("perturbation-bench error")]
+    status = main(
+        [
+            "build",
+            "controls",
+            "--fasta",
+            str(genome),
+            "--bed",
+            str(tmp_path / "c.bed"),
+            "--shuffle",
+            "dinucleotide",
+            "--config",
+            "c",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    (line,) = [
+        x for x in capsys.readouterr().err.splitlines() if x.startswith("perturbation-bench error")
+    ]
     assert status == 2 and re.search(message, line), line
     assert not (tmp_path / "out" / "c").exists()
 
@@ -153,35 +227,76 @@ def annotated(tmp_path_factory):
     2 kb chromosome. Each has a first exon that codes nothing."""
     folder = tmp_path_factory.mktemp("annotated")
     rng = random.Random(5)
-    (folder / "g.fa").write_text(">chr1\n" + "".join(rng.choice("ACGT") for _ in range(2000)) + "\n")
+    (folder / "g.fa").write_text(
+        ">chr1\n" + "".join(rng.choice("ACGT") for _ in range(2000)) + "\n"
+    )
     lines = []
     for transcript, strand, exons, cds in (
-        ("T1", "+", [(40, 70), (100, 200), (300, 400), (500, 600)], [(150, 200), (300, 400), (500, 550)]),
+        (
+            "T1",
+            "+",
+            [(40, 70), (100, 200), (300, 400), (500, 600)],
+            [(150, 200), (300, 400), (500, 550)],
+        ),
         ("T2", "-", [(1200, 1300), (1400, 1500), (1600, 1650)], [(1250, 1300), (1400, 1450)]),
     ):
         phases = [0, 1, 2] if strand == "+" else [2, 0]  # the frame the lengths give
         for kind, spans in (("exon", exons), ("CDS", cds)):
             for k, (start, end) in enumerate(spans):
                 phase = phases[k] if kind == "CDS" else "."
-                lines.append(f'chr1\tt\t{kind}\t{start + 1}\t{end}\t.\t{strand}\t{phase}\t'
-                             f'gene_id "G{transcript}"; transcript_id "{transcript}";')  # fmt: skip
+                lines.append(
+                    f"chr1\tt\t{kind}\t{start + 1}\t{end}\t.\t{strand}\t{phase}\t"
+                    f'gene_id "G{transcript}"; transcript_id "{transcript}";'
+                )
     (folder / "a.gtf").write_text("\n".join(lines) + "\n")
     return folder
 
 
-@pytest.mark.parametrize("feature, spans", [
-    ("cds", {(150, 200), (300, 400), (500, 550), (1250, 1300), (1400, 1450)}),
-    ("exon", {(40, 70), (100, 200), (300, 400), (500, 600), (1200, 1300), (1400, 1500), (1600, 1650)}),
-    ("intron", {(70, 100), (200, 300), (400, 500), (1300, 1400), (1500, 1600)}),
-    ("utr5", {(40, 70), (100, 150), (1450, 1500), (1600, 1650)}),
-    ("utr3", {(550, 600), (1200, 1250)}),
-    ("promoter", {(0, 40), (1650, 1700)}),  # T1's cut at the chromosome's start
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "feature, spans",
+    [
+        ("cds", {(150, 200), (300, 400), (500, 550), (1250, 1300), (1400, 1450)}),
+        (
+            "exon",
+            {
+                (40, 70),
+                (100, 200),
+                (300, 400),
+                (500, 600),
+                (1200, 1300),
+                (1400, 1500),
+                (1600, 1650),
+            },
+        ),
+        ("intron", {(70, 100), (200, 300), (400, 500), (1300, 1400), (1500, 1600)}),
+        ("utr5", {(40, 70), (100, 150), (1450, 1500), (1600, 1650)}),
+        ("utr3", {(550, 600), (1200, 1250)}),
+        ("promoter", {(0, 40), (1650, 1700)}),  # T1's cut at the chromosome's start
+    ],
+)
 def test_annotation_features_are_the_chosen_transcripts_parts(annotated, tmp_path, feature, spans):
-    status = main(["build", "controls", "--fasta", str(annotated / "g.fa"), "--gtf",
-                   str(annotated / "a.gtf"), "--feature", feature, "--promoter-bp", "50",
-                   "--shuffle", "mononucleotide", "--window", "30", "--config", feature,
-                   "--out", str(tmp_path)])  # fmt: skip
+    status = main(
+        [
+            "build",
+            "controls",
+            "--fasta",
+            str(annotated / "g.fa"),
+            "--gtf",
+            str(annotated / "a.gtf"),
+            "--feature",
+            feature,
+            "--promoter-bp",
+            "50",
+            "--shuffle",
+            "mononucleotide",
+            "--window",
+            "30",
+            "--config",
+            feature,
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert status == 0
     table = pd.read_parquet(tmp_path / feature)
 
@@ -192,35 +307,72 @@ def test_annotation_features_are_the_chosen_transcripts_parts(annotated, tmp_pat
     assert set(zip(table["element_start"], table["element_end"])) == {in_window(*s) for s in spans}
     if feature == "intron":  # numbered in transcript order, 5' to 3' on each strand
         named = dict(zip(table["element_name"], zip(table["element_start"], table["element_end"])))
-        assert named == {"GT1:intron1": in_window(70, 100), "GT1:intron2": in_window(200, 300),
-                         "GT1:intron3": in_window(400, 500), "GT2:intron1": in_window(1500, 1600),
-                         "GT2:intron2": in_window(1300, 1400)}  # fmt: skip
+        assert named == {
+            "GT1:intron1": in_window(70, 100),
+            "GT1:intron2": in_window(200, 300),
+            "GT1:intron3": in_window(400, 500),
+            "GT2:intron1": in_window(1500, 1600),
+            "GT2:intron2": in_window(1300, 1400),
+        }
 
 
 def test_a_feature_the_annotation_lacks_is_refused(tmp_path, capsys):
     (tmp_path / "g.fa").write_text(">chr1\n" + "ACGT" * 200 + "\n")
-    (tmp_path / "a.gtf").write_text('chr1\tt\tCDS\t101\t190\t.\t+\t0\tgene_id "G"; transcript_id "T";\n')
-    status = main(["build", "controls", "--fasta", str(tmp_path / "g.fa"), "--gtf",
-                   str(tmp_path / "a.gtf"), "--feature", "utr3", "--shuffle", "dinucleotide",
-                   "--window", "40", "--config", "c", "--out", str(tmp_path / "out")])  # fmt: skip
+    (tmp_path / "a.gtf").write_text(
+        'chr1\tt\tCDS\t101\t190\t.\t+\t0\tgene_id "G"; transcript_id "T";\n'
+    )
+    status = main(
+        [
+            "build",
+            "controls",
+            "--fasta",
+            str(tmp_path / "g.fa"),
+            "--gtf",
+            str(tmp_path / "a.gtf"),
+            "--feature",
+            "utr3",
+            "--shuffle",
+            "dinucleotide",
+            "--window",
+            "40",
+            "--config",
+            "c",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     err = capsys.readouterr().err
-    assert status == 2 and f"{tmp_path / 'a.gtf'}: no utr3 feature in its 1 chosen transcripts" in err
+    assert (
+        status == 2 and f"{tmp_path / 'a.gtf'}: no utr3 feature in its 1 chosen transcripts" in err
+    )
     assert "(it has no exon records beyond the CDS, so no UTRs)" in err
 
 
-@pytest.mark.parametrize("order, shuffle, ties", [
-    (1, "dinucleotide", True), (0, "mononucleotide", True), (0, "dinucleotide", True),
-    (2, "dinucleotide", False), (1, "mononucleotide", False),
-])  # fmt: skip
-def test_the_markov_floor_ties_exactly_on_the_controls_it_cannot_see(genome, tmp_path, order, shuffle, ties):
+@pytest.mark.parametrize(
+    "order, shuffle, ties",
+    [
+        (1, "dinucleotide", True),
+        (0, "mononucleotide", True),
+        (0, "dinucleotide", True),
+        (2, "dinucleotide", False),
+        (1, "mononucleotide", False),
+    ],
+)
+def test_the_markov_floor_ties_exactly_on_the_controls_it_cannot_see(
+    genome, tmp_path, order, shuffle, ties
+):
     """An order-K chain's log-likelihood is a function of the first K bases and the (K+1)-mer
     counts, which the matching shuffle keeps: a tie on every pair, to the last bit. A chain that
     sees more than the shuffle keeps ties on none."""
     many = [("chr1", s, s + 60, f"e{s}") for s in range(100, 2900, 70) if not 930 < s < 1020]
     build(tmp_path, genome, many, shuffle, config="floor")
-    result = evaluate(str(genome), ["perturbation_custom"],
-                      {"data_dir": str(tmp_path / "out"), "config": "floor"},
-                      model="kmer-markov", order=order)  # fmt: skip
+    result = evaluate(
+        str(genome),
+        ["perturbation_custom"],
+        {"data_dir": str(tmp_path / "out"), "config": "floor"},
+        model="kmer-markov",
+        order=order,
+    )
     scores = result["results"]["perturbation_custom"]
     assert scores["tie_rate,pairs"] == (1.0 if ties else 0.0)
 
@@ -253,10 +405,15 @@ def test_validate_checks_every_control_invariant(genome, tmp_path, capsys):
     assert f"PASS composition_kept: 0 of {len(mono)} rows" in capsys.readouterr().out
     rows = mono.to_dict("records")
     a = rows[0]["element_start"] - rows[0]["window_start"]
-    rows[0]["sequence"] = rows[0]["sequence"][:a] + flip[rows[0]["sequence"][a]] + rows[0]["sequence"][a + 1 :]
+    rows[0]["sequence"] = (
+        rows[0]["sequence"][:a] + flip[rows[0]["sequence"][a]] + rows[0]["sequence"][a + 1 :]
+    )
     pd.DataFrame(rows).to_parquet(broken)
     assert main(["validate", str(broken)]) == 1  # one base of the element changed: counts differ
-    assert f"FAIL composition_kept: 1 of {len(mono)} rows break it (first: {broken} row 0)" in capsys.readouterr().out
+    assert (
+        f"FAIL composition_kept: 1 of {len(mono)} rows break it (first: {broken} row 0)"
+        in capsys.readouterr().out
+    )
 
 
 def test_a_causal_model_scores_controls_as_an_independent_sum(genome, tmp_path, tiny_models):
@@ -267,13 +424,21 @@ def test_a_causal_model_scores_controls_as_an_independent_sum(genome, tmp_path, 
     from dna_fixtures import reference_ll
     from perturbation_bench.tasks.pairing import logged_pairs
 
-    table, _ = build(tmp_path, genome, ELEMENTS, "dinucleotide", "--strands", "both", config="causal")
-    result = evaluate(tiny_models["char"], ["perturbation_custom"],
-                      {"data_dir": str(tmp_path / "out"), "config": "causal"}, model="dna-hf")  # fmt: skip
+    table, _ = build(
+        tmp_path, genome, ELEMENTS, "dinucleotide", "--strands", "both", config="causal"
+    )
+    result = evaluate(
+        tiny_models["char"],
+        ["perturbation_custom"],
+        {"data_dir": str(tmp_path / "out"), "config": "causal"},
+        model="dna-hf",
+    )
     model = AutoModelForCausalLM.from_pretrained(tiny_models["char"]).float().eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_models["char"])
     got = logged_pairs(result, "perturbation_custom")
     assert len(got) == len(table)
     for pair, row in zip(got, table.to_dict("records"), strict=True):
-        expected = [reference_ll(model, tokenizer, "", row[k]) for k in ("original_sequence", "sequence")]
+        expected = [
+            reference_ll(model, tokenizer, "", row[k]) for k in ("original_sequence", "sequence")
+        ]
         assert pair == pytest.approx(expected, abs=1e-4)

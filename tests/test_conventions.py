@@ -46,12 +46,15 @@ def test_no_start_token_scores_the_raw_window_with_its_first_token_unscored(
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     kmer = {"kmer6": {"kmer_size": 6}}.get(kind, {})
-    result = evaluate(path, [TASK], {"data_dir": str(pair_data), "start_token": "none", **kmer},
-                      model="dna-hf")  # fmt: skip
+    result = evaluate(
+        path, [TASK], {"data_dir": str(pair_data), "start_token": "none", **kmer}, model="dna-hf"
+    )
     rows = pd.read_parquet(pair_data / "syn_human")
     k = kmer.get("kmer_size", 1)
     for (ll_o, ll_p), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
-        original, perturbed = (s[: len(s) - len(s) % k] for s in (row["original_sequence"], row["sequence"]))
+        original, perturbed = (
+            s[: len(s) - len(s) % k] for s in (row["original_sequence"], row["sequence"])
+        )
         assert ll_o == pytest.approx(upstream_ll(model, tokenizer, original), abs=TOLERANCE)
         assert ll_p == pytest.approx(upstream_ll(model, tokenizer, perturbed), abs=TOLERANCE)
 
@@ -62,12 +65,18 @@ def test_evo2s_default_mean_divides_by_the_scored_tokens(tiny_models, pair_data)
     path = tiny_models["bpe"]
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(path, [TASK], {"data_dir": str(pair_data), "start_token": "none",
-                                     "reduction": "mean"}, model="dna-hf")  # fmt: skip
+    result = evaluate(
+        path,
+        [TASK],
+        {"data_dir": str(pair_data), "start_token": "none", "reduction": "mean"},
+        model="dna-hf",
+    )
     rows = pd.read_parquet(pair_data / "syn_human")
     for (ll_o, ll_p), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
         for got, sequence in ((ll_o, row["original_sequence"]), (ll_p, row["sequence"])):
-            expected = upstream_ll(model, tokenizer, sequence) / (token_count(tokenizer, sequence) - 1)
+            expected = upstream_ll(model, tokenizer, sequence) / (
+                token_count(tokenizer, sequence) - 1
+            )
             assert got == pytest.approx(expected, abs=TOLERANCE / 10)
 
 
@@ -75,12 +84,15 @@ def test_the_traitgym_convention_averages_both_strands_of_the_raw_windows(tiny_m
     path = tiny_models["char"]
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(path, [TASK], {"data_dir": str(pair_data), "convention": "traitgym"},
-                      model="dna-hf")  # fmt: skip
+    result = evaluate(
+        path, [TASK], {"data_dir": str(pair_data), "convention": "traitgym"}, model="dna-hf"
+    )
     rows = pd.read_parquet(pair_data / "syn_human")
     for (ll_o, ll_p), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
         for got, sequence in ((ll_o, row["original_sequence"]), (ll_p, row["sequence"])):
-            strands = [upstream_ll(model, tokenizer, s) for s in (sequence, reverse_complement(sequence))]
+            strands = [
+                upstream_ll(model, tokenizer, s) for s in (sequence, reverse_complement(sequence))
+            ]
             assert got == pytest.approx(sum(strands) / 2, abs=TOLERANCE)
     assert result["configs"][TASK]["metadata"]["convention"] == "traitgym"
 
@@ -89,8 +101,9 @@ def test_kmer_markov_leaves_the_first_base_unscored_too(pair_data, tmp_path):
     fasta = tmp_path / "genome.fa"
     rows = pd.read_parquet(pair_data / "syn_human")
     fasta.write_text(">g\n" + "".join(rows["original_sequence"]) + "\n")
-    result = evaluate(str(fasta), [TASK], {"data_dir": str(pair_data), "start_token": "none"},
-                      model="kmer-markov")  # fmt: skip
+    result = evaluate(
+        str(fasta), [TASK], {"data_dir": str(pair_data), "start_token": "none"}, model="kmer-markov"
+    )
     chain = chain_for(fasta, 3)
     for (ll_o, _), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
         sequence = row["original_sequence"]
@@ -104,10 +117,19 @@ def test_kmer_markov_leaves_the_first_base_unscored_too(pair_data, tmp_path):
 def test_a_convention_sets_its_pieces_and_refuses_a_contradicting_one(name):
     convention = CONVENTIONS[name]
     options = parse_options({"convention": name})
-    assert (options.start_token, options.reduction, options.formatting.rc_average,
-            options.one_class_chromosomes, options.convention) == (
-        convention.start_token, convention.reduction, convention.rc_average,
-        convention.one_class_chromosomes, name)  # fmt: skip
+    assert (
+        options.start_token,
+        options.reduction,
+        options.formatting.rc_average,
+        options.one_class_chromosomes,
+        options.convention,
+    ) == (
+        convention.start_token,
+        convention.reduction,
+        convention.rc_average,
+        convention.one_class_chromosomes,
+        name,
+    )
     flipped = {"rc_average": not convention.rc_average}
     with pytest.raises(OptionsError, match=f"convention '{name}' sets rc_average="):
         parse_options({"convention": name, **flipped})
@@ -118,8 +140,10 @@ def test_the_conventions_table_is_the_upstream_rules():
     """vep-definitions: TraitGym and biofoundation sum, Evo 2 means; TraitGym and GPN average
     both strands, Evo 2's notebook and biofoundation use the forward one; GPN, TraitGym and
     biofoundation pad with N, Evo 2 truncates."""
-    table = {name: (c.start_token, c.reduction, c.rc_average, c.edge, c.one_class_chromosomes)
-             for name, c in CONVENTIONS.items()}  # fmt: skip
+    table = {
+        name: (c.start_token, c.reduction, c.rc_average, c.edge, c.one_class_chromosomes)
+        for name, c in CONVENTIONS.items()
+    }
     assert table == {
         "traitgym": ("none", "sum", True, "pad", "keep"),
         "gpn": ("model", "sum", True, "pad", "drop"),
@@ -129,13 +153,16 @@ def test_the_conventions_table_is_the_upstream_rules():
     assert CONVENTIONS["gpn"].models == ("dna-mlm",)
 
 
-@pytest.mark.parametrize("metadata, message", [
-    ({"convention": "gpt"}, "unknown convention 'gpt'; conventions: traitgym, gpn, evo2"),
-    ({"start_token": "bos"}, "start_token must be one of model, none, got 'bos'"),
-    ({"start_token": "none", "preset": "carbon"}, "the DNA prefix is '<dna>' .preset 'carbon'"),
-    ({"one_class_chromosomes": "weight"}, "one_class_chromosomes must be one of drop, keep"),
-    ({"start_tokens": "none"}, "did you mean 'start_token'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "metadata, message",
+    [
+        ({"convention": "gpt"}, "unknown convention 'gpt'; conventions: traitgym, gpn, evo2"),
+        ({"start_token": "bos"}, "start_token must be one of model, none, got 'bos'"),
+        ({"start_token": "none", "preset": "carbon"}, "the DNA prefix is '<dna>' .preset 'carbon'"),
+        ({"one_class_chromosomes": "weight"}, "one_class_chromosomes must be one of drop, keep"),
+        ({"start_tokens": "none"}, "did you mean 'start_token'"),
+    ],
+)
 def test_bad_convention_options_are_one_line(metadata, message):
     with pytest.raises(OptionsError, match=message):
         parse_options(metadata)
@@ -146,13 +173,22 @@ def test_settings_that_do_not_apply_to_the_model_are_refused_before_scoring(tiny
     from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 
     with pytest.raises(OptionsError, match="convention 'gpn' scores with dna-mlm, not dna-hf"):
-        evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data), "convention": "gpn"},
-                 model="dna-hf")  # fmt: skip
-    masked = save_random_bert(pair_data.parent / "mlm-conventions",
-                              as_masked_lm_tokenizer(build_tokenizer("char")))  # fmt: skip
+        evaluate(
+            tiny_models["char"],
+            [TASK],
+            {"data_dir": str(pair_data), "convention": "gpn"},
+            model="dna-hf",
+        )
+    masked = save_random_bert(
+        pair_data.parent / "mlm-conventions", as_masked_lm_tokenizer(build_tokenizer("char"))
+    )
     with pytest.raises(OptionsError, match="start_token 'none' applies to causal models"):
-        evaluate(str(masked), [TASK], {"data_dir": str(pair_data), "start_token": "none"},
-                 model="dna-mlm")  # fmt: skip
+        evaluate(
+            str(masked),
+            [TASK],
+            {"data_dir": str(pair_data), "start_token": "none"},
+            model="dna-mlm",
+        )
 
 
 def test_lm_evals_hf_model_cannot_drop_its_start_token(pair_data, monkeypatch):
@@ -190,9 +226,27 @@ def hidden_genome(tmp_path_factory):
 
 def built_variants(hidden_genome, root, edge: str) -> pd.DataFrame:
     fasta, _, _ = hidden_genome
-    assert main(["build", "variants", "--variants", str(fasta.with_name("v.tsv")), "--fasta",
-                 str(fasta), "--config", "hidden", "--out", str(root), "--window", str(VW),
-                 "--edge", edge]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "build",
+                "variants",
+                "--variants",
+                str(fasta.with_name("v.tsv")),
+                "--fasta",
+                str(fasta),
+                "--config",
+                "hidden",
+                "--out",
+                str(root),
+                "--window",
+                str(VW),
+                "--edge",
+                edge,
+            ]
+        )
+        == 0
+    )
     return pd.read_parquet(root / "hidden")
 
 
@@ -208,8 +262,12 @@ def test_causal_conventions_equal_their_upstream_rule_on_hidden_variants(
     path = tiny_models["char"]
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(path, [VARIANT_TASK], {"config": "hidden", "data_dir": str(tmp_path),
-                                             "convention": name}, model="dna-hf")  # fmt: skip
+    result = evaluate(
+        path,
+        [VARIANT_TASK],
+        {"config": "hidden", "data_dir": str(tmp_path), "convention": name},
+        model="dna-hf",
+    )
 
     def score(sequence: str) -> float:
         strands = [sequence, reverse_complement(sequence)] if convention.rc_average else [sequence]
@@ -222,8 +280,9 @@ def test_causal_conventions_equal_their_upstream_rule_on_hidden_variants(
     assert len(pairs) == len(rows) == len(table)
     at_ends = 0
     for (ll_ref, ll_alt), row in zip(pairs, rows.to_dict("records"), strict=True):
-        reference, alternate, _, _ = expected_edge_pair(sequences, row["chrom"], row["pos"],
-                                                        row["ref"], row["alt"], VW, convention.edge)  # fmt: skip
+        reference, alternate, _, _ = expected_edge_pair(
+            sequences, row["chrom"], row["pos"], row["ref"], row["alt"], VW, convention.edge
+        )
         assert ll_ref == pytest.approx(score(reference), abs=TOLERANCE), (row["chrom"], row["pos"])
         assert ll_alt == pytest.approx(score(alternate), abs=TOLERANCE), (row["chrom"], row["pos"])
         at_ends += bool(row["is_clamped"])
@@ -243,28 +302,46 @@ def test_the_gpn_convention_equals_gpns_masked_llr_on_padded_windows(hidden_geno
     path = save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(str(path), [VARIANT_TASK], {"config": "hidden", "data_dir": str(tmp_path / "data"),
-                                                  "convention": "gpn"}, model="dna-mlm")  # fmt: skip
-    margins = {(r["chrom"], r["pos"], r["alt"]): a - b for (a, b), r in
-               zip(logged_pairs(result, VARIANT_TASK), rows.to_dict("records"), strict=True)}  # fmt: skip
+    result = evaluate(
+        str(path),
+        [VARIANT_TASK],
+        {"config": "hidden", "data_dir": str(tmp_path / "data"), "convention": "gpn"},
+        model="dna-mlm",
+    )
+    margins = {
+        (r["chrom"], r["pos"], r["alt"]): a - b
+        for (a, b), r in zip(
+            logged_pairs(result, VARIANT_TASK), rows.to_dict("records"), strict=True
+        )
+    }
 
     def llr(window: str, index: int, ref: str, alt: str) -> float:
         masked = window[:index] + tokenizer.mask_token + window[index + 1 :]
         ids = tokenizer(masked, return_tensors="pt")["input_ids"]
         with torch.no_grad():
             log_probs = torch.log_softmax(model(ids).logits[0, index + 1].float(), dim=-1)
-        return (log_probs[tokenizer.convert_tokens_to_ids(alt)]
-                - log_probs[tokenizer.convert_tokens_to_ids(ref)]).item()  # fmt: skip
+        return (
+            log_probs[tokenizer.convert_tokens_to_ids(alt)]
+            - log_probs[tokenizer.convert_tokens_to_ids(ref)]
+        ).item()
 
     complement = dict(zip("ACGT", "TGCA"))
     for row in snvs.to_dict("records"):
-        window, _, _, index = expected_edge_pair(sequences, row["chrom"], row["pos"], row["ref"],
-                                                 row["alt"], VW, "pad")  # fmt: skip
+        window, _, _, index = expected_edge_pair(
+            sequences, row["chrom"], row["pos"], row["ref"], row["alt"], VW, "pad"
+        )
         forward = llr(window, index, row["ref"], row["alt"])
-        reverse = llr(reverse_complement(window), VW - 1 - index, complement[row["ref"]],
-                      complement[row["alt"]])  # fmt: skip
+        reverse = llr(
+            reverse_complement(window),
+            VW - 1 - index,
+            complement[row["ref"]],
+            complement[row["alt"]],
+        )
         got = margins[(row["chrom"], row["pos"], row["alt"])]
-        assert got == pytest.approx(-(forward + reverse) / 2, abs=TOLERANCE), (row["chrom"], row["pos"])
+        assert got == pytest.approx(-(forward + reverse) / 2, abs=TOLERANCE), (
+            row["chrom"],
+            row["pos"],
+        )
     assert len(snvs) >= 12 and snvs["is_clamped"].sum() >= 8
 
 
@@ -276,9 +353,13 @@ def test_a_convention_whose_edge_rule_differs_from_the_datas_says_so(
 
     monkeypatch.setattr(active_models, "_created", {"dna-hf"})
     built_variants(hidden_genome, tmp_path / "shift", "shift")
-    load_variant_pairs(config="hidden", data_dir=str(tmp_path / "shift"), convention="biofoundation")
-    assert ("convention 'biofoundation' cuts windows at chromosome ends by 'pad', this data by "
-            "'shift'; 12 of 18 variants lie at a chromosome end") in caplog.text  # fmt: skip
+    load_variant_pairs(
+        config="hidden", data_dir=str(tmp_path / "shift"), convention="biofoundation"
+    )
+    assert (
+        "convention 'biofoundation' cuts windows at chromosome ends by 'pad', this data by "
+        "'shift'; 12 of 18 variants lie at a chromosome end"
+    ) in caplog.text
     caplog.clear()
     built_variants(hidden_genome, tmp_path / "pad", "pad")
     load_variant_pairs(config="hidden", data_dir=str(tmp_path / "pad"), convention="biofoundation")
@@ -309,8 +390,16 @@ def one_class_variants(seed: int = 4) -> pd.DataFrame:
     """Three chromosomes with both classes, one with negatives only, one with positives only."""
     rng = random.Random(seed)
     rows = []
-    for chrom, positives, negatives in (("1", 4, 9), ("2", 3, 11), ("3", 5, 7), ("4", 0, 6), ("5", 2, 0)):
-        rows += [(chrom, True) for _ in range(positives)] + [(chrom, False) for _ in range(negatives)]
+    for chrom, positives, negatives in (
+        ("1", 4, 9),
+        ("2", 3, 11),
+        ("3", 5, 7),
+        ("4", 0, 6),
+        ("5", 2, 0),
+    ):
+        rows += [(chrom, True) for _ in range(positives)] + [
+            (chrom, False) for _ in range(negatives)
+        ]
     frame = pd.DataFrame(rows, columns=["chrom", "label"])
     frame["score"] = [rng.gauss(1.0 if label else 0.0, 1.0) for label in frame["label"]]
     return frame
@@ -354,9 +443,13 @@ def test_the_standard_errors_are_traitgyms_formulas_on_the_documented_draws():
     positives, negatives = np.flatnonzero(labels), np.flatnonzero(~labels)
     values = []
     for _ in range(100):
-        rows = list(rng.choice(positives, len(positives))) + list(rng.choice(negatives, len(negatives)))
+        rows = list(rng.choice(positives, len(positives))) + list(
+            rng.choice(negatives, len(negatives))
+        )
         values.append(average_precision_score(labels[rows], scores[rows]))
-    got = standard_error(stratified_bootstrap(average_precision_score, labels, scores, seed=7, n_boot=100))
+    got = standard_error(
+        stratified_bootstrap(average_precision_score, labels, scores, seed=7, n_boot=100)
+    )
     assert got == pytest.approx(statistics.stdev(values), rel=1e-12)
 
     rows = by_chromosome("auroc", list(labels), list(scores), list(frame["chrom"]), "keep").rows
@@ -364,17 +457,26 @@ def test_the_standard_errors_are_traitgyms_formulas_on_the_documented_draws():
     values = []
     for picks in rng.integers(0, len(rows), size=(1000, len(rows))):
         chosen = [rows[i] for i in picks]
-        values.append(sum(n * (m if m == m else 0.0) for _, n, m in chosen) / sum(n for _, n, _ in chosen))
+        values.append(
+            sum(n * (m if m == m else 0.0) for _, n, m in chosen) / sum(n for _, n, _ in chosen)
+        )
     assert standard_error(chromosome_bootstrap(rows, seed=3, n_boot=1000)) == pytest.approx(
-        statistics.stdev(values), rel=1e-12)
+        statistics.stdev(values), rel=1e-12
+    )
     assert standard_error([0.5]) != standard_error([0.5])  # one replicate: no error (NaN)
 
 
 def report_pairs(frame: pd.DataFrame, one_class: str = "drop", convention=None) -> pd.DataFrame:
-    return frame.assign(model="m", task="t", score_kind="llr", margin=frame["score"],
-                        correct=frame["score"] > 0, one_class_chromosomes=one_class,
-                        convention=convention,
-                        pair_id=[f"{i:04x}" for i in range(len(frame))])  # fmt: skip
+    return frame.assign(
+        model="m",
+        task="t",
+        score_kind="llr",
+        margin=frame["score"],
+        correct=frame["score"] > 0,
+        one_class_chromosomes=one_class,
+        convention=convention,
+        pair_id=[f"{i:04x}" for i in range(len(frame))],
+    )
 
 
 def test_the_report_resamples_the_same_whatever_the_row_order():
@@ -394,11 +496,14 @@ def test_the_report_keeps_one_class_chromosomes_under_the_traitgym_convention():
     from perturbation_bench.report.variant_metrics import markdown, ranking_summary, thin_notes
 
     frame = one_class_variants()
-    (kept,) = ranking_summary(report_pairs(frame, "keep", "traitgym"), n_boot=200, se_boot=50,
-                              se_chrom_boot=300)  # fmt: skip
+    (kept,) = ranking_summary(
+        report_pairs(frame, "keep", "traitgym"), n_boot=200, se_boot=50, se_chrom_boot=300
+    )
     (dropped,) = ranking_summary(report_pairs(frame), n_boot=200)
     args = list(frame["label"]), list(frame["score"]), list(frame["chrom"])
-    assert kept["auprc_by_chrom"] == pytest.approx(traitgym_by_chrom(average_precision_score, *args))
+    assert kept["auprc_by_chrom"] == pytest.approx(
+        traitgym_by_chrom(average_precision_score, *args)
+    )
     assert (kept["chromosomes_kept"], kept["chromosomes_left_out"]) == (["4", "5"], [])
     assert (dropped["chromosomes_kept"], dropped["chromosomes_left_out"]) == ([], ["4", "5"])
     assert kept["se_resamples"] == 50 and kept["se_chrom_resamples"] == 300
@@ -406,8 +511,10 @@ def test_the_report_keeps_one_class_chromosomes_under_the_traitgym_convention():
     lines = "\n".join(markdown([kept], [], [], []))
     assert f"| traitgym | 47 (14) | {kept['auroc']:.3f} ± {kept['auroc_se']:.3f} [" in lines
     assert "| kept: 4, 5 |" in lines and "50 stratified resamples" in lines
-    assert any("chromosome(s) 4, 5 hold variants of one class and are kept" in n
-               for n in thin_notes([kept]))  # fmt: skip
+    assert any(
+        "chromosome(s) 4, 5 hold variants of one class and are kept" in n
+        for n in thin_notes([kept])
+    )
 
 
 def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog):
@@ -423,8 +530,11 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
     assert auprc_by_chrom([]) != auprc_by_chrom([])  # no variant: NaN, not an error
     dropped = auprc_by_chrom([(s, y, c, "drop") for s, y, c, _ in items])
     both = frame[frame["chrom"].isin(["1", "2", "3"])]
-    assert dropped == pytest.approx(traitgym_by_chrom(
-        average_precision_score, list(both["label"]), list(both["score"]), list(both["chrom"])))
+    assert dropped == pytest.approx(
+        traitgym_by_chrom(
+            average_precision_score, list(both["label"]), list(both["score"]), list(both["chrom"])
+        )
+    )
 
 
 def test_only_a_document_that_says_start_token_none_starts_bare():
@@ -444,12 +554,28 @@ def test_a_chromosome_shorter_than_the_window_is_excluded_only_when_shifting(tmp
 
     (tmp_path / "g.fa").write_text(">short\nACGTACGTACGTACGTACGT\n")
     pd.DataFrame([("short", 10, "C", "G")], columns=["chrom", "pos", "ref", "alt"]).to_csv(
-        tmp_path / "v.csv", index=False)
+        tmp_path / "v.csv", index=False
+    )
     lengths = {}
     for edge in ("shift", "pad", "truncate"):
-        code = main(["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta",
-                     str(tmp_path / "g.fa"), "--config", edge, "--out", str(tmp_path / "out"),
-                     "--window", "32", "--edge", edge])  # fmt: skip
+        code = main(
+            [
+                "build",
+                "variants",
+                "--variants",
+                str(tmp_path / "v.csv"),
+                "--fasta",
+                str(tmp_path / "g.fa"),
+                "--config",
+                edge,
+                "--out",
+                str(tmp_path / "out"),
+                "--window",
+                "32",
+                "--edge",
+                edge,
+            ]
+        )
         if edge == "shift":
             assert code != 0 and "'chromosome_shorter_than_window': 1" in capsys.readouterr().err
             continue

@@ -69,8 +69,12 @@ def test_crops_follow_the_pinned_rule(case, length):
 def test_a_cropped_task_scores_exactly_the_crops(tiny_models, pair_data, caplog):
     path = tiny_models["char"]
     with caplog.at_level(logging.INFO, logger="lm_eval.perturbation_bench.tasks.loading"):
-        result = evaluate(path, ["perturbation_syn_human"], {"data_dir": str(pair_data),
-                          "context_bp": 40}, model="dna-hf")  # fmt: skip
+        result = evaluate(
+            path,
+            ["perturbation_syn_human"],
+            {"data_dir": str(pair_data), "context_bp": 40},
+            model="dna-hf",
+        )
     assert "cropped to 40 bp around their changes" in caplog.text
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)

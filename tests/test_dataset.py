@@ -35,9 +35,27 @@ def genome_files(tmp_path_factory):
 
 
 def build(kind, fasta, gtf, out, *extra):
-    args = ["build", kind, "--fasta", str(fasta), "--gtf", str(gtf), "--species", "human",
-            "--out", str(out), "--window", str(WINDOW), "--flank", str(FLANK),
-            "--assembly", "toy", "--annotation-source", "toy", *extra]  # fmt: skip
+    args = [
+        "build",
+        kind,
+        "--fasta",
+        str(fasta),
+        "--gtf",
+        str(gtf),
+        "--species",
+        "human",
+        "--out",
+        str(out),
+        "--window",
+        str(WINDOW),
+        "--flank",
+        str(FLANK),
+        "--assembly",
+        "toy",
+        "--annotation-source",
+        "toy",
+        *extra,
+    ]
     assert main(args) == 0
     return out / f"{kind}_human" / "test-00000-of-00001.parquet"
 
@@ -105,9 +123,10 @@ def test_a_gtf_phase_that_breaks_the_frame_is_excluded_and_counted(genome_files,
     fasta, gtf = genome_files
     lines = gtf.read_text().splitlines(keepends=True)
     second_exon = next(  # the second CDS exon of T0: its phase must continue exon 1's frame
-        i for i, line in enumerate(lines) if 'transcript_id "T0"' in line and i and
-        'transcript_id "T0"' in lines[i - 1]
-    )  # fmt: skip
+        i
+        for i, line in enumerate(lines)
+        if 'transcript_id "T0"' in line and i and 'transcript_id "T0"' in lines[i - 1]
+    )
     fields = lines[second_exon].split("\t")
     fields[7] = str((int(fields[7]) + 1) % 3)
     lines[second_exon] = "\t".join(fields)
@@ -167,8 +186,19 @@ def test_partial_recoding_changes_a_seeded_share(genome_files, tmp_path):
 
 
 def test_motif_options_change_the_repeat(genome_files, tmp_path):
-    build("motif", *genome_files, tmp_path, "--motif", "gaa", "--repeats", "4", "--offset", "9",
-          "--config", "motif_gaa_human")  # fmt: skip
+    build(
+        "motif",
+        *genome_files,
+        tmp_path,
+        "--motif",
+        "gaa",
+        "--repeats",
+        "4",
+        "--offset",
+        "9",
+        "--config",
+        "motif_gaa_human",
+    )
     path = tmp_path / "motif_gaa_human" / "test-00000-of-00001.parquet"
     for r in pq.read_table(path).to_pylist():
         assert r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]] == "GAA" * 4
@@ -176,8 +206,10 @@ def test_motif_options_change_the_repeat(genome_files, tmp_path):
 
 
 def test_build_is_reproducible_byte_for_byte_and_seeded(genome_files, tmp_path):
-    runs = [build("syn", *genome_files, tmp_path / name, "--max-pairs", "5", "--seed", seed)
-            for name, seed in (("a", "1"), ("b", "1"), ("c", "2"))]  # fmt: skip
+    runs = [
+        build("syn", *genome_files, tmp_path / name, "--max-pairs", "5", "--seed", seed)
+        for name, seed in (("a", "1"), ("b", "1"), ("c", "2"))
+    ]
     assert runs[0].read_bytes() == runs[1].read_bytes()
     ids = [pq.read_table(p, columns=["benchmark_id"])["benchmark_id"].to_pylist() for p in runs]
     assert len(ids[0]) == 5 and ids[0] != ids[2]
@@ -221,9 +253,15 @@ def break_row(table_rows, invariant, row):
 
 @pytest.mark.parametrize(
     "kind, invariant",
-    [("syn", "window_size"), ("syn", "diff_in_patch"), ("syn", "codon_aligned"),
-     ("syn", "synonymous_only"), ("motif", "patch_is_repeat"), ("motif", "matches_genome")],
-)  # fmt: skip
+    [
+        ("syn", "window_size"),
+        ("syn", "diff_in_patch"),
+        ("syn", "codon_aligned"),
+        ("syn", "synonymous_only"),
+        ("motif", "patch_is_repeat"),
+        ("motif", "matches_genome"),
+    ],
+)
 def test_validate_catches_one_broken_row_per_invariant(
     built, genome_files, tmp_path, kind, invariant
 ):
@@ -327,7 +365,11 @@ def test_soft_masked_rows_get_the_same_verdict_from_validate_and_the_tasks(
     assert {c.name: c.broken for c in checks if c.checked} == {
         c.name: 0 for c in checks if c.checked
     }
-    assert {c.name for c in checks if c.checked} >= {"pair_rules", "diff_in_patch", "matches_genome"}
+    assert {c.name for c in checks if c.checked} >= {
+        "pair_rules",
+        "diff_in_patch",
+        "matches_genome",
+    }
     assert len(load_pairs(f"{kind}_human", data_dir=str(tmp_path))["test"]) == len(rows)
 
 
@@ -351,8 +393,19 @@ def test_validate_without_fasta_skips_the_genome_check(built, capsys):
 def test_motif_build_refuses_stops_frameshifts_and_the_published_name(
     genome_files, tmp_path, capsys, extra, message
 ):
-    args = ["build", "motif", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
-            "--species", "human", "--out", str(tmp_path), *extra]  # fmt: skip
+    args = [
+        "build",
+        "motif",
+        "--fasta",
+        str(genome_files[0]),
+        "--gtf",
+        str(genome_files[1]),
+        "--species",
+        "human",
+        "--out",
+        str(tmp_path),
+        *extra,
+    ]
     assert main(args) == 2
     assert re.search(message, capsys.readouterr().err)
     assert not (tmp_path / "motif_human").exists()
@@ -361,8 +414,18 @@ def test_motif_build_refuses_stops_frameshifts_and_the_published_name(
 
 
 def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, tmp_path, capsys):
-    args = ["build", "syn", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
-            "--species", "zebrafish", "--out", str(tmp_path)]  # fmt: skip
+    args = [
+        "build",
+        "syn",
+        "--fasta",
+        str(genome_files[0]),
+        "--gtf",
+        str(genome_files[1]),
+        "--species",
+        "zebrafish",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(args) == 2
     assert "no codon table for species 'zebrafish'" in capsys.readouterr().err
 
@@ -370,11 +433,32 @@ def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, 
 def test_a_user_codon_table_names_the_config(genome_files, tmp_path):
     table = load_codon_table("mouse")
     csv = tmp_path / "zebrafish.csv"
-    csv.write_text("codon,amino_acid,frequency\n" + "".join(
-        f"{codon},{aa},{freq}\n" for aa, codons in table.usage.items() for codon, freq in codons.items()
-    ))  # fmt: skip
-    args = ["build", "syn", "--fasta", str(genome_files[0]), "--gtf", str(genome_files[1]),
-            "--species", "zebrafish", "--codon-table", str(csv), "--out", str(tmp_path), "--window", "400", "--flank", "100"]  # fmt: skip
+    csv.write_text(
+        "codon,amino_acid,frequency\n"
+        + "".join(
+            f"{codon},{aa},{freq}\n"
+            for aa, codons in table.usage.items()
+            for codon, freq in codons.items()
+        )
+    )
+    args = [
+        "build",
+        "syn",
+        "--fasta",
+        str(genome_files[0]),
+        "--gtf",
+        str(genome_files[1]),
+        "--species",
+        "zebrafish",
+        "--codon-table",
+        str(csv),
+        "--out",
+        str(tmp_path),
+        "--window",
+        "400",
+        "--flank",
+        "100",
+    ]
     assert main(args) == 0
     row = pq.read_table(tmp_path / "syn_zebrafish").to_pylist()[0]
     assert row["codon_usage_source"] == str(csv) and row["species"] == "zebrafish"
@@ -382,8 +466,11 @@ def test_a_user_codon_table_names_the_config(genome_files, tmp_path):
 
 def test_tasks_run_on_a_built_dataset(built, genome_files, tiny_models, tmp_path):
     data_dir = built["syn"].parents[1]
-    result = evaluate(tiny_models["char"], ["perturbation_syn_human", "perturbation_motif_human"],
-                      {"data_dir": str(data_dir)})  # fmt: skip
+    result = evaluate(
+        tiny_models["char"],
+        ["perturbation_syn_human", "perturbation_motif_human"],
+        {"data_dir": str(data_dir)},
+    )
     for task, path in (
         ("perturbation_syn_human", built["syn"]),
         ("perturbation_motif_human", built["motif"]),
@@ -391,19 +478,34 @@ def test_tasks_run_on_a_built_dataset(built, genome_files, tiny_models, tmp_path
         assert result["results"][task]["sample_len"] == pq.read_metadata(path).num_rows
     build("motif", *genome_files, tmp_path, "--motif", "GAA", "--config", "motif_gaa_human")
     custom = tmp_path / "motif_gaa_human" / "test-00000-of-00001.parquet"
-    result = evaluate(tiny_models["char"], ["perturbation_custom"],
-                      {"data_dir": str(tmp_path), "config": "motif_gaa_human"})  # fmt: skip
+    result = evaluate(
+        tiny_models["char"],
+        ["perturbation_custom"],
+        {"data_dir": str(tmp_path), "config": "motif_gaa_human"},
+    )
     assert (
         result["results"]["perturbation_custom"]["sample_len"] == pq.read_metadata(custom).num_rows
     )
     # the built config also runs under its own name, from the YAML build wrote beside it,
     # whatever data_dir the run gives the other tasks
     assert (tmp_path / "perturbation_motif_gaa_human.yaml").is_file()
-    named = evaluate(tiny_models["char"], ["perturbation_motif_gaa_human", "perturbation_syn_human"],
-                     {"data_dir": str(data_dir)}, include=[tmp_path])  # fmt: skip
-    assert named["results"]["perturbation_motif_gaa_human"]["alias"] == "perturbation_motif_gaa_human"
-    assert named["results"]["perturbation_motif_gaa_human"]["sample_len"] == pq.read_metadata(custom).num_rows
-    assert named["results"]["perturbation_syn_human"]["sample_len"] == pq.read_metadata(built["syn"]).num_rows
+    named = evaluate(
+        tiny_models["char"],
+        ["perturbation_motif_gaa_human", "perturbation_syn_human"],
+        {"data_dir": str(data_dir)},
+        include=[tmp_path],
+    )
+    assert (
+        named["results"]["perturbation_motif_gaa_human"]["alias"] == "perturbation_motif_gaa_human"
+    )
+    assert (
+        named["results"]["perturbation_motif_gaa_human"]["sample_len"]
+        == pq.read_metadata(custom).num_rows
+    )
+    assert (
+        named["results"]["perturbation_syn_human"]["sample_len"]
+        == pq.read_metadata(built["syn"]).num_rows
+    )
 
 
 def test_demo_dataset_is_what_the_script_builds(tmp_path):
@@ -496,9 +598,26 @@ def test_both_gff3_layouts_build_the_same_rows_as_the_gtf(genome_files, tmp_path
     paths = {}
     for name, flag in (("same.gtf", "--gtf"), ("same.gff3", "--gff3")):
         out = tmp_path / name.replace(".", "_")
-        args = ["build", "syn", "--fasta", str(fasta), flag, str(tmp_path / name), "--species",
-                "human", "--out", str(out), "--window", str(WINDOW), "--flank", str(FLANK),
-                "--assembly", "toy", "--annotation-source", "toy"]  # fmt: skip
+        args = [
+            "build",
+            "syn",
+            "--fasta",
+            str(fasta),
+            flag,
+            str(tmp_path / name),
+            "--species",
+            "human",
+            "--out",
+            str(out),
+            "--window",
+            str(WINDOW),
+            "--flank",
+            str(FLANK),
+            "--assembly",
+            "toy",
+            "--annotation-source",
+            "toy",
+        ]
         assert main(args) == 0
         paths[name] = out / "syn_human" / "test-00000-of-00001.parquet"
     gtf_rows, gff3_rows = (pq.read_table(p).to_pylist() for p in paths.values())
@@ -519,10 +638,15 @@ def test_a_gff3_is_recognised_by_its_extension(genome_files, tmp_path):
 def test_two_genes_sharing_an_exon_give_one_pair_and_a_duplicate_count(genome_files, tmp_path):
     """An annotation with a second gene whose CDS copies another gene's: the same pair twice."""
     fasta, gtf = genome_files
-    lines = [line for line in gtf.read_text().splitlines() if '\tCDS\t' in line]
+    lines = [line for line in gtf.read_text().splitlines() if "\tCDS\t" in line]
     first_gene = re.search(r'gene_id "([^"]+)"', lines[0]).group(1)
-    copy = [line.replace(f'gene_id "{first_gene}"', 'gene_id "COPY"').replace('transcript_id "', 'transcript_id "COPY_')
-            for line in lines if f'gene_id "{first_gene}"' in line]  # fmt: skip
+    copy = [
+        line.replace(f'gene_id "{first_gene}"', 'gene_id "COPY"').replace(
+            'transcript_id "', 'transcript_id "COPY_'
+        )
+        for line in lines
+        if f'gene_id "{first_gene}"' in line
+    ]
     doubled = tmp_path / "doubled.gtf"
     doubled.write_text(gtf.read_text() + "\n".join(copy) + "\n")
     single = pq.read_table(build("syn", fasta, gtf, tmp_path / "a")).num_rows
@@ -533,13 +657,20 @@ def test_two_genes_sharing_an_exon_give_one_pair_and_a_duplicate_count(genome_fi
 
 def test_a_tie_in_cds_length_without_a_canonical_tag_picks_the_smallest_transcript_id():
     """Mutant: the transcript id sorted descending (or not at all)."""
-    table = cds_table([
-        ("c", 1, 90, "+", 0, "T2", "G", ""), ("c", 201, 290, "+", 0, "T1", "G", ""),
-        ("c", 1, 60, "+", 0, "T3", "G", ""),
-    ])  # fmt: skip
+    table = cds_table(
+        [
+            ("c", 1, 90, "+", 0, "T2", "G", ""),
+            ("c", 201, 290, "+", 0, "T1", "G", ""),
+            ("c", 1, 60, "+", 0, "T3", "G", ""),
+        ]
+    )
     assert {exon.transcript_id for exon in choose_transcripts(table)} == {"T1"}
-    canonical = cds_table([("c", 1, 90, "+", 0, "T2", "G", "Ensembl_canonical"),
-                           ("c", 201, 290, "+", 0, "T1", "G", "")])  # fmt: skip
+    canonical = cds_table(
+        [
+            ("c", 1, 90, "+", 0, "T2", "G", "Ensembl_canonical"),
+            ("c", 201, 290, "+", 0, "T1", "G", ""),
+        ]
+    )
     assert {exon.transcript_id for exon in choose_transcripts(canonical)} == {"T2"}
 
 
@@ -572,8 +703,9 @@ def test_the_codon_control_permutes_synonymous_codons_only(genome_files, built, 
     build("syn", *genome_files, tmp_path, "--recode", "shuffle")
     path = tmp_path / "syn_shuffle_human" / "test-00000-of-00001.parquet"  # a name of its own
     shuffled, published = pq.read_table(path).to_pylist(), pq.read_table(built["syn"]).to_pylist()
-    assert [r["benchmark_id"].split(":", 1)[1] for r in shuffled] == \
-        [r["benchmark_id"].split(":", 1)[1] for r in published]  # fmt: skip
+    assert [r["benchmark_id"].split(":", 1)[1] for r in shuffled] == [
+        r["benchmark_id"].split(":", 1)[1] for r in published
+    ]
     code = load_codon_table("human")
     for row in shuffled:
         assert row["recoding_mode"] == "synonymous_codon_shuffle"
@@ -589,21 +721,47 @@ def test_the_codon_control_permutes_synonymous_codons_only(genome_files, built, 
     build("syn", *genome_files, tmp_path / "seed1", "--recode", "shuffle", "--seed", "1")
     other = pq.read_table(tmp_path / "seed1" / "syn_shuffle_human").column("sequence").to_pylist()
     assert other != [row["sequence"] for row in shuffled]  # drawn by the seeded generator
-    result = evaluate(str(genome_files[0]), ["perturbation_custom"],
-                      {"data_dir": str(tmp_path), "config": "syn_shuffle_human"},
-                      model="kmer-markov", order=0)  # fmt: skip
+    result = evaluate(
+        str(genome_files[0]),
+        ["perturbation_custom"],
+        {"data_dir": str(tmp_path), "config": "syn_shuffle_human"},
+        model="kmer-markov",
+        order=0,
+    )
     assert result["results"]["perturbation_custom"]["tie_rate,pairs"] == 1.0
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--config", "syn_human"], "syn_human is a published config"),
-    (["--optimization-rate", "0.5"], "--optimization-rate applies to --recode most_frequent"),
-])  # fmt: skip
-def test_the_codon_control_refuses_published_names_and_partial_rates(genome_files, tmp_path, capsys,
-                                                                      extra, message):  # fmt: skip
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--config", "syn_human"], "syn_human is a published config"),
+        (["--optimization-rate", "0.5"], "--optimization-rate applies to --recode most_frequent"),
+    ],
+)
+def test_the_codon_control_refuses_published_names_and_partial_rates(
+    genome_files, tmp_path, capsys, extra, message
+):
     fasta, gtf = genome_files
-    assert main(["build", "syn", "--recode", "shuffle", "--fasta", str(fasta), "--gtf", str(gtf),
-                 "--species", "human", "--out", str(tmp_path), *extra]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "build",
+                "syn",
+                "--recode",
+                "shuffle",
+                "--fasta",
+                str(fasta),
+                "--gtf",
+                str(gtf),
+                "--species",
+                "human",
+                "--out",
+                str(tmp_path),
+                *extra,
+            ]
+        )
+        == 2
+    )
     assert message in capsys.readouterr().err
 
 
@@ -616,6 +774,11 @@ def test_a_codon_shuffle_draws_again_until_a_codon_moves():
 
     codons, table = ["ATG", "GCT", "GCC", "TAA"], load_codon_table("human")
     for seed in range(20):
-        assert shuffle_synonymous(codons, [1, 2], table, random.Random(seed)) == ["ATG", "GCC", "GCT", "TAA"]
+        assert shuffle_synonymous(codons, [1, 2], table, random.Random(seed)) == [
+            "ATG",
+            "GCC",
+            "GCT",
+            "TAA",
+        ]
     stuck = ["ATG", "GCT", "GCT", "TAA"]  # nothing can move: the codons as given (a no_change row)
     assert shuffle_synonymous(stuck, [1, 2], table, random.Random(0)) == stuck

@@ -144,7 +144,9 @@ def test_two_cpu_processes_under_torchrun_match_one_process(masked_models, pair_
     assert "dna-mlm: data parallel, process 1 of 2" in run.stderr
 
 
-def test_a_rerun_at_another_max_length_is_not_served_the_first_runs_scores(masked_models, pair_data, tmp_path):
+def test_a_rerun_at_another_max_length_is_not_served_the_first_runs_scores(
+    masked_models, pair_data, tmp_path
+):
     """One ``--use_cache`` file, max_length 40 then 16: the second run's scores are its own
     (``check`` compares each with the reference at that max_length)."""
     cache = str(tmp_path / "cache")
@@ -157,13 +159,20 @@ def reference_pll(model, tokenizer, sequence: str, max_length: int, prefix: str 
     """sum over the sequence's tokens i (not special, not the prefix's) of log P(token_i | the
     tokens with i masked), one forward pass per token, in the window of max_length tokens
     centred on i when longer."""
-    encoding = tokenizer(prefix + sequence, return_special_tokens_mask=True, return_offsets_mapping=True)
+    encoding = tokenizer(
+        prefix + sequence, return_special_tokens_mask=True, return_offsets_mapping=True
+    )
     ids, specials = encoding["input_ids"], encoding["special_tokens_mask"]
-    scored = [i for i, (start, _) in enumerate(encoding["offset_mapping"])
-              if not specials[i] and start >= len(prefix)]  # fmt: skip
+    scored = [
+        i
+        for i, (start, _) in enumerate(encoding["offset_mapping"])
+        if not specials[i] and start >= len(prefix)
+    ]
     total = 0.0
     for i in scored:
-        start = min(max(0, i - max_length // 2), len(ids) - max_length) if len(ids) > max_length else 0
+        start = (
+            min(max(0, i - max_length // 2), len(ids) - max_length) if len(ids) > max_length else 0
+        )
         window = ids[start : start + max_length]
         window[i - start] = tokenizer.mask_token_id
         total += log_probs(model, window)[i - start, ids[i]].item()
@@ -176,26 +185,45 @@ def gpn_model(folder):
 
     gpn.register_auto_classes()
     tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
-    config = GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                       num_hidden_layers=2, embedding="embedding", encoder="convnet")  # fmt: skip
+    config = GPNConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        embedding="embedding",
+        encoder="convnet",
+    )
     torch.manual_seed(0)
     GPNForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
 
-@pytest.mark.parametrize("kind, metadata, trim, max_length", [
-    ("char", {}, 1, None), ("kmer6", {"preset": "nucleotide_transformer"}, 6, None),
-    ("char", {}, 1, 40), ("gpn", {}, 1, None), ("char", {"dna_prefix": "ACGT"}, 1, None),
-])  # fmt: skip
-def test_pll_equals_an_independent_per_position_computation(masked_models, pair_data, tmp_path,
-                                                            kind, metadata, trim, max_length):  # fmt: skip
+@pytest.mark.parametrize(
+    "kind, metadata, trim, max_length",
+    [
+        ("char", {}, 1, None),
+        ("kmer6", {"preset": "nucleotide_transformer"}, 6, None),
+        ("char", {}, 1, 40),
+        ("gpn", {}, 1, None),
+        ("char", {"dna_prefix": "ACGT"}, 1, None),
+    ],
+)
+def test_pll_equals_an_independent_per_position_computation(
+    masked_models, pair_data, tmp_path, kind, metadata, trim, max_length
+):
     path = gpn_model(tmp_path / "gpn") if kind == "gpn" else masked_models[kind]
     extra = {"plugin": "gpn"} if kind == "gpn" else {}
     if max_length:
         extra["max_length"] = max_length
-    result = evaluate(path, [TASK], {"data_dir": str(pair_data), **metadata}, model="dna-mlm",
-                      scoring="pll", **extra)  # fmt: skip
+    result = evaluate(
+        path,
+        [TASK],
+        {"data_dir": str(pair_data), **metadata},
+        model="dna-mlm",
+        scoring="pll",
+        **extra,
+    )
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     limit = max_length or model.config.max_position_embeddings
@@ -220,16 +248,22 @@ def test_mostly_masked_pairs_name_the_pll_in_a_warning(masked_models, tmp_path, 
     rows = []
     for changed in (50, 20):  # of 60 bases
         original = "".join(rng.choice("ACGT") for _ in range(60))
-        perturbed = "".join({"A": "C", "C": "G", "G": "T", "T": "A"}[b] if 5 <= i < 5 + changed
-                            else b for i, b in enumerate(original))  # fmt: skip
+        perturbed = "".join(
+            {"A": "C", "C": "G", "G": "T", "T": "A"}[b] if 5 <= i < 5 + changed else b
+            for i, b in enumerate(original)
+        )
         rows.append({"original_sequence": original, "sequence": perturbed})
     write_parquet(rows[:1], tmp_path / "most", "syn_human")
     write_parquet(rows[1:], tmp_path / "some", "syn_human")
     for folder, warned in (("most", True), ("some", False)):
         caplog.clear()
         with caplog.at_level("WARNING"):
-            evaluate(masked_models["char"], [TASK], {"data_dir": str(tmp_path / folder)}, model="dna-mlm")
-        found = "in 1 of 1 pairs the differing positions are more than half the tokens" in caplog.text
+            evaluate(
+                masked_models["char"], [TASK], {"data_dir": str(tmp_path / folder)}, model="dna-mlm"
+            )
+        found = (
+            "in 1 of 1 pairs the differing positions are more than half the tokens" in caplog.text
+        )
         assert found == warned and ("scoring=pll" in caplog.text) == warned
 
 

@@ -83,8 +83,9 @@ def test_a_zero_shot_task_keeps_no_few_shot_copy_of_its_documents(tmp_path):
     from perturbation_bench.paths import tasks_dir
 
     write_parquet(random_pairs(5, 30), tmp_path, "syn_human")
-    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False,
-                          metadata={"data_dir": str(tmp_path)})  # fmt: skip
+    manager = TaskManager(
+        include_path=str(tasks_dir()), include_defaults=False, metadata={"data_dir": str(tmp_path)}
+    )
     task = manager.load(["perturbation_syn_human"])["tasks"]["perturbation_syn_human"]
     assert len(task.eval_docs) == 5 and list(task.sampler.df) == []
 
@@ -95,7 +96,10 @@ def test_a_bad_row_in_a_later_batch_is_named_by_its_row_in_the_file(tmp_path, mo
     for bad in (7, 10):
         rows[bad]["sequence"] = rows[bad]["sequence"][:29] + "X"
     write_parquet(rows, tmp_path, "syn_human")
-    with pytest.raises(DataValidationError, match="row 7: 'sequence' has letters outside ACGTN .first: 'X' at position 29.; 1 more row"):
+    with pytest.raises(
+        DataValidationError,
+        match="row 7: 'sequence' has letters outside ACGTN .first: 'X' at position 29.; 1 more row",
+    ):
         load_pairs("syn_human", data_dir=str(tmp_path))
 
 
@@ -103,22 +107,33 @@ def test_a_letter_outside_ascii_in_the_changed_span_is_refused(tmp_path):
     rows = random_pairs(3, 30)
     rows[2]["sequence"] = rows[2]["sequence"][:10] + "é" + rows[2]["sequence"][11:]
     write_parquet(rows, tmp_path, "syn_human")
-    with pytest.raises(DataValidationError, match=r"row 2: 'sequence' has letters outside ACGTN \(first: 'é' at position 10\)"):
+    with pytest.raises(
+        DataValidationError,
+        match=r"row 2: 'sequence' has letters outside ACGTN \(first: 'é' at position 10\)",
+    ):
         load_pairs("syn_human", data_dir=str(tmp_path))
 
 
 @pytest.mark.parametrize("count", [1, 3, 8])
 def test_the_shards_are_disjoint_and_hold_every_pair(pair_data, count):
-    whole = [d["original_sequence"] for d in load_pairs("syn_human", data_dir=str(pair_data))["test"]]
-    shards = [load_pairs("syn_human", data_dir=str(pair_data), shard=f"{i}/{count}")["test"]
-              for i in range(count)]  # fmt: skip
+    whole = [
+        d["original_sequence"] for d in load_pairs("syn_human", data_dir=str(pair_data))["test"]
+    ]
+    shards = [
+        load_pairs("syn_human", data_dir=str(pair_data), shard=f"{i}/{count}")["test"]
+        for i in range(count)
+    ]
     assert sorted(d["original_sequence"] for shard in shards for d in shard) == sorted(whole)
-    assert all({d[TASK]["shard"] for d in shard} == {f"{i}/{count}"} for i, shard in enumerate(shards))
+    assert all(
+        {d[TASK]["shard"] for d in shard} == {f"{i}/{count}"} for i, shard in enumerate(shards)
+    )
 
 
 @pytest.mark.parametrize("value", ["3/3", "-1/2", "a/b", "2"])
 def test_a_bad_shard_is_refused(pair_data, value):
     with pytest.raises(OptionsError, match="shard must be I/N with 0 <= I < N"):
         load_pairs("syn_human", data_dir=str(pair_data), shard=value)
-    with pytest.raises(OptionsError, match="shard 8/9 of syn_human holds no pair: the config has 8"):
+    with pytest.raises(
+        OptionsError, match="shard 8/9 of syn_human holds no pair: the config has 8"
+    ):
         load_pairs("syn_human", data_dir=str(pair_data), shard="8/9")

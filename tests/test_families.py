@@ -36,11 +36,18 @@ def changed_pairs(length: int = 48, seed: int = 30) -> list[dict]:
     def substitute(sequence: str, *positions: int) -> str:
         return "".join(other(b) if i in positions else b for i, b in enumerate(sequence))
 
-    perturbed = [substitute(original, 20), substitute(original, 0), substitute(original, length - 1),
-                 substitute(original, 21, 22, 23), substitute(original, 10, 13),
-                 (original[:24] + "CAG" * 4 + original[24:])[:length]]  # fmt: skip
-    return [{"benchmark_id": f"pattern_{i}", "original_sequence": original, "sequence": p}
-            for i, p in enumerate(perturbed)]  # fmt: skip
+    perturbed = [
+        substitute(original, 20),
+        substitute(original, 0),
+        substitute(original, length - 1),
+        substitute(original, 21, 22, 23),
+        substitute(original, 10, 13),
+        (original[:24] + "CAG" * 4 + original[24:])[:length],
+    ]
+    return [
+        {"benchmark_id": f"pattern_{i}", "original_sequence": original, "sequence": p}
+        for i, p in enumerate(perturbed)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +63,9 @@ def test_overlapping_kmers_are_one_word_per_base_position_after_the_reverse_comp
     assert (o, p) == ("ACG CGT GTA TAC ACG", "ACG CGT GTT TTC TCG")  # upper case, no trimming
     assert rc_o == " ".join(reverse_complement("ACGTACG")[i : i + 3] for i in range(5))
     assert Formatting(kmer_size=6).continuations("ACGTACGT", "ACGTACGA") == ["ACGTAC", "ACGTAC"]
-    assert Formatting(kmer_size=3, kmer_overlap=True).trim("acgtA") == "ACGTA"  # upper-cased by default
+    assert (
+        Formatting(kmer_size=3, kmer_overlap=True).trim("acgtA") == "ACGTA"
+    )  # upper-cased by default
 
 
 def masked_log_probs(model, ids: list[int], masked: set[int], mask_id: int) -> torch.Tensor:
@@ -78,13 +87,19 @@ def test_dnabert_masks_every_token_covering_a_changed_base(pattern_data, tmp_pat
     path = save_dnabert(tmp_path / f"dnabert{k}", k)
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(str(path), [TASK], {"data_dir": str(pattern_data), "preset": "dnabert",
-                                          "kmer_size": k}, model="dna-mlm")  # fmt: skip
+    result = evaluate(
+        str(path),
+        [TASK],
+        {"data_dir": str(pattern_data), "preset": "dnabert", "kmer_size": k},
+        model="dna-mlm",
+    )
     for (ll_o, ll_p), pair in zip(logged_pairs(result, TASK), changed_pairs(), strict=True):
         o, p = pair["original_sequence"], pair["sequence"]
         words = [[s[i : i + k] for i in range(len(s) - k + 1)] for s in (o, p)]
-        ids_o, ids_p = ([tokenizer.cls_token_id, *tokenizer.convert_tokens_to_ids(w), tokenizer.sep_token_id]
-                        for w in words)  # fmt: skip
+        ids_o, ids_p = (
+            [tokenizer.cls_token_id, *tokenizer.convert_tokens_to_ids(w), tokenizer.sep_token_id]
+            for w in words
+        )
         changed = {j for j in range(len(o)) if o[j] != p[j]}
         masked = {i + 1 for i in covering_tokens(changed, k, len(words[0]))}
         assert masked == {i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b}
@@ -99,12 +114,21 @@ def test_dnabert_pll_masks_the_tokens_covering_each_base_in_turn(pattern_data, t
     path = save_dnabert(tmp_path / "dnabert3", k)
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(str(path), [TASK], {"data_dir": str(pattern_data), "preset": "dnabert",
-                                          "kmer_size": k}, model="dna-mlm", scoring="pll")  # fmt: skip
+    result = evaluate(
+        str(path),
+        [TASK],
+        {"data_dir": str(pattern_data), "preset": "dnabert", "kmer_size": k},
+        model="dna-mlm",
+        scoring="pll",
+    )
     for (ll_o, ll_p), pair in zip(logged_pairs(result, TASK), changed_pairs(), strict=True):
         for got, sequence in ((ll_o, pair["original_sequence"]), (ll_p, pair["sequence"])):
             words = [sequence[i : i + k] for i in range(len(sequence) - k + 1)]
-            ids = [tokenizer.cls_token_id, *tokenizer.convert_tokens_to_ids(words), tokenizer.sep_token_id]
+            ids = [
+                tokenizer.cls_token_id,
+                *tokenizer.convert_tokens_to_ids(words),
+                tokenizer.sep_token_id,
+            ]
             expected = 0.0
             for base in range(len(sequence)):
                 masked = {i + 1 for i in covering_tokens({base}, k, len(words))}
@@ -129,8 +153,12 @@ def test_a_causal_model_scores_overlapping_kmers_as_any_tokens(pattern_data, tmp
     path = save_random_llama(tmp_path / "causal3", wrap_tokenizer(core))
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    result = evaluate(str(path), [TASK], {"data_dir": str(pattern_data), "kmer_overlap": True,
-                                          "kmer_size": 3}, model="dna-hf")  # fmt: skip
+    result = evaluate(
+        str(path),
+        [TASK],
+        {"data_dir": str(pattern_data), "kmer_overlap": True, "kmer_size": 3},
+        model="dna-hf",
+    )
     for (ll_o, _), pair in zip(logged_pairs(result, TASK), changed_pairs(), strict=True):
         text = Formatting(kmer_size=3, kmer_overlap=True).as_text(pair["original_sequence"])
         assert len(tokenizer(text, add_special_tokens=False)["input_ids"]) == 46
@@ -143,8 +171,12 @@ def test_overlapping_kmers_are_refused_by_the_markov_floor(pattern_data, tmp_pat
     fasta = tmp_path / "g.fa"
     fasta.write_text(">g\n" + random_dna(random.Random(1), 400) + "\n")
     with pytest.raises(OptionsError, match="kmer-markov reads bases, not overlapping k-mers"):
-        evaluate(str(fasta), [TASK], {"data_dir": str(pattern_data), "preset": "dnabert"},
-                 model="kmer-markov")  # fmt: skip
+        evaluate(
+            str(fasta),
+            [TASK],
+            {"data_dir": str(pattern_data), "preset": "dnabert"},
+            model="kmer-markov",
+        )
 
 
 def literal_offsets_of(tokenizer, ids: list[int]) -> list[tuple[int, int]]:
@@ -170,11 +202,16 @@ def nt_reference(model, tokenizer, original: str, perturbed: str, max_length: in
         diff = {i for i, (a, b) in enumerate(zip(*ids)) if a != b}
         return tuple(masked_sum(model, tokenizer, ids[0], diff, ids, max_length))
     start = next(i for i, (a, b) in enumerate(zip(original, perturbed)) if a != b)
-    end = len(original) - next(i for i, (a, b) in enumerate(zip(original[::-1], perturbed[::-1])) if a != b)
+    end = len(original) - next(
+        i for i, (a, b) in enumerate(zip(original[::-1], perturbed[::-1])) if a != b
+    )
     out = []
     for sequence_ids in ids:
-        span = {i for i, (s, e) in enumerate(literal_offsets_of(tokenizer, sequence_ids))
-                if e > s and s < end and e > start}  # fmt: skip
+        span = {
+            i
+            for i, (s, e) in enumerate(literal_offsets_of(tokenizer, sequence_ids))
+            if e > s and s < end and e > start
+        }
         out += masked_sum(model, tokenizer, sequence_ids, span, [sequence_ids], max_length)
     return tuple(out)
 
@@ -196,23 +233,34 @@ def test_nucleotide_transformer_scores_the_demo_data_n_window_included(tmp_path)
     rng = random.Random(8)
     base = random_dna(rng, 200)
     with_n = lambda *at: "".join("N" if i in at else b for i, b in enumerate(base))  # noqa: E731
-    moved = {"benchmark_id": "n_moves", "original_sequence": with_n(40, 70),
-             "sequence": with_n(42, 70)}  # 6-mers restart after each N: the counts differ
+    moved = {
+        "benchmark_id": "n_moves",
+        "original_sequence": with_n(40, 70),
+        "sequence": with_n(42, 70),
+    }  # 6-mers restart after each N: the counts differ
     rows = [*demo.to_dict("records"), moved]
     write_parquet(rows, tmp_path / "data", "syn_human")
-    result = evaluate(str(path), [TASK], {"data_dir": str(tmp_path / "data"),
-                                          "preset": "nucleotide_transformer"}, model="dna-mlm")  # fmt: skip
+    result = evaluate(
+        str(path),
+        [TASK],
+        {"data_dir": str(tmp_path / "data"), "preset": "nucleotide_transformer"},
+        model="dna-mlm",
+    )
     pairs = logged_pairs(result, TASK)
     n_pairs = [i for i, r in enumerate(rows) if "N" in r["original_sequence"]]
     assert len(pairs) == 25 and len(n_pairs) == 2
     unequal = 0
     for (ll_o, ll_p), row in zip(pairs, rows, strict=True):
-        o, p = (Formatting(kmer_size=6).trim(s) for s in (row["original_sequence"], row["sequence"]))
+        o, p = (
+            Formatting(kmer_size=6).trim(s) for s in (row["original_sequence"], row["sequence"])
+        )
         unequal += len(tokenizer(o)["input_ids"]) != len(tokenizer(p)["input_ids"])
         expected = nt_reference(model, tokenizer, o, p, 512)
         assert (ll_o, ll_p) == pytest.approx(expected, abs=TOLERANCE), row["benchmark_id"]
     assert unequal == 1
-    tokens = tokenizer.convert_ids_to_tokens(tokenizer(rows[n_pairs[0]]["original_sequence"][70:100])["input_ids"])
+    tokens = tokenizer.convert_ids_to_tokens(
+        tokenizer(rows[n_pairs[0]]["original_sequence"][70:100])["input_ids"]
+    )
     assert "N" in tokens and any(len(t) == 1 and t in "ACGT" for t in tokens)  # letters before N
 
 
@@ -228,8 +276,12 @@ def test_mistral_dna_scores_as_an_independent_fp32_computation(pair_data, tmp_pa
 
     rows = pd.read_parquet(pair_data / "syn_human")
     for (ll_o, ll_p), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
-        assert ll_o == pytest.approx(reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE)
-        assert ll_p == pytest.approx(reference_ll(model, tokenizer, "", row["sequence"]), abs=TOLERANCE)
+        assert ll_o == pytest.approx(
+            reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE
+        )
+        assert ll_p == pytest.approx(
+            reference_ll(model, tokenizer, "", row["sequence"]), abs=TOLERANCE
+        )
 
 
 def test_a_trailing_separator_is_never_scored(pair_data, tmp_path):
@@ -247,19 +299,35 @@ def test_a_trailing_separator_is_never_scored(pair_data, tmp_path):
     model = AutoModelForCausalLM.from_pretrained(causal, dtype=torch.float32).eval()
     result = evaluate(str(causal), [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
     for (ll_o, _), (_, row) in zip(logged_pairs(result, TASK), rows.iterrows(), strict=True):
-        assert ll_o == pytest.approx(reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE)
-    masked = save_random_bert(tmp_path / "sep-mlm", with_trailing_separator(build_tokenizer("char")))
+        assert ll_o == pytest.approx(
+            reference_ll(model, tokenizer, "", row["original_sequence"]), abs=TOLERANCE
+        )
+    masked = save_random_bert(
+        tmp_path / "sep-mlm", with_trailing_separator(build_tokenizer("char"))
+    )
     mlm = AutoModelForMaskedLM.from_pretrained(masked, dtype=torch.float32).eval()
     mask_tokenizer = AutoTokenizer.from_pretrained(masked)
     short = tmp_path / "short"
-    write_parquet([{"benchmark_id": "s", "original_sequence": r["original_sequence"][:30],
-                    "sequence": r["sequence"][:30]} for r in rows.to_dict("records")[:2]], short, "syn_human")  # fmt: skip
+    write_parquet(
+        [
+            {
+                "benchmark_id": "s",
+                "original_sequence": r["original_sequence"][:30],
+                "sequence": r["sequence"][:30],
+            }
+            for r in rows.to_dict("records")[:2]
+        ],
+        short,
+        "syn_human",
+    )
     result = evaluate(str(masked), [TASK], {"data_dir": str(short)}, model="dna-mlm", scoring="pll")
     for (ll_o, _), row in zip(logged_pairs(result, TASK), rows.to_dict("records")[:2], strict=True):
         ids = mask_tokenizer(row["original_sequence"][:30])["input_ids"]
         assert len(ids) == 31  # 30 bases and the separator
-        expected = sum(masked_log_probs(mlm, ids, {i}, mask_tokenizer.mask_token_id)[i, ids[i]].item()
-                       for i in range(30))  # fmt: skip
+        expected = sum(
+            masked_log_probs(mlm, ids, {i}, mask_tokenizer.mask_token_id)[i, ids[i]].item()
+            for i in range(30)
+        )
         assert ll_o == pytest.approx(expected, abs=TOLERANCE)
 
 
@@ -277,17 +345,22 @@ def test_a_model_with_its_own_code_runs_with_trust_remote_code_and_says_so_witho
         tokenizer = as_masked_lm_tokenizer(tokenizer)
     path = save_remote_code(tmp_path / "remote", tokenizer, kind)
     model_type = "dna-hf" if kind == "causal" else "dna-mlm"
-    with pytest.raises(OptionsError, match="ships its own model code .auto_map in its config.json.; "
-                                          "pass trust_remote_code=True"):  # fmt: skip
+    with pytest.raises(
+        OptionsError,
+        match="ships its own model code .auto_map in its config.json.; pass trust_remote_code=True",
+    ):
         evaluate(str(path), [TASK], {"data_dir": str(pair_data)}, model=model_type)
-    remote = evaluate(str(path), [TASK], {"data_dir": str(pair_data)}, model=model_type,
-                      trust_remote_code=True)  # fmt: skip
-    plain = evaluate(str(path.with_name("remote-plain")), [TASK], {"data_dir": str(pair_data)},
-                     model=model_type)  # fmt: skip
+    remote = evaluate(
+        str(path), [TASK], {"data_dir": str(pair_data)}, model=model_type, trust_remote_code=True
+    )
+    plain = evaluate(
+        str(path.with_name("remote-plain")), [TASK], {"data_dir": str(pair_data)}, model=model_type
+    )
     flat = [[ll for pair in logged_pairs(run, TASK) for ll in pair] for run in (remote, plain)]
     assert len(flat[0]) == 16 and flat[0] == pytest.approx(flat[1], abs=1e-6)
     loaded = (AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM).from_pretrained(
-        path, trust_remote_code=True)
+        path, trust_remote_code=True
+    )
     assert type(loaded).__name__ == "TinyDnaModel"
 
 
@@ -297,8 +370,10 @@ def test_a_hub_models_refusal_of_its_own_code_is_one_line():
 
     with pytest.raises(OptionsError, match="^org/model ships its own model code"):
         with loading_errors("org/model"):
-            raise ValueError("The repository org/model contains custom code ... Please pass the "
-                             "argument `trust_remote_code=True` to allow custom code to be run.")
+            raise ValueError(
+                "The repository org/model contains custom code ... Please pass the "
+                "argument `trust_remote_code=True` to allow custom code to be run."
+            )
     with pytest.raises(ValueError, match="another"):
         with loading_errors("org/model"):
             raise ValueError("another")
@@ -312,13 +387,26 @@ def test_a_fast_tokenizers_own_offsets_are_used_and_literal_ones_only_without_th
     from perturbation_bench.models.masked_scoring import MaskedScorer, literal_offsets
 
     scorer = MaskedScorer(None, None, "cpu", 1, 512, False, None)
-    assert scorer._offsets({"input_ids": [7, 8], "offset_mapping": [(0, 0), (3, 9)]}, "xx") == [(0, 0), (3, 9)]
+    assert scorer._offsets({"input_ids": [7, 8], "offset_mapping": [(0, 0), (3, 9)]}, "xx") == [
+        (0, 0),
+        (3, 9),
+    ]
     path = save_nucleotide_transformer(Path(tempfile.mkdtemp()) / "nt")
     tokenizer = AutoTokenizer.from_pretrained(path)
     text = "ACGTAN" + "CCCGGG" + "T"
     ids = tokenizer(text)["input_ids"]
-    assert literal_offsets(tokenizer, ids, text) == [(0, 0), (0, 1), (1, 2), (2, 3), (3, 4), (4, 5),
-                                                   (5, 6), (6, 12), (12, 13), (0, 0)]  # fmt: skip
+    assert literal_offsets(tokenizer, ids, text) == [
+        (0, 0),
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 5),
+        (5, 6),
+        (6, 12),
+        (12, 13),
+        (0, 0),
+    ]
     from perturbation_bench.errors import OptionsError
 
     with pytest.raises(OptionsError, match="token '<unk>' is not the text at character 0"):

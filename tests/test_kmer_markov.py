@@ -125,11 +125,18 @@ def test_kmer_markov_scores_a_task_through_lm_eval(fasta, tmp_path):
     from perturbation_bench.tasks.pairing import logged_pairs
 
     write_parquet(random_pairs(6, 80, seed=4), tmp_path / "data", "syn_human")
-    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False,
-                          metadata={"data_dir": str(tmp_path / "data")})  # fmt: skip
-    result = simple_evaluate(model="kmer-markov", model_args={"fasta": str(fasta), "order": 3},
-                             tasks=["perturbation_syn_human"], task_manager=manager,
-                             log_samples=True)  # fmt: skip
+    manager = TaskManager(
+        include_path=str(tasks_dir()),
+        include_defaults=False,
+        metadata={"data_dir": str(tmp_path / "data")},
+    )
+    result = simple_evaluate(
+        model="kmer-markov",
+        model_args={"fasta": str(fasta), "order": 3},
+        tasks=["perturbation_syn_human"],
+        task_manager=manager,
+        log_samples=True,
+    )
     counts = naive_counts(GENOME, 4)
     rows = pq.read_table(tmp_path / "data" / "syn_human").to_pylist()
     for pair, row in zip(logged_pairs(result, "perturbation_syn_human"), rows, strict=True):
@@ -162,9 +169,20 @@ def test_kmer_markov_in_two_processes_matches_one_and_each_holds_its_share(tmp_p
     task = "perturbation_syn_human"
     single = evaluate(str(fasta), [task], {"data_dir": str(tmp_path / "data")}, model="kmer-markov")
     out = tmp_path / "dp.json"
-    run = launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                  str(Path(__file__).with_name("dp_driver.py")), str(fasta),
-                  str(tmp_path / "data"), str(out), "kmer-markov"])  # fmt: skip
+    run = launch(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            str(Path(__file__).with_name("dp_driver.py")),
+            str(fasta),
+            str(tmp_path / "data"),
+            str(out),
+            "kmer-markov",
+        ]
+    )
     parallel = json.loads(out.read_text())
     assert_same_results(parallel["results"], single["results"][task])
     assert parallel["lls"] == [list(pair) for pair in logged_pairs(single, task)]

@@ -24,8 +24,17 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "report": {"pairs"},
     "controls": {"pairs", "dataset", "variants"},
     "bench": {"pairs", "fixtures", "tasks", "models", "dataset", "variants"},
-    "commands": {"pairs", "fixtures", "tasks", "models", "dataset", "variants", "report", "bench",
-                 "controls"},
+    "commands": {
+        "pairs",
+        "fixtures",
+        "tasks",
+        "models",
+        "dataset",
+        "variants",
+        "report",
+        "bench",
+        "controls",
+    },
     "cli": {"commands"},
     "_autoload": {"models"},
 }
@@ -150,6 +159,8 @@ def test_every_subpackage_is_installed():
     config = configparser.ConfigParser()
     config.read(PACKAGE.parent / "setup.cfg")
     listed = set(config["options"]["packages"].split())
-    found = {".".join(init.parent.relative_to(PACKAGE.parent).parts)
-             for init in PACKAGE.rglob("__init__.py")}  # fmt: skip
+    found = {
+        ".".join(init.parent.relative_to(PACKAGE.parent).parts)
+        for init in PACKAGE.rglob("__init__.py")
+    }
     assert found <= listed, sorted(found - listed)

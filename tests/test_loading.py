@@ -138,8 +138,17 @@ def test_presets_format_context_and_trim(tmp_path, preset, prefix, kept):
     write_parquet(random_pairs(2, 34), tmp_path, "syn_human")  # 34: 6-mers keep 30, 3-mers 33
     doc = load_pairs("syn_human", data_dir=str(tmp_path), preset=preset)["test"][0]
     assert doc_to_context(doc) == prefix
-    assert doc_to_sequences(doc) == [doc["original_sequence"][:kept], perturbed_sequence(doc)[:kept]]
-    assert sorted(PRESETS) == ["carbon", "default", "dnabert", "generator", "nucleotide_transformer"]
+    assert doc_to_sequences(doc) == [
+        doc["original_sequence"][:kept],
+        perturbed_sequence(doc)[:kept],
+    ]
+    assert sorted(PRESETS) == [
+        "carbon",
+        "default",
+        "dnabert",
+        "generator",
+        "nucleotide_transformer",
+    ]
 
 
 def test_the_dnabert_preset_gives_overlapping_6mers_untrimmed(tmp_path):
@@ -245,7 +254,10 @@ def test_the_config_option_belongs_to_the_custom_task(tmp_path):
     write_parquet(random_pairs(2, 30), tmp_path, "syn_zebrafish")
     docs = load_pairs(data_dir=str(tmp_path), config="syn_zebrafish")["test"]
     assert len(docs) == 2
-    with pytest.raises(OptionsError, match="perturbation_custom and perturbation_variants need the config and its folder.*; configs in .*: syn_zebrafish$"):
+    with pytest.raises(
+        OptionsError,
+        match="perturbation_custom and perturbation_variants need the config and its folder.*; configs in .*: syn_zebrafish$",
+    ):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):
         load_pairs("syn_human", data_dir=str(tmp_path), config="syn_zebrafish")

@@ -47,7 +47,11 @@ def test_filter_averages_strands_with_rc_average():
 @pytest.mark.parametrize(
     "resps, docs, message",
     [
-        ([[(-1.0, False)]] * 3, [pair_document(benchmark_id="a")] * 3, "expected 2 consecutive .* 2..2 of 3"),
+        (
+            [[(-1.0, False)]] * 3,
+            [pair_document(benchmark_id="a")] * 3,
+            "expected 2 consecutive .* 2..2 of 3",
+        ),
         (
             [[(-1.0, False)]] * 2,
             [pair_document(benchmark_id="a"), pair_document(benchmark_id="b")],

@@ -42,12 +42,18 @@ def genes_on_a_chromosome(seed: int, length: int, genes) -> tuple[str, list[str]
         placed = gene_seq if strand == "+" else reverse_complement(gene_seq)
         chrom[at : at + len(placed)] = list(placed)
         for k, (start_in_gene, exon_length, phase) in enumerate(exons):
-            start = at + start_in_gene if strand == "+" else at + len(gene_seq) - start_in_gene - exon_length
+            start = (
+                at + start_in_gene
+                if strand == "+"
+                else at + len(gene_seq) - start_in_gene - exon_length
+            )
             end = start + exon_length
             if k == len(exons) - 1 and not stop_annotated:  # the stop codon left out
                 start, end = (start, end - 3) if strand == "+" else (start + 3, end)
-            records.append(f'chrS\tt\tCDS\t{start + 1}\t{end}\t.\t{strand}\t{phase}\t'
-                           f'gene_id "{gene}"; transcript_id "{gene}.1";')  # fmt: skip
+            records.append(
+                f"chrS\tt\tCDS\t{start + 1}\t{end}\t.\t{strand}\t{phase}\t"
+                f'gene_id "{gene}"; transcript_id "{gene}.1";'
+            )
     return "".join(chrom), records
 
 
@@ -61,9 +67,15 @@ def write_genome(folder, chrom: str, records: list[str]):
 def spliced(tmp_path_factory):
     """One chromosome: G1 (+, 3 CDS exons of 101/110/89 bp, so phases 0, 1, 2), G2 (-, 2 exons),
     G3 (+, one exon); introns GT...AG; 10 kb of intergenic sequence at the end."""
-    chrom, records = genes_on_a_chromosome(11, 30_000, [
-        ("G1", "+", 2000, [101, 110, 89], INTRON, True), ("G2", "-", 6000, [131, 109], INTRON, True),
-        ("G3", "+", 9000, [150], INTRON, True)])  # fmt: skip
+    chrom, records = genes_on_a_chromosome(
+        11,
+        30_000,
+        [
+            ("G1", "+", 2000, [101, 110, 89], INTRON, True),
+            ("G2", "-", 6000, [131, 109], INTRON, True),
+            ("G3", "+", 9000, [150], INTRON, True),
+        ],
+    )
     return write_genome(tmp_path_factory.mktemp("spliced"), chrom, records)
 
 
@@ -71,16 +83,33 @@ def spliced(tmp_path_factory):
 def nested(tmp_path_factory):
     """GA (+, two 300 bp CDS exons around a 17 kb intron) with GB (-, one exon, its stop codon
     not annotated, Ensembl style) inside that intron; 20 kb free at the end."""
-    chrom, records = genes_on_a_chromosome(5, 42_000, [
-        ("GA", "+", 2000, [300, 300], 17_000, True), ("GB", "-", 9000, [153], INTRON, False)])  # fmt: skip
+    chrom, records = genes_on_a_chromosome(
+        5,
+        42_000,
+        [("GA", "+", 2000, [300, 300], 17_000, True), ("GB", "-", 9000, [153], INTRON, False)],
+    )
     return write_genome(tmp_path_factory.mktemp("nested"), chrom, records)
 
 
 def scan(tmp_path, fasta, annotation, *extra) -> pd.DataFrame:
     out = tmp_path / "mutations.parquet"
     flag = "--gtf" if str(annotation).endswith(".gtf") else "--gff3"
-    assert main(["build", "mutations", "--fasta", str(fasta), flag, str(annotation),
-                 "--out", str(out), *extra]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "build",
+                "mutations",
+                "--fasta",
+                str(fasta),
+                flag,
+                str(annotation),
+                "--out",
+                str(out),
+                *extra,
+            ]
+        )
+        == 0
+    )
     return pd.read_parquet(out)
 
 
@@ -89,53 +118,112 @@ def test_every_class_on_both_strands_matches_an_independent_derivation(spliced, 
     table = scan(tmp_path, fasta, gtf, "--per-class", "40", "--per-gene", "20")
     genome, transcripts = read_fasta(fasta), cds_records(gtf)
     counts = table["consequence"].value_counts().to_dict()
-    assert set(counts) == {"stop_gained", "start_lost", "stop_lost", "splice_donor_variant",
-                           "splice_acceptor_variant", "frameshift_variant", "missense_variant",
-                           "synonymous_variant", "intergenic_variant"}  # fmt: skip
+    assert set(counts) == {
+        "stop_gained",
+        "start_lost",
+        "stop_lost",
+        "splice_donor_variant",
+        "splice_acceptor_variant",
+        "frameshift_variant",
+        "missense_variant",
+        "synonymous_variant",
+        "intergenic_variant",
+    }
     # 3 introns (2 in G1, 1 in G2) x 2 sites, one alternate per position (positions never repeat)
     assert counts["splice_donor_variant"] == counts["splice_acceptor_variant"] == 6
     for row in table.to_dict("records"):
         assert rederive(row, genome, transcripts) == row["consequence"], row
     assert set(table[table["consequence"] != "intergenic_variant"]["gene_id"]) == {"G1", "G2", "G3"}
     assert not table.duplicated(["chrom", "pos"]).any()
-    positives = {"stop_gained", "start_lost", "splice_donor_variant", "splice_acceptor_variant",
-                 "frameshift_variant"}  # fmt: skip
+    positives = {
+        "stop_gained",
+        "start_lost",
+        "splice_donor_variant",
+        "splice_acceptor_variant",
+        "frameshift_variant",
+    }
     for consequence, label in zip(table["consequence"], table["label"]):
-        expected = True if consequence in positives else False if consequence == "synonymous_variant" else None
+        expected = (
+            True
+            if consequence in positives
+            else False
+            if consequence == "synonymous_variant"
+            else None
+        )
         assert (label is None or pd.isna(label)) if expected is None else label == expected
 
 
 def test_per_gene_and_per_class_caps_and_same_bytes_for_the_same_seed(spliced, tmp_path):
     fasta, gtf = spliced
-    table = scan(tmp_path / "a", fasta, gtf, "--per-class", "5", "--per-gene", "2", "--classes",
-                 "missense_variant,synonymous_variant", "--seed", "3")  # fmt: skip
-    assert table["consequence"].value_counts().to_dict() == {"missense_variant": 5, "synonymous_variant": 5}
+    table = scan(
+        tmp_path / "a",
+        fasta,
+        gtf,
+        "--per-class",
+        "5",
+        "--per-gene",
+        "2",
+        "--classes",
+        "missense_variant,synonymous_variant",
+        "--seed",
+        "3",
+    )
+    assert table["consequence"].value_counts().to_dict() == {
+        "missense_variant": 5,
+        "synonymous_variant": 5,
+    }
     assert table.groupby(["gene_id", "consequence"]).size().max() <= 2
-    scan(tmp_path / "b", fasta, gtf, "--per-class", "5", "--per-gene", "2", "--classes",
-         "missense_variant,synonymous_variant", "--seed", "3")  # fmt: skip
+    scan(
+        tmp_path / "b",
+        fasta,
+        gtf,
+        "--per-class",
+        "5",
+        "--per-gene",
+        "2",
+        "--classes",
+        "missense_variant,synonymous_variant",
+        "--seed",
+        "3",
+    )
     files = [tmp_path / d / "mutations.parquet" for d in ("a", "b")]
     assert files[0].read_bytes() == files[1].read_bytes()
     summary = json.loads((tmp_path / "a" / "mutations.parquet.summary.json").read_text())
     assert summary["counts"] == {"missense_variant": 5, "synonymous_variant": 5}
-    assert summary["candidates"]["missense_variant"] > summary["candidates"]["synonymous_variant"] > 5
+    assert (
+        summary["candidates"]["missense_variant"] > summary["candidates"]["synonymous_variant"] > 5
+    )
 
 
 def test_unknown_classes_are_refused(spliced, tmp_path, capsys):
     fasta, gtf = spliced
-    args = ["build", "mutations", "--fasta", str(fasta), "--gtf", str(gtf), "--out",
-            str(tmp_path / "m.parquet"), "--classes", "nonsense_variant"]  # fmt: skip
+    args = [
+        "build",
+        "mutations",
+        "--fasta",
+        str(fasta),
+        "--gtf",
+        str(gtf),
+        "--out",
+        str(tmp_path / "m.parquet"),
+        "--classes",
+        "nonsense_variant",
+    ]
     assert main(args) == 2
     assert "unknown class(es) nonsense_variant" in capsys.readouterr().err
 
 
-def test_a_scan_that_finds_nothing_exits_with_the_reason_and_writes_nothing(spliced, tmp_path, capsys):
+def test_a_scan_that_finds_nothing_exits_with_the_reason_and_writes_nothing(
+    spliced, tmp_path, capsys
+):
     """No annotated chromosome in the FASTA (the names differ): a non-zero exit naming both sides."""
     fasta, gtf = spliced
     renamed = tmp_path / "renamed.fa"
     renamed.write_text(fasta.read_text().replace(">", ">other_"))
     out = tmp_path / "scan.parquet"
-    status = main(["build", "mutations", "--fasta", str(renamed), "--gtf", str(gtf),
-                   "--out", str(out)])  # fmt: skip
+    status = main(
+        ["build", "mutations", "--fasta", str(renamed), "--gtf", str(gtf), "--out", str(out)]
+    )
     err = capsys.readouterr().err
     assert status == 2 and not out.exists()
     assert "no mutation to write" in err and "chromosome_not_in_fasta" in err and "other_" in err
@@ -169,38 +257,69 @@ def test_every_exclusion_rule_is_counted_under_its_name(tmp_path):
     of the transcripts still scanned are counted exactly (an N base takes two deletions with
     it, the one of the N and the one after it). The genes start 10 kb into the chromosome, so
     its first 5 kb are intergenic too."""
-    at = {"OK": 10_000, "NOATG": 12_000, "STOP": 14_000, "INTRON": 16_000, "NBASE": 19_000,
-          "PHASE": 21_000, "FRAC": 23_000}  # fmt: skip
+    at = {
+        "OK": 10_000,
+        "NOATG": 12_000,
+        "STOP": 14_000,
+        "INTRON": 16_000,
+        "NBASE": 19_000,
+        "PHASE": 21_000,
+        "FRAC": 23_000,
+    }
     two_exons = ("INTRON", "PHASE")
-    chrom, records = genes_on_a_chromosome(7, 40_000, [
-        (name, "+", start, [90, 90] if name in two_exons else [150], INTRON, True)
-        for name, start in at.items()])  # fmt: skip
+    chrom, records = genes_on_a_chromosome(
+        7,
+        40_000,
+        [
+            (name, "+", start, [90, 90] if name in two_exons else [150], INTRON, True)
+            for name, start in at.items()
+        ],
+    )
     chrom = list(chrom)
     chrom[at["NOATG"] : at["NOATG"] + 3] = "CTG"  # the first codon
     chrom[at["STOP"] + 30 : at["STOP"] + 33] = "TAA"  # an internal codon
     chrom[at["INTRON"] + 90 : at["INTRON"] + 92] = "CT"  # the donor
     chrom[at["NBASE"] + 31] = "N"  # the middle of codon 10
     second_exon = f"\t{at['PHASE'] + 90 + INTRON + 1}\t"
-    records = [r.replace("\t+\t0\t", "\t+\t1\t") if '"PHASE"' in r and second_exon in r else r
-               for r in records]  # PHASE: the second exon's phase  # fmt: skip
+    records = [
+        r.replace("\t+\t0\t", "\t+\t1\t") if '"PHASE"' in r and second_exon in r else r
+        for r in records
+    ]  # PHASE: the second exon's phase
     frac_end = at["FRAC"] + 150
-    records = [r.replace(f"\t{frac_end}\t", f"\t{frac_end - 1}\t") if '"FRAC"' in r else r
-               for r in records]  # FRAC: 149 bp  # fmt: skip
+    records = [
+        r.replace(f"\t{frac_end}\t", f"\t{frac_end - 1}\t") if '"FRAC"' in r else r for r in records
+    ]  # FRAC: 149 bp
     fasta, gtf = write_genome(tmp_path, "".join(chrom), records)
     scan(tmp_path, fasta, gtf, "--per-class", "5000", "--per-gene", "5000")
     summary = json.loads((tmp_path / "mutations.parquet.summary.json").read_text())
-    assert summary["excluded"] == {"cds_not_whole_codons": 1, "codon_with_non_acgt_base": 1,
-                                   "first_codon_not_atg": 1, "internal_stop": 1,
-                                   "intron_not_gt_ag": 1, "phase_inconsistent": 1}  # fmt: skip
+    assert summary["excluded"] == {
+        "cds_not_whole_codons": 1,
+        "codon_with_non_acgt_base": 1,
+        "first_codon_not_atg": 1,
+        "internal_stop": 1,
+        "intron_not_gt_ag": 1,
+        "phase_inconsistent": 1,
+    }
     assert summary["transcripts_scanned"] == 4  # OK, NOATG, NBASE, INTRON
     assert summary["candidates"]["frameshift_variant"] == 144 + 144 + (144 - 2) + 174
     # the chromosome's first 5 kb and its tail 5 kb past FRAC's end: FRAC, though excluded, is
     # a gene, and intergenic variants keep 5 kb from it too
-    assert summary["candidates"]["intergenic_variant"] == (10_000 - 5_000) + 40_000 - (frac_end - 1 + 5_000)
+    assert summary["candidates"]["intergenic_variant"] == (10_000 - 5_000) + 40_000 - (
+        frac_end - 1 + 5_000
+    )
     assert summary["notes"] == []
-    assert summary["settings"] == {"per_class": 5000, "per_gene": 5000, "seed": 0,
-                                   "positive": ["stop_gained", "start_lost", "splice_donor_variant",
-                                                "splice_acceptor_variant", "frameshift_variant"]}  # fmt: skip
+    assert summary["settings"] == {
+        "per_class": 5000,
+        "per_gene": 5000,
+        "seed": 0,
+        "positive": [
+            "stop_gained",
+            "start_lost",
+            "splice_donor_variant",
+            "splice_acceptor_variant",
+            "frameshift_variant",
+        ],
+    }
 
 
 def test_no_room_for_intergenic_variants_is_a_note(spliced, tmp_path, capsys):
@@ -209,4 +328,6 @@ def test_no_room_for_intergenic_variants_is_a_note(spliced, tmp_path, capsys):
     short = tmp_path / "short.fa"
     short.write_text(">chrS\n" + read_fasta(fasta)["chrS"][:12_000] + "\n")
     scan(tmp_path, short, gtf, "--classes", "intergenic_variant,missense_variant")
-    assert "intergenic_variant skipped: no base lies 5000 bp from every CDS" in capsys.readouterr().out
+    assert (
+        "intergenic_variant skipped: no base lies 5000 bp from every CDS" in capsys.readouterr().out
+    )

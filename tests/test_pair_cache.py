@@ -41,10 +41,17 @@ def slow_setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("resume")
     tokenizer = single_nucleotide_tokenizer()
     models = {
-        "dna-hf": save_random_llama(root / "lm", tokenizer, layers=4, hidden=128, max_positions=1100),
-        "dna-mlm": save_random_bert(root / "mlm", as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
-                                    layers=4, hidden=128, max_positions=1100),
-    }  # fmt: skip
+        "dna-hf": save_random_llama(
+            root / "lm", tokenizer, layers=4, hidden=128, max_positions=1100
+        ),
+        "dna-mlm": save_random_bert(
+            root / "mlm",
+            as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+            layers=4,
+            hidden=128,
+            max_positions=1100,
+        ),
+    }
     write_parquet(random_pairs(PAIRS, 1000, seed=6, patch=30), root / "data", "syn_human")
     return {k: str(v) for k, v in models.items()}, root / "data"
 
@@ -61,15 +68,21 @@ def stored(path: Path) -> int:
 
 
 def command(kind, model, data, cache, out, processes: int = 1):
-    launcher = [sys.executable] if processes == 1 else [
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes)]  # fmt: skip
+    launcher = (
+        [sys.executable]
+        if processes == 1
+        else [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes)]
+    )
     return [*launcher, str(DRIVER), kind, model, str(data), str(cache), str(out)]
 
 
 def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
     """(taken from the cache, in all) summed over the processes' log lines."""
-    pattern = (r"Cached requests: (\d+), Requests remaining: (\d+)" if kind == "dna-hf"
-               else r"dna-mlm: (\d+) of (\d+) pairs taken from the cache")  # fmt: skip
+    pattern = (
+        r"Cached requests: (\d+), Requests remaining: (\d+)"
+        if kind == "dna-hf"
+        else r"dna-mlm: (\d+) of (\d+) pairs taken from the cache"
+    )
     found = [(int(a), int(b)) for a, b in re.findall(pattern, log)]
     taken = sum(a for a, _ in found)
     return taken, sum(a + b for a, b in found) if kind == "dna-hf" else sum(b for _, b in found)
@@ -77,31 +90,46 @@ def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
-def test_a_run_killed_part_way_resumes_with_identical_metrics(slow_setup, tmp_path, kind, processes):
+def test_a_run_killed_part_way_resumes_with_identical_metrics(
+    slow_setup, tmp_path, kind, processes
+):
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
-    store = Path(f"{cache}_rank0.db") if kind == "dna-hf" else Path(f"{cache}_rank0.db.pairs.sqlite")
+    store = (
+        Path(f"{cache}_rank0.db") if kind == "dna-hf" else Path(f"{cache}_rank0.db.pairs.sqlite")
+    )
     unit = 2 if kind == "dna-hf" else 1  # lm-eval's cache holds requests, the pair store pairs
     total = PAIRS * unit // processes  # what rank 0's file holds at the end
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     pause = 5 * unit  # the kill point: this many entries stored, the run held there until killed
     suffix = ".db" if kind == "dna-hf" else PAIR_STORE_SUFFIX
-    first = subprocess.Popen(command(kind, models[kind], data, cache, out, processes),
-                             env={**env, "PB_TEST_PAUSE_AFTER": str(pause), "PB_TEST_PAUSE_STORE": suffix},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)  # fmt: skip
+    first = subprocess.Popen(
+        command(kind, models[kind], data, cache, out, processes),
+        env={**env, "PB_TEST_PAUSE_AFTER": str(pause), "PB_TEST_PAUSE_STORE": suffix},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 600  # a bound for a broken run, not a timing the test relies on
     while stored(store) < pause and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     # stored as it goes, not in one burst at the end: the run has not finished, yet holds entries
-    assert first.poll() is None, "the run ended before its kill point: " + first.stderr.read()[-2000:]
+    assert first.poll() is None, (
+        "the run ended before its kill point: " + first.stderr.read()[-2000:]
+    )
     assert stored(store) == pause < total and not out.exists()
     os.killpg(first.pid, signal.SIGKILL)  # the launcher and every process it started
     first.wait()
     kept = stored(store)
     assert 5 * unit <= kept < total and not out.exists()
-    second = subprocess.run(command(kind, models[kind], data, cache, out, processes), env=env,
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    second = subprocess.run(
+        command(kind, models[kind], data, cache, out, processes),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert second.returncode == 0, second.stderr[-3000:]
     taken, everything = taken_from_cache(kind, second.stderr)
     assert taken >= kept and everything == PAIRS * unit
@@ -119,10 +147,20 @@ def test_a_rerun_with_fewer_processes_uses_what_its_ranks_cached(slow_setup, tmp
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    subprocess.run(command(kind, models[kind], data, cache, tmp_path / "two.json", 2), env=env,
-                   check=True, capture_output=True, timeout=600)  # fmt: skip
-    one = subprocess.run(command(kind, models[kind], data, cache, out, 1), env=env,
-                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    subprocess.run(
+        command(kind, models[kind], data, cache, tmp_path / "two.json", 2),
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    one = subprocess.run(
+        command(kind, models[kind], data, cache, out, 1),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert one.returncode == 0, one.stderr[-3000:]
     taken, everything = taken_from_cache(kind, one.stderr)
     unit = 2 if kind == "dna-hf" else 1
@@ -147,22 +185,49 @@ def shared_windows(tmp_path_factory):
     (root / "g.fa").write_text(">chr1\n" + genome + "\n")
     sites = range(500, 2500, 170)
     first = [("chr1", p, genome[p - 1], "ACGT".replace(genome[p - 1], "")[0]) for p in sites]
-    second = [row for p in sites for row in (("chr1", p, genome[p - 1], "ACGT".replace(genome[p - 1], "")[1]),
-                                              ("chr1", p - 1, genome[p - 2 : p], genome[p - 2]))]  # fmt: skip
+    second = [
+        row
+        for p in sites
+        for row in (
+            ("chr1", p, genome[p - 1], "ACGT".replace(genome[p - 1], "")[1]),
+            ("chr1", p - 1, genome[p - 2 : p], genome[p - 2]),
+        )
+    ]
     for name, rows in (("first", first), ("second", second)):
-        pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(root / f"{name}.parquet")
-        assert main(["build", "variants", "--variants", str(root / f"{name}.parquet"), "--fasta",
-                     str(root / "g.fa"), "--config", name, "--out", str(root / "out"),
-                     "--window", "256"]) == 0  # fmt: skip
+        pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(
+            root / f"{name}.parquet"
+        )
+        assert (
+            main(
+                [
+                    "build",
+                    "variants",
+                    "--variants",
+                    str(root / f"{name}.parquet"),
+                    "--fasta",
+                    str(root / "g.fa"),
+                    "--config",
+                    name,
+                    "--out",
+                    str(root / "out"),
+                    "--window",
+                    "256",
+                ]
+            )
+            == 0
+        )
     return root
 
 
 def run_variants(kind, models, root, config, cache=None):
     metadata = {"data_dir": str(root / "out"), "config": config}
     if kind != "kmer-markov":
-        result = evaluate(models[kind], ["perturbation_variants"], metadata, model=kind,
-                          use_cache=cache)  # fmt: skip
-        return result["results"]["perturbation_variants"], logged_pairs(result, "perturbation_variants")
+        result = evaluate(
+            models[kind], ["perturbation_variants"], metadata, model=kind, use_cache=cache
+        )
+        return result["results"]["perturbation_variants"], logged_pairs(
+            result, "perturbation_variants"
+        )
     from lm_eval import simple_evaluate
     from lm_eval.tasks import TaskManager
 
@@ -170,9 +235,14 @@ def run_variants(kind, models, root, config, cache=None):
     from perturbation_bench.paths import tasks_dir
 
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
-    result = simple_evaluate(model="kmer-markov", model_args=f"fasta={root / 'g.fa'},order=3",
-                             tasks=["perturbation_variants"], task_manager=manager,
-                             log_samples=True, use_cache=cache)  # fmt: skip
+    result = simple_evaluate(
+        model="kmer-markov",
+        model_args=f"fasta={root / 'g.fa'},order=3",
+        tasks=["perturbation_variants"],
+        task_manager=manager,
+        log_samples=True,
+        use_cache=cache,
+    )
     return result["results"]["perturbation_variants"], logged_pairs(result, "perturbation_variants")
 
 
@@ -196,11 +266,21 @@ def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    subprocess.run(command("dna-hf", models["dna-hf"], data, cache, tmp_path / "first.json", 2),
-                   env=env, check=True, capture_output=True, timeout=600)  # fmt: skip
+    subprocess.run(
+        command("dna-hf", models["dna-hf"], data, cache, tmp_path / "first.json", 2),
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     Path(f"{cache}_rank0.db").unlink()
-    rerun = subprocess.run(command("dna-hf", models["dna-hf"], data, cache, out, 2), env=env,
-                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    rerun = subprocess.run(
+        command("dna-hf", models["dna-hf"], data, cache, out, 2),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     first = json.loads((tmp_path / "first.json").read_text())
     assert_same_results(json.loads(out.read_text())["results"], first["results"])

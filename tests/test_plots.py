@@ -18,12 +18,22 @@ def drawn(monkeypatch):
 
 
 def row(model, task, k, n, **extra):
-    return {"model": model, "task": task, "n": n, "pairwise_acc": k / n,
-            "wilson_95": list(wilson_interval(k, n)), "bootstrap_95": [k / n, k / n], **extra}  # fmt: skip
+    return {
+        "model": model,
+        "task": task,
+        "n": n,
+        "pairwise_acc": k / n,
+        "wilson_95": list(wilson_interval(k, n)),
+        "bootstrap_95": [k / n, k / n],
+        **extra,
+    }
 
 
 def test_accuracy_bars_rise_from_zero_with_the_wilson_interval(drawn, tmp_path):
-    summary = [row("m", "perturbation_syn_human", 0, 24), row("m", "perturbation_motif_human", 18, 24)]
+    summary = [
+        row("m", "perturbation_syn_human", 0, 24),
+        row("m", "perturbation_motif_human", 18, 24),
+    ]
     plots.accuracy(summary, tmp_path / "a.png")
     (axes,) = drawn[0].axes
     from matplotlib.container import BarContainer
@@ -43,8 +53,11 @@ def test_accuracy_bars_rise_from_zero_with_the_wilson_interval(drawn, tmp_path):
 
 def strata_rows(series, ns):
     bins = ["(0.0, 0.2]", "(0.2, 0.4]", "(0.4, 0.6]", "(0.6, 0.8]"]
-    return [row(model, "perturbation_syn_human", n // 2, n, value=value)
-            for model in series for value, n in zip(bins, ns)]  # fmt: skip
+    return [
+        row(model, "perturbation_syn_human", n // 2, n, value=value)
+        for model in series
+        for value, n in zip(bins, ns)
+    ]
 
 
 def test_binned_plots_show_n_and_join_only_bins_with_enough_pairs(drawn, tmp_path):
@@ -52,7 +65,9 @@ def test_binned_plots_show_n_and_join_only_bins_with_enough_pairs(drawn, tmp_pat
     plots.accuracy_by_codons_changed(strata_rows(["m"], ns), tmp_path / "b.png")
     (axes,) = drawn[0].axes
     assert sorted(t.get_text() for t in axes.texts) == sorted(f"n={n}" for n in ns)
-    joined = [line for line in axes.lines if len(line.get_xdata()) == 2 and line.get_linestyle() == "-"]
+    joined = [
+        line for line in axes.lines if len(line.get_xdata()) == 2 and line.get_linestyle() == "-"
+    ]
     assert [round(line.get_xdata()[0]) for line in joined] == [0]
 
 
@@ -63,8 +78,18 @@ def test_series_that_coincide_stay_apart(drawn, tmp_path):
     assert len(points) == 2
     assert points[0].get_marker() != points[1].get_marker()
     assert all(x0 != x1 for x0, x1 in zip(points[0].get_xdata(), points[1].get_xdata()))
-    sweep = [{"model": m, "config": "perturbation_syn_human", "context_bp": L, "pairwise_acc": 0.6,
-              "bootstrap_95": [0.5, 0.7], "n": 20} for m in ("a", "b") for L in (512, 1024)]  # fmt: skip
+    sweep = [
+        {
+            "model": m,
+            "config": "perturbation_syn_human",
+            "context_bp": L,
+            "pairwise_acc": 0.6,
+            "bootstrap_95": [0.5, 0.7],
+            "n": 20,
+        }
+        for m in ("a", "b")
+        for L in (512, 1024)
+    ]
     plots.context_sweep(sweep, tmp_path / "d.png")
     lines = [line for line in drawn[1].axes[0].lines if line.get_marker() not in (None, "None")]
     assert len(lines) == 2 and lines[0].get_marker() != lines[1].get_marker()
@@ -73,11 +98,17 @@ def test_series_that_coincide_stay_apart(drawn, tmp_path):
 
 def test_causal_and_masked_margins_get_separate_panels(drawn, tmp_path):
     pairs = pd.DataFrame(
-        [{"task": t, "model": m, "scale": s, "margin": v}
-         for t in ("perturbation_syn_human", "perturbation_motif_human")
-         for m, s, v in (("causal-a", "causal", -30.0), ("causal-a", "causal", 12.0),
-                         ("mlm", "masked", 0.4), ("mlm", "masked", -0.1))]
-    )  # fmt: skip
+        [
+            {"task": t, "model": m, "scale": s, "margin": v}
+            for t in ("perturbation_syn_human", "perturbation_motif_human")
+            for m, s, v in (
+                ("causal-a", "causal", -30.0),
+                ("causal-a", "causal", 12.0),
+                ("mlm", "masked", 0.4),
+                ("mlm", "masked", -0.1),
+            )
+        ]
+    )
     plots.margins(pairs, tmp_path / "e.png")
     axes = drawn[0].axes
     assert len(axes) == 4
@@ -87,8 +118,10 @@ def test_causal_and_masked_margins_get_separate_panels(drawn, tmp_path):
         assert labels == ({"mlm (n=2)"} if scale == "masked" else {"causal-a (n=2)"})
 
 
-@pytest.mark.parametrize("model, scale", [("dna-mlm", "masked"), ("dna-hf", "causal"),
-                                          ("hf", "causal"), ("kmer-markov", "causal")])  # fmt: skip
+@pytest.mark.parametrize(
+    "model, scale",
+    [("dna-mlm", "masked"), ("dna-hf", "causal"), ("hf", "causal"), ("kmer-markov", "causal")],
+)
 def test_a_run_knows_the_scale_of_its_scores_from_its_model(tmp_path, model, scale):
     import json
 
@@ -114,20 +147,31 @@ def texts_inside(figure) -> list[str]:
             texts += axes.get_legend().get_texts()
         for axis in (axes.xaxis, axes.yaxis):
             low, high = sorted(axis.get_view_interval())
-            texts += [tick.label1 for tick in axis.get_major_ticks()
-                      if low <= tick.get_loc() <= high and tick.label1.get_visible()]  # fmt: skip
+            texts += [
+                tick.label1
+                for tick in axis.get_major_ticks()
+                if low <= tick.get_loc() <= high and tick.label1.get_visible()
+            ]
     outside = []
     for text in texts:
         if not text.get_text().strip():
             continue
         box = text.get_window_extent(renderer)
-        if box.x0 < bounds.x0 - 1 or box.y0 < bounds.y0 - 1 or box.x1 > bounds.x1 + 1 or box.y1 > bounds.y1 + 1:
+        if (
+            box.x0 < bounds.x0 - 1
+            or box.y0 < bounds.y0 - 1
+            or box.x1 > bounds.x1 + 1
+            or box.y1 > bounds.y1 + 1
+        ):
             outside.append(text.get_text())
     return outside
 
 
 def test_a_zero_bar_is_seen_and_every_bar_says_its_n(drawn, tmp_path):
-    summary = [row("m", "perturbation_syn_human", 0, 24), row("m", "perturbation_motif_human", 7, 9)]
+    summary = [
+        row("m", "perturbation_syn_human", 0, 24),
+        row("m", "perturbation_motif_human", 7, 9),
+    ]
     plots.accuracy(summary, tmp_path / "a.png")
     (axes,) = drawn[0].axes
     markers = [line for line in axes.lines if line.get_marker() == "o"]
@@ -138,9 +182,18 @@ def test_a_zero_bar_is_seen_and_every_bar_says_its_n(drawn, tmp_path):
 
 
 def test_margin_counts_have_whole_ticks_and_nothing_is_clipped(drawn, tmp_path):
-    pairs = pd.DataFrame([{"task": "perturbation_syn_human", "model": f"a model with a long name {m}",
-                           "scale": "causal", "margin": v}
-                          for m in range(2) for v in (-3.0, -1.0, 0.5, 2.0, 2.5)])  # fmt: skip
+    pairs = pd.DataFrame(
+        [
+            {
+                "task": "perturbation_syn_human",
+                "model": f"a model with a long name {m}",
+                "scale": "causal",
+                "margin": v,
+            }
+            for m in range(2)
+            for v in (-3.0, -1.0, 0.5, 2.0, 2.5)
+        ]
+    )
     plots.margins(pairs, tmp_path / "e.png")
     (axes,) = drawn[0].axes
     drawn[0].canvas.draw()
@@ -154,15 +207,33 @@ def test_the_variant_figures_say_their_n(monkeypatch, tmp_path):
 
     kept = []
     monkeypatch.setattr(variant_plots, "save_figure", lambda figure, path: kept.append(figure))
-    labelled = pd.DataFrame([{"task": "perturbation_variants", "model": "m", "label": k % 2 == 0,
-                              "score": float(k % 3)} for k in range(12)])  # fmt: skip
+    labelled = pd.DataFrame(
+        [
+            {
+                "task": "perturbation_variants",
+                "model": "m",
+                "label": k % 2 == 0,
+                "score": float(k % 3),
+            }
+            for k in range(12)
+        ]
+    )
     variant_plots.ranking_curves(labelled, tmp_path / "roc.png", tmp_path / "pr.png")
     for figure in kept:
         legend = {t.get_text() for t in figure.axes[0].get_legend().get_texts()}
         assert "m (n=12, 6 positive)" in legend
-    ladder = [{"model": "m", "task": "perturbation_variants", "consequence": c, "n": n,
-               "pairwise_acc": 0.5, "bootstrap_95": [0.3, 0.7], "margin_mean": 0.1}
-              for c, n in (("synonymous_variant", 14), ("stop_gained", 3))]  # fmt: skip
+    ladder = [
+        {
+            "model": "m",
+            "task": "perturbation_variants",
+            "consequence": c,
+            "n": n,
+            "pairwise_acc": 0.5,
+            "bootstrap_95": [0.3, 0.7],
+            "margin_mean": 0.1,
+        }
+        for c, n in (("synonymous_variant", 14), ("stop_gained", 3))
+    ]
     variant_plots.class_ladder(ladder, ["synonymous_variant", "stop_gained"], tmp_path / "l.png")
     assert {"n=14", "n=3"} <= {t.get_text() for t in kept[-1].axes[0].texts}
     assert texts_inside(kept[-1]) == []
@@ -173,9 +244,21 @@ def test_the_reference_base_is_not_drawn_as_a_neutral_change(monkeypatch, tmp_pa
 
     kept = []
     monkeypatch.setattr(variant_plots.plt, "close", kept.append)
-    rows = pd.DataFrame([{"model": "m", "chrom": "1", "pos": 11 + i, "ref": ref, "alt": alt,
-                          "margin": 0.0 if alt == "A" else 1.0}
-                         for i, ref in enumerate("CG") for alt in "ACGT" if alt != ref])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            {
+                "model": "m",
+                "chrom": "1",
+                "pos": 11 + i,
+                "ref": ref,
+                "alt": alt,
+                "margin": 0.0 if alt == "A" else 1.0,
+            }
+            for i, ref in enumerate("CG")
+            for alt in "ACGT"
+            if alt != ref
+        ]
+    )
     variant_plots.saturation_map(rows, "1:11-12", tmp_path / "map.png")
     image = kept[0].axes[0].images[0]
     neutral = image.cmap(image.norm(0.0))
@@ -187,8 +270,13 @@ def test_the_reference_base_is_not_drawn_as_a_neutral_change(monkeypatch, tmp_pa
 
 def test_margins_of_many_tasks_keep_every_label_inside(drawn, tmp_path, recwarn):
     """A panel per task: eight tasks widen the figure instead of collapsing the layout."""
-    pairs = pd.DataFrame([{"task": f"perturbation_task_{t}", "model": "m", "scale": "causal",
-                           "margin": float(v)} for t in range(8) for v in range(-3, 4)])  # fmt: skip
+    pairs = pd.DataFrame(
+        [
+            {"task": f"perturbation_task_{t}", "model": "m", "scale": "causal", "margin": float(v)}
+            for t in range(8)
+            for v in range(-3, 4)
+        ]
+    )
     plots.margins(pairs, tmp_path / "e.png")
     assert texts_inside(drawn[0]) == []
     assert not [w for w in recwarn if "constrained_layout not applied" in str(w.message)]
@@ -196,20 +284,36 @@ def test_margins_of_many_tasks_keep_every_label_inside(drawn, tmp_path, recwarn)
 
 def test_error_bars_are_never_negative_when_an_interval_misses_its_point():
     """A percentile bootstrap interval may lie beside its point: that side's bar has length 0."""
-    rows = [{"pairwise_acc": 0.9, "bootstrap_95": [0.91, 0.97]},
-            {"pairwise_acc": 0.2, "bootstrap_95": [0.05, 0.19]}]  # fmt: skip
-    assert plots.error_bars(rows, "bootstrap_95") == [[0.0, pytest.approx(0.15)],
-                                                      [pytest.approx(0.07), 0.0]]  # fmt: skip
+    rows = [
+        {"pairwise_acc": 0.9, "bootstrap_95": [0.91, 0.97]},
+        {"pairwise_acc": 0.2, "bootstrap_95": [0.05, 0.19]},
+    ]
+    assert plots.error_bars(rows, "bootstrap_95") == [
+        [0.0, pytest.approx(0.15)],
+        [pytest.approx(0.07), 0.0],
+    ]
 
 
 def test_the_context_sweep_legend_names_each_line_and_its_n(drawn, tmp_path):
-    sweep = [{"model": f"runs/{m}", "config": "perturbation_syn_human", "context_bp": L,
-              "pairwise_acc": 0.6, "bootstrap_95": [0.5, 0.7], "n": n}
-             for m, n in (("a", 20), ("b", 12)) for L in (512, 1024)]  # fmt: skip
+    sweep = [
+        {
+            "model": f"runs/{m}",
+            "config": "perturbation_syn_human",
+            "context_bp": L,
+            "pairwise_acc": 0.6,
+            "bootstrap_95": [0.5, 0.7],
+            "n": n,
+        }
+        for m, n in (("a", 20), ("b", 12))
+        for L in (512, 1024)
+    ]
     plots.context_sweep(sweep, tmp_path / "d.png")
     (axes,) = drawn[0].axes
     assert [t.get_text() for t in axes.get_legend().get_texts()] == [
-        "a / syn_human (n=20)", "b / syn_human (n=12)", "chance (0.5)"]  # fmt: skip
+        "a / syn_human (n=20)",
+        "b / syn_human (n=12)",
+        "chance (0.5)",
+    ]
 
 
 def test_each_figure_is_written_where_it_is_asked(tmp_path):

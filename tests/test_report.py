@@ -98,10 +98,17 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     folders = []
     for seed in (0, 1):
-        model = save_random_llama(root / f"model{seed}", single_nucleotide_tokenizer(), layers=1,
-                                  hidden=16, max_positions=8200, seed=seed)  # fmt: skip
-        evaluate(str(model), TASKS + CONTEXT_TASKS, {"data_dir": "demo"},
-                 output_path=root / f"run{seed}")  # fmt: skip
+        model = save_random_llama(
+            root / f"model{seed}",
+            single_nucleotide_tokenizer(),
+            layers=1,
+            hidden=16,
+            max_positions=8200,
+            seed=seed,
+        )
+        evaluate(
+            str(model), TASKS + CONTEXT_TASKS, {"data_dir": "demo"}, output_path=root / f"run{seed}"
+        )
         folders.append(root / f"run{seed}")
     return folders
 
@@ -289,7 +296,8 @@ def test_the_margins_wilcoxon_test_and_quantiles_are_scipys_on_the_logged_margin
     assert row["wilcoxon_statistic"] == pytest.approx(expected.statistic, rel=1e-12)
     assert row["wilcoxon_p"] == pytest.approx(expected.pvalue, rel=1e-9)
     assert list(row["margin_quantiles"].values()) == pytest.approx(
-        list(np.percentile(margins, [5, 25, 50, 75, 95])), rel=1e-12)  # fmt: skip
+        list(np.percentile(margins, [5, 25, 50, 75, 95])), rel=1e-12
+    )
     tied = rows["perturbation_motif_human"]
     assert tied["wilcoxon_p"] is None and tied["margin_quantiles"]["q50"] == 0.0
     markdown = (tmp_path / "out" / "report.md").read_text()

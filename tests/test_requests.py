@@ -105,8 +105,12 @@ def request(task: str, doc: int, idx: int, continuation: str):
 
 def test_pairs_never_cross_tasks_that_share_a_doc_id():
     """Mutant: documents keyed by ``doc_id`` alone."""
-    requests = [request("a", 0, 0, "AAAA"), request("b", 0, 0, "CC"),
-                request("a", 0, 1, "AAAT"), request("b", 0, 1, "CG")]  # fmt: skip
+    requests = [
+        request("a", 0, 0, "AAAA"),
+        request("b", 0, 0, "CC"),
+        request("a", 0, 1, "AAAT"),
+        request("b", 0, 1, "CG"),
+    ]
     pairs = document_pairs(requests, strict=True)
     assert sorted(pairs) == [(0, 2), (1, 3)]
 

@@ -28,32 +28,58 @@ def rows_by_model(report: dict) -> dict[str, int]:
 
 def test_two_markov_orders_are_two_named_rows(tmp_path):
     """Both runs have lm-eval's random folder name; only the order tells them apart."""
-    runs = [write_run(tmp_path / f"order{k}", TASK, lls(24, k), model_args={"fasta": "g.fa", "order": k})
-            for k in (2, 5)]  # fmt: skip
+    runs = [
+        write_run(
+            tmp_path / f"order{k}", TASK, lls(24, k), model_args={"fasta": "g.fa", "order": k}
+        )
+        for k in (2, 5)
+    ]
     report = make_report(runs, tmp_path / "report", n_boot=50)
     assert rows_by_model(report) == {"kmer-markov order=2": 24, "kmer-markov order=5": 24}
     assert len(report["comparisons"]) == 1
 
 
 def test_a_model_with_rc_average_off_and_on_is_two_rows(tmp_path):
-    runs = [write_run(tmp_path / f"rc{rc}", TASK, lls(12, 3), model="dna-hf",
-                      model_args={"pretrained": "org/dna-lm"},
-                      settings=TaskSettings(Formatting(rc_average=rc), "default", "sha256:aa"))
-            for rc in (False, True)]  # fmt: skip
+    runs = [
+        write_run(
+            tmp_path / f"rc{rc}",
+            TASK,
+            lls(12, 3),
+            model="dna-hf",
+            model_args={"pretrained": "org/dna-lm"},
+            settings=TaskSettings(Formatting(rc_average=rc), "default", "sha256:aa"),
+        )
+        for rc in (False, True)
+    ]
     report = make_report(runs, tmp_path / "report", n_boot=50)
-    assert rows_by_model(report) == {"org/dna-lm rc_average=False": 12, "org/dna-lm rc_average=True": 12}
+    assert rows_by_model(report) == {
+        "org/dna-lm rc_average=False": 12,
+        "org/dna-lm rc_average=True": 12,
+    }
 
 
 def test_one_model_on_two_versions_of_a_config_is_two_rows_or_refused(tmp_path):
-    old = write_run(tmp_path / "old", TASK, lls(24, 1), model_args={"order": 5},
-                    settings=TaskSettings(Formatting(), "default", "sha256:0123456789ab"))  # fmt: skip
-    new = write_run(tmp_path / "new", TASK, lls(21, 1), model_args={"order": 5},
-                    settings=TaskSettings(Formatting(), "default", "sha256:fedcba987654"))  # fmt: skip
+    old = write_run(
+        tmp_path / "old",
+        TASK,
+        lls(24, 1),
+        model_args={"order": 5},
+        settings=TaskSettings(Formatting(), "default", "sha256:0123456789ab"),
+    )
+    new = write_run(
+        tmp_path / "new",
+        TASK,
+        lls(21, 1),
+        model_args={"order": 5},
+        settings=TaskSettings(Formatting(), "default", "sha256:fedcba987654"),
+    )
     with pytest.raises(DataValidationError, match="scored on different data"):
         make_report([old, new], tmp_path / "report", n_boot=50)
     report = make_report([old, new], tmp_path / "report", n_boot=50, allow_different_data=True)
     assert rows_by_model(report) == {
-        "kmer-markov syn_human:data=01234567": 24, "kmer-markov syn_human:data=fedcba98": 21}
+        "kmer-markov syn_human:data=01234567": 24,
+        "kmer-markov syn_human:data=fedcba98": 21,
+    }
 
 
 def test_the_same_run_twice_is_refused_naming_both_folders(tmp_path):
@@ -64,8 +90,9 @@ def test_the_same_run_twice_is_refused_naming_both_folders(tmp_path):
 
 
 def test_a_name_given_is_the_whole_name(tmp_path):
-    runs = [write_run(tmp_path / f"order{k}", TASK, lls(12, k), model_args={"order": k})
-            for k in (2, 5)]  # fmt: skip
+    runs = [
+        write_run(tmp_path / f"order{k}", TASK, lls(12, k), model_args={"order": k}) for k in (2, 5)
+    ]
     names = {str(runs[0]): "low order", str(runs[1]): "high order"}
     report = make_report(runs, tmp_path / "report", n_boot=50, names=names)
     assert rows_by_model(report) == {"low order": 12, "high order": 12}
@@ -85,12 +112,39 @@ def test_an_interval_is_thin_below_ten_pairs(tmp_path, n, thin):
 def test_name_labels_runs_and_tells_identical_ones_apart(tmp_path, capsys):
     first = write_run(tmp_path / "first", TASK, lls(8, 4), model_args={"order": 3})
     again = write_run(tmp_path / "again", TASK, lls(8, 5), model_args={"order": 3})
-    assert main(["report", str(first), str(again), "--out", str(tmp_path / "report"),
-                 "--bootstrap", "50", "--name", f"{first}=seed A", "--name", f"{again}=seed B"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                str(first),
+                str(again),
+                "--out",
+                str(tmp_path / "report"),
+                "--bootstrap",
+                "50",
+                "--name",
+                f"{first}=seed A",
+                "--name",
+                f"{again}=seed B",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "seed A perturbation_syn_human" in out and "seed B perturbation_syn_human" in out
-    assert main(["report", str(first), "--out", str(tmp_path / "r2"),
-                 "--name", f"{tmp_path / 'nowhere'}=x"]) == 2  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                str(first),
+                "--out",
+                str(tmp_path / "r2"),
+                "--name",
+                f"{tmp_path / 'nowhere'}=x",
+            ]
+        )
+        == 2
+    )
     assert "is not one of the RUN folders" in capsys.readouterr().err
 
 
@@ -109,8 +163,13 @@ def test_the_report_draws_every_figure_at_the_edges(tmp_path):
     run = tmp_path / "run"
     for task, pairs in EDGES.items():
         write_run(run, task, pairs, model_args={"order": 2})
-    write_run(run, "perturbation_variants", [(-1.0, -2.0), (-2.0, -1.0)], model_args={"order": 2},
-              docs=[{"chrom": "1", "pos": 5, "ref": "A", "alt": "C"}] * 2)  # fmt: skip
+    write_run(
+        run,
+        "perturbation_variants",
+        [(-1.0, -2.0), (-2.0, -1.0)],
+        model_args={"order": 2},
+        docs=[{"chrom": "1", "pos": 5, "ref": "A", "alt": "C"}] * 2,
+    )
     report = make_report([run], tmp_path / "report", n_boot=50)
     by_task = {row["task"]: row for row in report["summary"]}
     assert by_task["perturbation_syn_human"]["pairwise_acc"] == 1.0
@@ -133,12 +192,25 @@ def test_only_the_sections_that_apply(tmp_path):
     """A variant-only run: no codon figure, no published numbers, no per-class AUROC table when
     each class holds one kind of label; two chromosomes make a thin by-chromosome interval."""
     rng = random.Random(8)
-    docs = [{"chrom": chrom, "pos": i, "ref": "A", "alt": "C", "label": consequence == "stop_gained",
-             "consequence": consequence}
-            for i, (chrom, consequence) in enumerate(
-                [(c, k) for c in "12" for k in ("stop_gained", "synonymous_variant")] * 6)]  # fmt: skip
-    run = write_run(tmp_path / "run", "perturbation_variants",
-                    [(-rng.uniform(1, 5), -rng.uniform(1, 5)) for _ in docs], docs=docs)  # fmt: skip
+    docs = [
+        {
+            "chrom": chrom,
+            "pos": i,
+            "ref": "A",
+            "alt": "C",
+            "label": consequence == "stop_gained",
+            "consequence": consequence,
+        }
+        for i, (chrom, consequence) in enumerate(
+            [(c, k) for c in "12" for k in ("stop_gained", "synonymous_variant")] * 6
+        )
+    ]
+    run = write_run(
+        tmp_path / "run",
+        "perturbation_variants",
+        [(-rng.uniform(1, 5), -rng.uniform(1, 5)) for _ in docs],
+        docs=docs,
+    )
     report = make_report([run], tmp_path / "report", n_boot=50)
     assert not report["figures"]["accuracy_by_codons_changed"]
     assert not (tmp_path / "report" / "accuracy_by_codons_changed.png").exists()

@@ -12,8 +12,9 @@ from perturbation_bench.tasks.loading import load_pairs
 
 
 def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
-    docs = load_pairs("syn_human", data_dir=str(pair_data), preset="carbon", rc_average=True,
-                      context_bp=60)["test"]  # fmt: skip
+    docs = load_pairs(
+        "syn_human", data_dir=str(pair_data), preset="carbon", rc_average=True, context_bp=60
+    )["test"]
     assert len({id(doc[TASK]) for doc in docs}) == 1 and len(docs) == 8
     shared = docs[0][TASK]
     assert shared.formatting == Formatting(dna_prefix="<dna>", kmer_size=6, rc_average=True)
@@ -21,15 +22,35 @@ def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
 
 
 def test_settings_are_logged_as_json_and_read_back():
-    settings = TaskSettings(Formatting("", 6, True), "default", "sha256:ab", "1/4", 512,
-                            "mean", "abs_llr", "none", "traitgym", "keep")  # fmt: skip
+    settings = TaskSettings(
+        Formatting("", 6, True),
+        "default",
+        "sha256:ab",
+        "1/4",
+        512,
+        "mean",
+        "abs_llr",
+        "none",
+        "traitgym",
+        "keep",
+    )
     logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
     assert logged_settings(logged["doc"]) == {
-        "data": "sha256:ab", "shard": "1/4", "preset": "default", "dna_prefix": "",
-        "kmer_size": 6, "kmer_overlap": False, "rc_average": True, "context_bp": 512,
-        "reduction": "mean", "score": "abs_llr", "start_token": "none", "convention": "traitgym",
-        "one_class_chromosomes": "keep", "labels": None,
-    }  # fmt: skip
+        "data": "sha256:ab",
+        "shard": "1/4",
+        "preset": "default",
+        "dna_prefix": "",
+        "kmer_size": 6,
+        "kmer_overlap": False,
+        "rc_average": True,
+        "context_bp": 512,
+        "reduction": "mean",
+        "score": "abs_llr",
+        "start_token": "none",
+        "convention": "traitgym",
+        "one_class_chromosomes": "keep",
+        "labels": None,
+    }
 
 
 def test_samples_of_versions_before_conventions_read_as_those_versions_scored():
@@ -37,19 +58,34 @@ def test_samples_of_versions_before_conventions_read_as_those_versions_scored():
     for key in ("start_token", "convention", "one_class_chromosomes", "labels", "kmer_overlap"):
         del settings[key]
     read = logged_settings({"original_sequence": "ACGT", TASK: settings})
-    assert (read["start_token"], read["convention"], read["one_class_chromosomes"],
-            read["labels"], read["kmer_overlap"]) == ("model", None, "drop", None, False)  # fmt: skip
+    assert (
+        read["start_token"],
+        read["convention"],
+        read["one_class_chromosomes"],
+        read["labels"],
+        read["kmer_overlap"],
+    ) == ("model", None, "drop", None, False)
 
 
 def test_samples_of_earlier_versions_give_the_same_settings():
     """Version 0.1.0 wrote each setting into a ``scoring_*`` field of its own."""
-    doc = {"original_sequence": "ACGT", "scoring_data": "sha256:ab", "scoring_shard": "1/4",
-           "scoring_preset": "carbon", "scoring_prefix": "<dna>", "scoring_kmer_size": 6,
-           "scoring_rc_average": True, "scoring_context_bp": 512, "scoring_score": "abs_llr",
-           "scoring_token_counts": [3, 3]}  # fmt: skip
-    expected = TaskSettings(Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512,
-                            "mean", "abs_llr")  # fmt: skip
+    doc = {
+        "original_sequence": "ACGT",
+        "scoring_data": "sha256:ab",
+        "scoring_shard": "1/4",
+        "scoring_preset": "carbon",
+        "scoring_prefix": "<dna>",
+        "scoring_kmer_size": 6,
+        "scoring_rc_average": True,
+        "scoring_context_bp": 512,
+        "scoring_score": "abs_llr",
+        "scoring_token_counts": [3, 3],
+    }
+    expected = TaskSettings(
+        Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512, "mean", "abs_llr"
+    )
     assert logged_settings(doc) == dict(expected)
-    assert logged_settings({k: v for k, v in doc.items() if k != "scoring_token_counts"})[
-        "reduction"
-    ] == "sum"
+    assert (
+        logged_settings({k: v for k, v in doc.items() if k != "scoring_token_counts"})["reduction"]
+        == "sum"
+    )

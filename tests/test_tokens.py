@@ -139,8 +139,13 @@ def test_a_pair_seen_on_two_ranks_counts_once(monkeypatch):
     from perturbation_bench.models.tokens import UnknownTokenCounter
 
     def request(doc_id):
-        return Instance("loglikelihood", {"benchmark_id": f"b{doc_id}"}, ("", "ACNT"), 0,
-                        metadata=(TASK, doc_id, 1))  # fmt: skip
+        return Instance(
+            "loglikelihood",
+            {"benchmark_id": f"b{doc_id}"},
+            ("", "ACNT"),
+            0,
+            metadata=(TASK, doc_id, 1),
+        )
 
     ranks = [UnknownTokenCounter("m"), UnknownTokenCounter("m")]
     for rank, doc_ids in zip(ranks, ([0, 1], [2, 1])):  # doc 1 on both ranks

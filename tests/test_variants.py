@@ -41,8 +41,21 @@ def expected_pair(sequences, chrom: str, pos: int, ref: str, alt: str, window: i
 
 
 def build(tmp_path, variants: Path, fasta: Path, config="toy", *extra) -> pd.DataFrame:
-    args = ["build", "variants", "--variants", str(variants), "--fasta", str(fasta),
-            "--config", config, "--out", str(tmp_path / "out"), "--window", str(W), *extra]  # fmt: skip
+    args = [
+        "build",
+        "variants",
+        "--variants",
+        str(variants),
+        "--fasta",
+        str(fasta),
+        "--config",
+        config,
+        "--out",
+        str(tmp_path / "out"),
+        "--window",
+        str(W),
+        *extra,
+    ]
     assert main(args) == 0
     return pd.read_parquet(tmp_path / "out" / config / "test-00000-of-00001.parquet")
 
@@ -86,17 +99,33 @@ def test_pad_and_truncate_windows_equal_an_independent_construction(genome, tmp_
     fasta, sequences = genome
     s1, s2 = sequences["chr1"], sequences["chr2"]
     other = lambda b: "A" if b != "A" else "C"  # noqa: E731
-    table = cases(sequences) + [
-        ("1", 1, s1[0], other(s1[0])),  # the chromosome's first base
-        ("2", 3000, s2[2999], other(s2[2999])),  # its last base
-        ("2", 2990, s2[2989:2995], s2[2989]),  # a deletion near the end
-        ("2", 5, s2[4], s2[4] + "TTT"),  # an insertion near the start
-    ]
+    table = (
+        cases(sequences)
+        + [
+            ("1", 1, s1[0], other(s1[0])),  # the chromosome's first base
+            ("2", 3000, s2[2999], other(s2[2999])),  # its last base
+            ("2", 2990, s2[2989:2995], s2[2989]),  # a deletion near the end
+            ("2", 5, s2[4], s2[4] + "TTT"),  # an insertion near the start
+        ]
+    )
     table = pd.DataFrame(table, columns=["chrom", "pos", "ref", "alt"])
     table.to_csv(tmp_path / "v.tsv", sep="\t", index=False)
-    args = ["build", "variants", "--variants", str(tmp_path / "v.tsv"), "--fasta", str(fasta),
-            "--config", "toy", "--out", str(tmp_path / "out"), "--window", str(window),
-            "--edge", edge]  # fmt: skip
+    args = [
+        "build",
+        "variants",
+        "--variants",
+        str(tmp_path / "v.tsv"),
+        "--fasta",
+        str(fasta),
+        "--config",
+        "toy",
+        "--out",
+        str(tmp_path / "out"),
+        "--window",
+        str(window),
+        "--edge",
+        edge,
+    ]
     assert main(args) == 0
     rows = pd.read_parquet(tmp_path / "out" / "toy" / "test-00000-of-00001.parquet")
     built = {(r["chrom"], r["pos"]): r for r in rows.to_dict("records")}
@@ -127,20 +156,35 @@ def test_exclusions_are_counted_and_counts_add_up(genome, tmp_path, capsys):
     fasta, sequences = genome
     s1 = sequences["chr1"]
     wrong = "A" if s1[99] != "A" else "C"
-    rows = [("1", 1000, s1[999], "G" if s1[999] != "G" else "T"),  # kept
-            ("1", 100, wrong, s1[99]),  # ref does not match the genome: never swapped
-            ("1", 200, s1[199], "<DEL>"), ("1", 201, s1[200], "*"), ("1", 202, s1[201], "N"),
-            ("1", 203, s1[202], s1[202]), ("chr9", 5, "A", "C"),
-            ("2", 2999, sequences["chr2"][2998:3000], sequences["chr2"][2998]),  # needs a base past the end
-            ("1", 6000, "A", "C")]  # fmt: skip
+    rows = [
+        ("1", 1000, s1[999], "G" if s1[999] != "G" else "T"),  # kept
+        ("1", 100, wrong, s1[99]),  # ref does not match the genome: never swapped
+        ("1", 200, s1[199], "<DEL>"),
+        ("1", 201, s1[200], "*"),
+        ("1", 202, s1[201], "N"),
+        ("1", 203, s1[202], s1[202]),
+        ("chr9", 5, "A", "C"),
+        (
+            "2",
+            2999,
+            sequences["chr2"][2998:3000],
+            sequences["chr2"][2998],
+        ),  # needs a base past the end
+        ("1", 6000, "A", "C"),
+    ]
     pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
     built = build(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["excluded"] == {
-        "chromosome_not_in_fasta": 1, "deletion_past_chromosome_end": 1, "non_acgt_allele": 1,
-        "position_past_chromosome_end": 1, "ref_equals_alt": 1, "ref_mismatch": 1,
-        "star_alt": 1, "symbolic_or_breakend_alt": 1,
-    }  # fmt: skip
+        "chromosome_not_in_fasta": 1,
+        "deletion_past_chromosome_end": 1,
+        "non_acgt_allele": 1,
+        "position_past_chromosome_end": 1,
+        "ref_equals_alt": 1,
+        "ref_mismatch": 1,
+        "star_alt": 1,
+        "symbolic_or_breakend_alt": 1,
+    }
     assert report["read"] == len(rows) == report["written"] + sum(report["excluded"].values())
     assert len(built) == report["written"] == 1
     out = capsys.readouterr().out
@@ -154,8 +198,12 @@ def test_exclusions_are_counted_and_counts_add_up(genome, tmp_path, capsys):
 
 
 def write_vcf(path: Path, records: list[str]) -> Path:
-    header = ["##fileformat=VCFv4.2", "##contig=<ID=chr1,length=5000>", "##contig=<ID=chr2,length=3000>",
-              "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO"]  # fmt: skip
+    header = [
+        "##fileformat=VCFv4.2",
+        "##contig=<ID=chr1,length=5000>",
+        "##contig=<ID=chr2,length=3000>",
+        "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO",
+    ]
     path.write_text("\n".join(header + records) + "\n")
     return path
 
@@ -166,20 +214,36 @@ def test_an_unreadable_vcf_record_is_one_line_with_file_record_and_reason(genome
 
     fasta, sequences = genome
     s1 = sequences["chr1"]
-    records = [f"chr1\t{p}\t.\t{s1[p - 1]}\t{'A' if s1[p - 1] != 'A' else 'C'}\t.\t.\t."
-               for p in range(1, 4901)] * 6  # several BGZF blocks  # fmt: skip
+    records = [
+        f"chr1\t{p}\t.\t{s1[p - 1]}\t{'A' if s1[p - 1] != 'A' else 'C'}\t.\t.\t."
+        for p in range(1, 4901)
+    ] * 6  # several BGZF blocks
     plain = write_vcf(tmp_path / "v.vcf", records)
     pysam.tabix_compress(str(plain), str(tmp_path / "v.vcf.gz"))
     data = bytearray((tmp_path / "v.vcf.gz").read_bytes())
     middle = len(data) * 3 // 4
     data[middle : middle + 50] = bytes(b ^ 0xFF for b in data[middle : middle + 50])
     (tmp_path / "bad.vcf.gz").write_bytes(bytes(data))
-    status = main(["build", "variants", "--variants", str(tmp_path / "bad.vcf.gz"), "--fasta",
-                   str(fasta), "--config", "bad", "--out", str(tmp_path / "out")])  # fmt: skip
+    status = main(
+        [
+            "build",
+            "variants",
+            "--variants",
+            str(tmp_path / "bad.vcf.gz"),
+            "--fasta",
+            str(fasta),
+            "--config",
+            "bad",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.startswith("perturbation-bench error")]
-    assert f"{tmp_path / 'bad.vcf.gz'}: record " in line and "cannot be read (truncated file)" in line
+    assert (
+        f"{tmp_path / 'bad.vcf.gz'}: record " in line and "cannot be read (truncated file)" in line
+    )
     number, read = map(int, re.search(r"record (\d+) \(after (\d+) read\)", line).groups())
     assert number == read + 1 and 10_000 < read < len(records)  # the records of the blocks before
 
@@ -190,10 +254,13 @@ def test_vcf_multiallelic_records_split_and_gzip_reads_the_same(genome, tmp_path
     fasta, sequences = genome
     s1 = sequences["chr1"]
     alts = [b for b in "ACGT" if b != s1[1999]]
-    vcf = write_vcf(tmp_path / "v.vcf", [
-        f"chr1\t2000\trs1\t{s1[1999]}\t{alts[0]},{alts[1]}\t.\t.\t.",
-        f"chr2\t1000\t.\t{sequences['chr2'][999]}\t<DUP>\t.\t.\t.",
-    ])  # fmt: skip
+    vcf = write_vcf(
+        tmp_path / "v.vcf",
+        [
+            f"chr1\t2000\trs1\t{s1[1999]}\t{alts[0]},{alts[1]}\t.\t.\t.",
+            f"chr2\t1000\t.\t{sequences['chr2'][999]}\t<DUP>\t.\t.\t.",
+        ],
+    )
     plain = build(tmp_path / "plain", vcf, fasta)
     pysam.tabix_compress(str(vcf), str(tmp_path / "v.vcf.gz"))
     gzipped = build(tmp_path / "gz", tmp_path / "v.vcf.gz", fasta)
@@ -214,11 +281,19 @@ def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
         seq = sequences[f"chr{chrom}"]
         pos = rng.randrange(1, len(seq) + 1)
         ref = seq[pos - 1]
-        rows.append({"chrom": chrom, "pos": pos, "ref": ref,
-                     "alt": rng.choice([b for b in "ACGT" if b != ref]), "OMIM": f"MIM {i}",
-                     "consequence": rng.choice(["PLS", "dELS", "missense_variant"]),
-                     "label": i % 4 == 0, "tss_dist": rng.randrange(10**5),
-                     "match_group": f"g{i // 10}"})  # fmt: skip
+        rows.append(
+            {
+                "chrom": chrom,
+                "pos": pos,
+                "ref": ref,
+                "alt": rng.choice([b for b in "ACGT" if b != ref]),
+                "OMIM": f"MIM {i}",
+                "consequence": rng.choice(["PLS", "dELS", "missense_variant"]),
+                "label": i % 4 == 0,
+                "tss_dist": rng.randrange(10**5),
+                "match_group": f"g{i // 10}",
+            }
+        )
     return pd.DataFrame(rows).astype({"pos": "int64", "label": bool})
 
 
@@ -227,11 +302,24 @@ def test_traitgym_parquet_loads_as_it_is_and_builds_the_same_bytes_twice(genome,
     traitgym_like(sequences).to_parquet(tmp_path / "test.parquet")
     first = build(tmp_path / "a", tmp_path / "test.parquet", fasta)
     build(tmp_path / "b", tmp_path / "test.parquet", fasta)
-    assert list(first.columns) == ["chrom", "pos", "ref", "alt", "variant_id", "label",
-                                   "window_start", "variant_offset", "is_clamped",
-                                   "window_edge", "OMIM",
-                                   "consequence", "tss_dist", "match_group",
-                                   "original_sequence", "sequence"]  # fmt: skip
+    assert list(first.columns) == [
+        "chrom",
+        "pos",
+        "ref",
+        "alt",
+        "variant_id",
+        "label",
+        "window_start",
+        "variant_offset",
+        "is_clamped",
+        "window_edge",
+        "OMIM",
+        "consequence",
+        "tss_dist",
+        "match_group",
+        "original_sequence",
+        "sequence",
+    ]
     assert first["label"].dtype == bool and len(first) == 60
     files = [tmp_path / d / "out" / "toy" / "test-00000-of-00001.parquet" for d in ("a", "b")]
     assert files[0].read_bytes() == files[1].read_bytes()
@@ -240,10 +328,12 @@ def test_traitgym_parquet_loads_as_it_is_and_builds_the_same_bytes_twice(genome,
 
 @pytest.mark.parametrize(
     "bad, message",
-    [({"pos": None}, "record 2: pos is not a whole number"),
-     ({"ref": ""}, "record 2: ref is empty or missing"),
-     ({"label": "maybe"}, "record 2: label 'maybe' is not a truth value")],
-)  # fmt: skip
+    [
+        ({"pos": None}, "record 2: pos is not a whole number"),
+        ({"ref": ""}, "record 2: ref is empty or missing"),
+        ({"label": "maybe"}, "record 2: label 'maybe' is not a truth value"),
+    ],
+)
 def test_unreadable_records_stop_with_file_record_and_reason(genome, tmp_path, bad, message):
     fasta, sequences = genome
     table = traitgym_like(sequences, n=4).astype({"pos": object, "label": object})
@@ -291,12 +381,19 @@ def expected_metrics(lls, labels, chroms, score="llr") -> dict:
     return {
         "auroc": roc_auc_score(labels, scores),
         "auprc": average_precision_score(labels, scores),
-        **{f"{metric}_by_chrom": sum(
-            (chroms == c).sum() * fn([y for y, k in zip(labels, chroms) if k == c],
-                                     [s for s, k in zip(scores, chroms) if k == c])
-            for c in sorted(set(chroms))) / len(chroms)
-           for metric, fn in (("auroc", roc_auc_score), ("auprc", average_precision_score))},
-    }  # fmt: skip
+        **{
+            f"{metric}_by_chrom": sum(
+                (chroms == c).sum()
+                * fn(
+                    [y for y, k in zip(labels, chroms) if k == c],
+                    [s for s, k in zip(scores, chroms) if k == c],
+                )
+                for c in sorted(set(chroms))
+            )
+            / len(chroms)
+            for metric, fn in (("auroc", roc_auc_score), ("auprc", average_precision_score))
+        },
+    }
 
 
 @pytest.mark.parametrize("score", ["llr", "abs_llr"])
@@ -311,12 +408,15 @@ def test_the_variant_task_reports_every_metric(tiny_models, labelled_variants, s
     assert got["pairwise_acc,pairs"] == pytest.approx(sum(a > b for a, b in lls) / len(lls))
 
 
-def test_a_variant_config_without_labels_reports_the_pair_metrics_only(tiny_models, genome, tmp_path):
+def test_a_variant_config_without_labels_reports_the_pair_metrics_only(
+    tiny_models, genome, tmp_path
+):
     fasta, sequences = genome
     traitgym_like(sequences, n=8).drop(columns=["label"]).to_parquet(tmp_path / "v.parquet")
     build(tmp_path, tmp_path / "v.parquet", fasta, "unlabelled")
-    result = evaluate(tiny_models["char"], [TASK],
-                      {"config": "unlabelled", "data_dir": str(tmp_path / "out")})  # fmt: skip
+    result = evaluate(
+        tiny_models["char"], [TASK], {"config": "unlabelled", "data_dir": str(tmp_path / "out")}
+    )
     keys = {key.split(",")[0] for key in result["results"][TASK]}
     assert "pairwise_acc" in keys and not keys & {"auroc", "auprc", "auroc_by_chrom"}
 
@@ -330,18 +430,37 @@ def test_a_non_variant_config_is_refused_by_the_variant_task(pair_data):
 
 
 @pytest.mark.slow
-def test_two_processes_report_the_same_ranking_metrics_as_one(tiny_models, labelled_variants, tmp_path):
+def test_two_processes_report_the_same_ranking_metrics_as_one(
+    tiny_models, labelled_variants, tmp_path
+):
     import sys
 
     from dna_fixtures import assert_same_results, launch
 
     metadata = {"config": "labelled"}
-    single = evaluate(tiny_models["char"], [TASK], {"data_dir": str(labelled_variants), **metadata},
-                      model="dna-hf")  # fmt: skip
+    single = evaluate(
+        tiny_models["char"],
+        [TASK],
+        {"data_dir": str(labelled_variants), **metadata},
+        model="dna-hf",
+    )
     out = tmp_path / "dp.json"
-    run = launch([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                  str(Path(__file__).with_name("dp_driver.py")), tiny_models["char"],
-                  str(labelled_variants), str(out), "dna-hf", TASK, json.dumps(metadata)])  # fmt: skip
+    run = launch(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            str(Path(__file__).with_name("dp_driver.py")),
+            tiny_models["char"],
+            str(labelled_variants),
+            str(out),
+            "dna-hf",
+            TASK,
+            json.dumps(metadata),
+        ]
+    )
     parallel = json.loads(out.read_text())
     assert_same_results(parallel["results"], single["results"][TASK])
     assert "dna-hf process 1 of 2: 40 loglikelihood requests" in run.stderr  # 20 of 40 variants
@@ -363,9 +482,15 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
     fasta, sequences = genome
     gpn.register_auto_classes()
     tokenizer = single_nucleotide_tokenizer()
-    GPNForMaskedLM(GPNConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                             n_layers=2, pad_token_id=tokenizer.pad_token_id)
-                   ).save_pretrained(tmp_path / "gpn")  # fmt: skip
+    GPNForMaskedLM(
+        GPNConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            n_layers=2,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+    ).save_pretrained(tmp_path / "gpn")
     tokenizer.save_pretrained(tmp_path / "gpn")
     variants = traitgym_like(sequences, n=30, seed=9)
     variants = variants[variants["pos"].between(W, 2900)].reset_index(drop=True)  # unclamped
@@ -374,20 +499,29 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
     gpn_window = 128
 
     def on_the_cpu(**kwargs):
-        return real_arguments(**{**kwargs, "fp16": False, "torch_compile": False,
-                                 "use_cpu": True, "report_to": []})  # fmt: skip
+        return real_arguments(
+            **{**kwargs, "fp16": False, "torch_compile": False, "use_cpu": True, "report_to": []}
+        )
 
     real_arguments = gpn_vep.TrainingArguments
     gpn_vep.TrainingArguments = on_the_cpu
     try:
         named = variants.assign(chrom="chr" + variants["chrom"])[["chrom", "pos", "ref", "alt"]]
-        llr = gpn_vep.run_vep(datasets.Dataset.from_pandas(named), GpnGenome(str(fasta)),
-                              gpn_window, AutoTokenizer.from_pretrained(tmp_path / "gpn"),
-                              gpn_vep.MLMforVEPModel(str(tmp_path / "gpn")))  # fmt: skip
+        llr = gpn_vep.run_vep(
+            datasets.Dataset.from_pandas(named),
+            GpnGenome(str(fasta)),
+            gpn_window,
+            AutoTokenizer.from_pretrained(tmp_path / "gpn"),
+            gpn_vep.MLMforVEPModel(str(tmp_path / "gpn")),
+        )
     finally:
         gpn_vep.TrainingArguments = real_arguments
-    metadata = {"config": "gpn_check", "data_dir": str(tmp_path / "out"), "rc_average": True,
-                "context_bp": gpn_window}  # fmt: skip
+    metadata = {
+        "config": "gpn_check",
+        "data_dir": str(tmp_path / "out"),
+        "rc_average": True,
+        "context_bp": gpn_window,
+    }
     result = evaluate(str(tmp_path / "gpn"), [TASK], metadata, model="dna-mlm", plugin="gpn")
     margins = [a - b for a, b in logged_pairs(result, TASK)]
     assert len(margins) == len(variants) > 15
@@ -404,15 +538,22 @@ def test_the_ranking_bootstraps_resample_as_traitgym_does():
 
     # chromosomes resampled, weights renormalised, metrics kept: a replicate is AA (1.0), BB
     # (0.5) or AB/BA ((3 + 2) / 7); AA and BB each have probability 1/4, far beyond 2.5%
-    assert percentile_interval(chromosome_bootstrap([("A", 3, 1.0), ("B", 4, 0.5)], n_boot=4000)) == (0.5, 1.0)
+    assert percentile_interval(
+        chromosome_bootstrap([("A", 3, 1.0), ("B", 4, 0.5)], n_boot=4000)
+    ) == (0.5, 1.0)
     labels = [True] * 5 + [False] * 15
-    prevalence = percentile_interval(stratified_bootstrap(lambda y, s: y.mean(), labels, range(20), n_boot=200))
+    prevalence = percentile_interval(
+        stratified_bootstrap(lambda y, s: y.mean(), labels, range(20), n_boot=200)
+    )
     assert prevalence == (0.25, 0.25)  # each class keeps its size in every resample
     separated = [float(label) + i / 100 for i, label in enumerate(labels)]
-    assert percentile_interval(stratified_bootstrap(roc_auc_score, labels, separated, n_boot=200)) == (1.0, 1.0)
+    assert percentile_interval(
+        stratified_bootstrap(roc_auc_score, labels, separated, n_boot=200)
+    ) == (1.0, 1.0)
     noisy = [random.Random(i).random() for i in range(20)]
-    assert paired_stratified_bootstrap_difference(average_precision_score, labels, noisy, noisy,
-                                                  n_boot=200) == (0.0, 0.0, 0.0)  # fmt: skip
+    assert paired_stratified_bootstrap_difference(
+        average_precision_score, labels, noisy, noisy, n_boot=200
+    ) == (0.0, 0.0, 0.0)
     diff, low, high = paired_stratified_bootstrap_difference(
         average_precision_score, labels, separated, noisy, n_boot=500
     )
@@ -427,17 +568,28 @@ def test_intervals_are_of_the_tasks_score_and_of_each_class_alone():
     from perturbation_bench.report.variant_metrics import class_ladder, ranking_summary
 
     rng = random.Random(2)
-    margins = [rng.choice((-1, 1)) * (2 + rng.random()) for _ in range(30)] + \
-        [rng.choice((-1, 1)) * rng.random() for _ in range(30)]
-    pairs = pd.DataFrame({"model": "m", "task": "t", "score_kind": "abs_llr", "margin": margins,
-                          "score": [abs(m) for m in margins], "label": [True] * 30 + [False] * 30,
-                          "chrom": ["1", "2", "3"] * 20,
-                          "consequence": ["stop_gained"] * 30 + ["synonymous_variant"] * 30,
-                          "correct": [False] * 30 + [True] * 30,
-                          "pair_id": [f"{i:03d}" for i in range(60)]})  # fmt: skip
+    margins = [rng.choice((-1, 1)) * (2 + rng.random()) for _ in range(30)] + [
+        rng.choice((-1, 1)) * rng.random() for _ in range(30)
+    ]
+    pairs = pd.DataFrame(
+        {
+            "model": "m",
+            "task": "t",
+            "score_kind": "abs_llr",
+            "margin": margins,
+            "score": [abs(m) for m in margins],
+            "label": [True] * 30 + [False] * 30,
+            "chrom": ["1", "2", "3"] * 20,
+            "consequence": ["stop_gained"] * 30 + ["synonymous_variant"] * 30,
+            "correct": [False] * 30 + [True] * 30,
+            "pair_id": [f"{i:03d}" for i in range(60)],
+        }
+    )
     (row,) = ranking_summary(pairs, n_boot=200)
     assert row["auroc"] == 1.0
-    assert row["auroc_95"] == pytest.approx([1.0, 1.0]) and row["auprc_95"] == pytest.approx([1.0, 1.0])
+    assert row["auroc_95"] == pytest.approx([1.0, 1.0]) and row["auprc_95"] == pytest.approx(
+        [1.0, 1.0]
+    )
     assert roc_auc_score(pairs["label"], pairs["margin"]) < 0.9  # the margin alone would not do
     ladder = {r["consequence"]: r for r in class_ladder(pairs, n_boot=200)}
     assert ladder["synonymous_variant"]["bootstrap_95"] == pytest.approx([1.0, 1.0])
@@ -471,8 +623,12 @@ def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
     assert all(0 < s["n_positive"] < s["n"] for s in strata)
     (difference,) = report["variants"]["auprc_differences"]
     assert difference["n_common"] == 40
-    assert difference["auprc_difference"] == pytest.approx(summary[0]["auprc"] - summary[1]["auprc"])
-    assert "## Variant effect (labelled variants)" in (tmp_path / "report" / "report.md").read_text()
+    assert difference["auprc_difference"] == pytest.approx(
+        summary[0]["auprc"] - summary[1]["auprc"]
+    )
+    assert (
+        "## Variant effect (labelled variants)" in (tmp_path / "report" / "report.md").read_text()
+    )
     for name in ("roc.png", "precision_recall.png"):
         assert imread(tmp_path / "report" / name).shape[:2] == (500, 900)
 
@@ -500,14 +656,23 @@ def test_variant_rules_users_rely_on(genome, tmp_path, capsys):
     rows = [
         {"chrom": "1", "pos": 2000, "ref": second_base_wrong, "alt": s1[1999], "label": 1.0},
         {"chrom": "1", "pos": 2100, "ref": s1[2099] + "N", "alt": s1[2099], "label": 0.0},
-        {"chrom": "1", "pos": 1500, "ref": s1[1499:1499 + W + 1], "alt": s1[1499], "label": 1.0},
-        {"chrom": "1", "pos": 2500, "ref": s1[2499], "alt": ",".join(b for b in "ACGT" if b != s1[2499])[:3],
-         "label": float("nan")},
-    ]  # fmt: skip
+        {"chrom": "1", "pos": 1500, "ref": s1[1499 : 1499 + W + 1], "alt": s1[1499], "label": 1.0},
+        {
+            "chrom": "1",
+            "pos": 2500,
+            "ref": s1[2499],
+            "alt": ",".join(b for b in "ACGT" if b != s1[2499])[:3],
+            "label": float("nan"),
+        },
+    ]
     pd.DataFrame(rows).to_parquet(tmp_path / "v.parquet")
     built = build(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
-    assert report["excluded"] == {"ref_mismatch": 1, "non_acgt_allele": 1, "ref_longer_than_window": 1}
+    assert report["excluded"] == {
+        "ref_mismatch": 1,
+        "non_acgt_allele": 1,
+        "ref_longer_than_window": 1,
+    }
     assert list(built["alt"]) == [b for b in "ACGT" if b != s1[2499]][:2]  # "X,Y" -> two rows
     assert built["label"].isna().all()  # NaN read as no label, never as False
 
@@ -516,9 +681,17 @@ def test_mitochondrial_names_match_across_conventions(tmp_path):
     rng = random.Random(9)
     sequence = "".join(rng.choice("ACGT") for _ in range(1000))
     (tmp_path / "mt.fa").write_text(">chrM\n" + sequence + "\n")
-    variants = pd.DataFrame([{"chrom": name, "pos": pos, "ref": sequence[pos - 1],
-                              "alt": "A" if sequence[pos - 1] != "A" else "C"}
-                             for name, pos in (("MT", 400), ("M", 600))])  # fmt: skip
+    variants = pd.DataFrame(
+        [
+            {
+                "chrom": name,
+                "pos": pos,
+                "ref": sequence[pos - 1],
+                "alt": "A" if sequence[pos - 1] != "A" else "C",
+            }
+            for name, pos in (("MT", 400), ("M", 600))
+        ]
+    )
     variants.to_parquet(tmp_path / "v.parquet")
     built = build(tmp_path, tmp_path / "v.parquet", tmp_path / "mt.fa")
     assert list(built["chrom"]) == ["MT", "M"] and len(built) == 2

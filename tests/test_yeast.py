@@ -59,12 +59,48 @@ def built(yeast, tmp_path_factory) -> dict:
     genome = root / "genome.fa"
     genome.write_text((yeast / "chr1.fa").read_text() + (yeast / "chr2.fa").read_text())
     for kind in ("syn", "motif"):
-        assert main(["build", kind, "--fasta", str(genome), "--gff3", str(yeast / GFF3),
-                     "--species", "yeast", "--window", "2048", "--flank", "512",
-                     "--out", str(root / "out")]) == 0  # fmt: skip
-    assert main(["build", "controls", "--fasta", str(genome), "--gff3", str(yeast / GFF3),
-                 "--feature", "cds", "--shuffle", "dinucleotide", "--config", "controls_cds_yeast",
-                 "--out", str(root / "out")]) == 0  # every kind, so validate checks every invariant  # fmt: skip
+        assert (
+            main(
+                [
+                    "build",
+                    kind,
+                    "--fasta",
+                    str(genome),
+                    "--gff3",
+                    str(yeast / GFF3),
+                    "--species",
+                    "yeast",
+                    "--window",
+                    "2048",
+                    "--flank",
+                    "512",
+                    "--out",
+                    str(root / "out"),
+                ]
+            )
+            == 0
+        )
+    assert (
+        main(
+            [
+                "build",
+                "controls",
+                "--fasta",
+                str(genome),
+                "--gff3",
+                str(yeast / GFF3),
+                "--feature",
+                "cds",
+                "--shuffle",
+                "dinucleotide",
+                "--config",
+                "controls_cds_yeast",
+                "--out",
+                str(root / "out"),
+            ]
+        )
+        == 0
+    )  # every kind, so validate checks every invariant
     return {"genome": genome, "out": root / "out", "root": root}
 
 
@@ -132,12 +168,26 @@ def test_the_kmer_markov_floor_through_the_lm_eval_command_line(yeast, chr1_pair
 
     out = tmp_path / "out"
     run = subprocess.run(
-        [sys.executable, "-m", "lm_eval", "--model", "kmer-markov", "--model_args",
-         f"fasta={yeast / 'chr2.fa'},order=5,counts={tmp_path / 'chr2-order5.npz'}",
-         "--tasks", "perturbation_custom", "--log_samples", "--output_path", str(out),
-         "--metadata", json.dumps({"data_dir": str(chr1_pairs), "config": "syn_yeast"})],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "kmer-markov",
+            "--model_args",
+            f"fasta={yeast / 'chr2.fa'},order=5,counts={tmp_path / 'chr2-order5.npz'}",
+            "--tasks",
+            "perturbation_custom",
+            "--log_samples",
+            "--output_path",
+            str(out),
+            "--metadata",
+            json.dumps({"data_dir": str(chr1_pairs), "config": "syn_yeast"}),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     (results,) = out.glob("**/results_*.json")
     accuracy = json.loads(results.read_text())["results"]["perturbation_custom"][
@@ -156,16 +206,55 @@ def test_the_kmer_markov_floor_through_the_lm_eval_command_line(yeast, chr1_pair
 TASK = "perturbation_variants"
 
 
-METRICS = ("pairwise_acc", "tie_rate", "margin", "auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom")
+METRICS = (
+    "pairwise_acc",
+    "tie_rate",
+    "margin",
+    "auroc",
+    "auprc",
+    "auroc_by_chrom",
+    "auprc_by_chrom",
+)
 
 
 def scan_and_pair(yeast, root, per_class: int, window: int):
     table = root / "chrI_mutations.parquet"
-    assert main(["build", "mutations", "--fasta", str(yeast / "chr1.fa"), "--gff3",
-                 str(yeast / GFF3), "--out", str(table), "--per-class", str(per_class)]) == 0  # fmt: skip
-    assert main(["build", "variants", "--variants", str(table), "--fasta", str(yeast / "chr1.fa"),
-                 "--config", "mutations_yeast", "--out", str(root / "pairs"),
-                 "--window", str(window)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "build",
+                "mutations",
+                "--fasta",
+                str(yeast / "chr1.fa"),
+                "--gff3",
+                str(yeast / GFF3),
+                "--out",
+                str(table),
+                "--per-class",
+                str(per_class),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "build",
+                "variants",
+                "--variants",
+                str(table),
+                "--fasta",
+                str(yeast / "chr1.fa"),
+                "--config",
+                "mutations_yeast",
+                "--out",
+                str(root / "pairs"),
+                "--window",
+                str(window),
+            ]
+        )
+        == 0
+    )
     return table, root / "pairs"
 
 
@@ -180,8 +269,14 @@ def test_every_yeast_row_matches_the_independent_derivation(yeast, scan):
     genome, transcripts = read_fasta(yeast / "chr1.fa"), cds_records(yeast / GFF3)
     for row in table.to_dict("records"):
         assert rederive(row, genome, transcripts) == row["consequence"], row
-    coding = ("stop_gained", "start_lost", "stop_lost", "frameshift_variant", "missense_variant",
-              "synonymous_variant")  # fmt: skip
+    coding = (
+        "stop_gained",
+        "start_lost",
+        "stop_lost",
+        "frameshift_variant",
+        "missense_variant",
+        "synonymous_variant",
+    )
     assert all(summary["counts"][c] == 150 for c in coding)
     assert summary["counts"]["splice_donor_variant"] > 0  # chrI's few introns
     assert summary["notes"] == ["intergenic_variant skipped: no base lies 5000 bp from every CDS"]
@@ -198,24 +293,49 @@ def kmer_markov_floor(yeast, order: int, data, tmp_path, command_line: bool):
 
         from perturbation_bench.paths import tasks_dir
 
-        manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
-        result = simple_evaluate(model="kmer-markov", model_args=model_args, tasks=[TASK],
-                                 task_manager=manager, log_samples=True)  # fmt: skip
+        manager = TaskManager(
+            include_path=str(tasks_dir()), include_defaults=False, metadata=metadata
+        )
+        result = simple_evaluate(
+            model="kmer-markov",
+            model_args=model_args,
+            tasks=[TASK],
+            task_manager=manager,
+            log_samples=True,
+        )
         return result["results"][TASK], logged_pairs(result, TASK)
     out = tmp_path / f"order{order}"
     run = subprocess.run(
-        [sys.executable, "-m", "lm_eval", "--model", "kmer-markov", "--model_args", model_args,
-         "--tasks", TASK, "--log_samples", "--output_path", str(out),
-         "--metadata", json.dumps(metadata)],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "kmer-markov",
+            "--model_args",
+            model_args,
+            "--tasks",
+            TASK,
+            "--log_samples",
+            "--output_path",
+            str(out),
+            "--metadata",
+            json.dumps(metadata),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     (results,) = out.glob("**/results_*.json")
     (samples,) = out.glob(f"**/samples_{TASK}_*.jsonl")
-    rows = sorted((json.loads(line) for line in samples.read_text().splitlines()),
-                  key=lambda sample: sample["doc_id"])  # fmt: skip
+    rows = sorted(
+        (json.loads(line) for line in samples.read_text().splitlines()),
+        key=lambda sample: sample["doc_id"],
+    )
     return json.loads(results.read_text())["results"][TASK], [
-        tuple(float(x) for x in r["filtered_resps"][0]) for r in rows  # the file holds strings
+        tuple(float(x) for x in r["filtered_resps"][0])
+        for r in rows  # the file holds strings
     ]
 
 
@@ -243,15 +363,18 @@ def test_tiny_neural_models_report_every_metric_on_a_yeast_scan(yeast, tmp_path_
         path = save_random_llama(root / "m", tokenizer, max_positions=520)
     else:
         path = save_random_bert(root / "m", as_masked_lm_tokenizer(tokenizer), max_positions=520)
-    result = evaluate(str(path), [TASK], {"data_dir": str(data), "config": "mutations_yeast"},
-                      model=model)  # fmt: skip
+    result = evaluate(
+        str(path), [TASK], {"data_dir": str(data), "config": "mutations_yeast"}, model=model
+    )
     got = result["results"][TASK]
     assert {f"{m},pairs" for m in METRICS} <= set(got)
     pairs = pd.read_parquet(data / "mutations_yeast")
     lls = logged_pairs(result, TASK)
     labelled = pairs["label"].notna().to_numpy()
     margins = [a - b for (a, b), keep in zip(lls, labelled) if keep]
-    assert got["auroc,pairs"] == pytest.approx(roc_auc_score(pairs["label"][labelled].astype(bool), margins))
+    assert got["auroc,pairs"] == pytest.approx(
+        roc_auc_score(pairs["label"][labelled].astype(bool), margins)
+    )
 
 
 def test_the_report_draws_the_class_ladder_of_a_scan(yeast, scan, tmp_path):
@@ -269,13 +392,20 @@ def test_the_report_draws_the_class_ladder_of_a_scan(yeast, scan, tmp_path):
     from perturbation_bench.paths import tasks_dir
 
     tracker = EvaluationTracker(output_path=str(tmp_path / "run"))
-    result = simple_evaluate(model="kmer-markov", model_args=chain, tasks=[TASK], log_samples=True,
-                             task_manager=TaskManager(include_path=str(tasks_dir()),
-                                                      include_defaults=False, metadata=metadata),
-                             evaluation_tracker=tracker)  # fmt: skip
+    result = simple_evaluate(
+        model="kmer-markov",
+        model_args=chain,
+        tasks=[TASK],
+        log_samples=True,
+        task_manager=TaskManager(
+            include_path=str(tasks_dir()), include_defaults=False, metadata=metadata
+        ),
+        evaluation_tracker=tracker,
+    )
     lls = logged_pairs(result, TASK)  # before the tracker rewrites the samples in place
-    tracker.save_results_aggregated(results={k: v for k, v in result.items() if k != "samples"},
-                                    samples=result["samples"])  # fmt: skip
+    tracker.save_results_aggregated(
+        results={k: v for k, v in result.items() if k != "samples"}, samples=result["samples"]
+    )
     tracker.save_results_samples(task_name=TASK, samples=result["samples"][TASK])
     report = make_report([tmp_path / "run"], tmp_path / "report", n_boot=200)
     ladder = report["variants"]["class_ladder"]

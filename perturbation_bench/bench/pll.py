@@ -30,10 +30,15 @@ CONFIG, LENGTH, PATCH, HIDDEN, LAYERS = "controls", 350, 150, 256, 4
 
 def add_arguments(parser) -> None:
     """The ``bench --pll`` options."""
-    parser.add_argument("--pll", action="store_true",
-                        help="instead: dna-mlm scoring=pll against a plain loop (perturbation_bench/bench/pll.py)")  # fmt: skip
+    parser.add_argument(
+        "--pll",
+        action="store_true",
+        help="instead: dna-mlm scoring=pll against a plain loop (perturbation_bench/bench/pll.py)",
+    )
     parser.add_argument("--pll-pairs", type=int, default=16, help="with --pll: pairs (16)")
-    parser.add_argument("--pll-batch-size", type=int, default=32, help="with --pll: batch size (32)")
+    parser.add_argument(
+        "--pll-batch-size", type=int, default=32, help="with --pll: batch size (32)"
+    )
 
 
 def plain_loop(model_path: str, data: str, pairs: int, batch_size: int) -> Measurement:
@@ -52,7 +57,9 @@ def plain_loop(model_path: str, data: str, pairs: int, batch_size: int) -> Measu
         for sequence in (row["original_sequence"], row["sequence"]):
             encoding = tokenizer(sequence, return_special_tokens_mask=True)
             ids = torch.tensor(encoding["input_ids"])
-            positions = [i for i, special in enumerate(encoding["special_tokens_mask"]) if not special]
+            positions = [
+                i for i, special in enumerate(encoding["special_tokens_mask"]) if not special
+            ]
             total = 0.0
             for first in range(0, len(positions), batch_size):
                 batch = positions[first : first + batch_size]
@@ -60,7 +67,11 @@ def plain_loop(model_path: str, data: str, pairs: int, batch_size: int) -> Measu
                 inputs[range(len(batch)), batch] = tokenizer.mask_token_id
                 with torch.no_grad():
                     logits = model(input_ids=inputs).logits[range(len(batch)), batch]
-                total += torch.log_softmax(logits.float(), -1)[range(len(batch)), ids[batch]].sum().item()
+                total += (
+                    torch.log_softmax(logits.float(), -1)[range(len(batch)), ids[batch]]
+                    .sum()
+                    .item()
+                )
             pair.append(total)
         lls.append(tuple(pair))
     return Measurement("loop", lls, time.perf_counter() - start, 0)
@@ -76,23 +87,43 @@ def run(args: argparse.Namespace) -> int:
     from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 
     with tempfile.TemporaryDirectory(prefix="pb-pll-") as scratch:
-        model = save_random_bert(Path(scratch) / "model", as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
-                                 layers=LAYERS, hidden=HIDDEN, max_positions=LENGTH + 2)  # fmt: skip
-        write_parquet(random_pairs(args.pll_pairs, LENGTH, seed=0, patch=PATCH, at=0.5),
-                      Path(scratch) / "data", CONFIG)  # fmt: skip
+        model = save_random_bert(
+            Path(scratch) / "model",
+            as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+            layers=LAYERS,
+            hidden=HIDDEN,
+            max_positions=LENGTH + 2,
+        )
+        write_parquet(
+            random_pairs(args.pll_pairs, LENGTH, seed=0, patch=PATCH, at=0.5),
+            Path(scratch) / "data",
+            CONFIG,
+        )
         data = str(Path(scratch) / "data")
         print("measuring the plain loop ...", flush=True)
         loop = in_fresh_process(plain_loop, str(model), data, args.pll_pairs, args.pll_batch_size)
         print("measuring dna-mlm scoring=pll ...", flush=True)
-        scored = in_fresh_process(measure, "dna-mlm", str(model), {"data_dir": data, "config": CONFIG},
-                                  args.pll_pairs, "cpu", "float32", str(args.pll_batch_size),
-                                  {"scoring": "pll"})  # fmt: skip
+        scored = in_fresh_process(
+            measure,
+            "dna-mlm",
+            str(model),
+            {"data_dir": data, "config": CONFIG},
+            args.pll_pairs,
+            "cpu",
+            "float32",
+            str(args.pll_batch_size),
+            {"scoring": "pll"},
+        )
     diff, agree = compare_lls(scored, loop)
     n = len(loop.lls)
-    print("| pairs | bp | passes per pair | loop pairs/s | dna-mlm pairs/s | dna-mlm / loop | max abs dLL |")
+    print(
+        "| pairs | bp | passes per pair | loop pairs/s | dna-mlm pairs/s | dna-mlm / loop | max abs dLL |"
+    )
     print("|---|---|---|---|---|---|---|")
-    print(f"| {n} | {LENGTH} | {2 * LENGTH} | {n / loop.seconds:.2f} | {n / scored.seconds:.2f} | "
-          f"{loop.seconds / scored.seconds:.2f}x | {diff:.1e} |")  # fmt: skip
+    print(
+        f"| {n} | {LENGTH} | {2 * LENGTH} | {n / loop.seconds:.2f} | {n / scored.seconds:.2f} | "
+        f"{loop.seconds / scored.seconds:.2f}x | {diff:.1e} |"
+    )
     if not agree:
         print("MISMATCH: dna-mlm and the loop differ by more than 1e-6 |LL| + 1e-3 nats")
     return 0 if agree else 1

@@ -60,7 +60,9 @@ def prepare(folder: Path, bases: int) -> tuple[dict, Path]:
     size = {"layers": LAYERS, "hidden": HIDDEN, "max_positions": WINDOW // 6 + 4}
     models = {
         "dna-hf": save_random_llama(folder / "causal", kmer_tokenizer(6), **size),
-        "dna-mlm": save_random_bert(folder / "masked", as_masked_lm_tokenizer(kmer_tokenizer(6)), **size),
+        "dna-mlm": save_random_bert(
+            folder / "masked", as_masked_lm_tokenizer(kmer_tokenizer(6)), **size
+        ),
     }
     return models, folder / "data"
 
@@ -88,8 +90,20 @@ def run(args: argparse.Namespace) -> int:
             runs = []
             for dedupe in (False, True):
                 print(f"measuring {method} dedupe={dedupe} ...", flush=True)
-                runs.append(in_fresh_process(measure, method, str(models[method]), metadata, pairs,
-                                             "cpu", "float32", "8", {"dedupe": dedupe}, TASK))  # fmt: skip
+                runs.append(
+                    in_fresh_process(
+                        measure,
+                        method,
+                        str(models[method]),
+                        metadata,
+                        pairs,
+                        "cpu",
+                        "float32",
+                        "8",
+                        {"dedupe": dedupe},
+                        TASK,
+                    )
+                )
             diff, same = compare_lls(*runs)
             agree = agree and same
             rows.append((method, *runs, diff))
@@ -100,12 +114,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_table(rows) -> str:
-    lines = ["| model | pairs | dedupe=false pairs/s | dedupe=true pairs/s | speed-up | ideal | of ideal | max abs dLL |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| model | pairs | dedupe=false pairs/s | dedupe=true pairs/s | speed-up | ideal | of ideal | max abs dLL |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for method, plain, deduped, diff in rows:
         speedup = plain.seconds / deduped.seconds
         ideal = ideal_speedup(method)
-        lines.append(f"| {method} | {len(plain.lls)} | {len(plain.lls) / plain.seconds:.2f} | "
-                     f"{len(deduped.lls) / deduped.seconds:.2f} | {speedup:.2f}x | {ideal:.2f}x | "
-                     f"{speedup / ideal:.0%} | {diff:.1e} |")  # fmt: skip
+        lines.append(
+            f"| {method} | {len(plain.lls)} | {len(plain.lls) / plain.seconds:.2f} | "
+            f"{len(deduped.lls) / deduped.seconds:.2f} | {speedup:.2f}x | {ideal:.2f}x | "
+            f"{speedup / ideal:.0%} | {diff:.1e} |"
+        )
     return "\n".join(lines)

@@ -59,7 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="instead: per-stage time and peak memory of large runs (perturbation_bench/bench/scale.py)",
     )
     parser.add_argument(
-        "--sizes", default=DEFAULT_SIZES, help=f"with --scale: PAIRSxBP,... (default {DEFAULT_SIZES})"
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help=f"with --scale: PAIRSxBP,... (default {DEFAULT_SIZES})",
     )
     parser.add_argument("--processes", type=int, default=1, help="with --scale: processes (1)")
     parser.add_argument("--order", type=int, default=3, help="with --scale: kmer-markov order (3)")
@@ -95,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         scratch = Path(scratch)
         fasta = args.fasta or str(write_random_genome(scratch / "genome.fa", GENOME_BP))
         for pairs, length in sizes:
-            measured = [_measure(scratch, count, length, fasta, args) for count in (BASELINE_PAIRS, pairs)]
+            measured = [
+                _measure(scratch, count, length, fasta, args) for count in (BASELINE_PAIRS, pairs)
+            ]
             for baseline, stages in zip(*measured, strict=True):
                 rows.append(Row(pairs, length, args.processes, stages, baseline))
     print(format_table(rows))
@@ -113,23 +117,37 @@ def _measure(scratch: Path, pairs: int, length: int, fasta: str, args) -> list[d
     (data / CONFIG).mkdir(parents=True)
     print(f"writing {pairs:,} random pairs of {length:,} bp ...", flush=True)
     pq.write_table(random_pair_table(pairs, length), data / CONFIG / "test.parquet")
-    spec = {"data_dir": str(data), "fasta": fasta, "order": args.order,
-            "log_samples": args.log_samples, "out": str(data / "stages"),
-            "output_path": str(data / "run")}  # fmt: skip
-    print(f"scoring them with kmer-markov (order {args.order}), {args.processes} process(es) ...",
-          flush=True)  # fmt: skip
+    spec = {
+        "data_dir": str(data),
+        "fasta": fasta,
+        "order": args.order,
+        "log_samples": args.log_samples,
+        "out": str(data / "stages"),
+        "output_path": str(data / "run"),
+    }
+    print(
+        f"scoring them with kmer-markov (order {args.order}), {args.processes} process(es) ...",
+        flush=True,
+    )
     _launch(spec, args.processes)
     return [
-        json.loads((data / f"stages.rank{rank}.json").read_text())
-        for rank in range(args.processes)
+        json.loads((data / f"stages.rank{rank}.json").read_text()) for rank in range(args.processes)
     ]
 
 
 def _launch(spec: dict, processes: int) -> None:
     command = [sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)]
     if processes > 1:
-        command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node",
-                   str(processes), "-m", "perturbation_bench.bench.scale", json.dumps(spec)]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            str(processes),
+            "-m",
+            "perturbation_bench.bench.scale",
+            json.dumps(spec),
+        ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     subprocess.run(command, check=True, env=env)
 
@@ -176,24 +194,51 @@ def format_table(rows: list[Row]) -> str:
     """Two markdown tables: seconds per stage with outside/scoring, peak RSS growth and the
     targets; the peak RSS after each stage."""
     timing = _markdown(
-        ["pairs x bp", "process", *STAGES, "outside / scoring", "peak RSS growth",
-         "growth / sequence bytes", "targets"],
-        [[f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
-          *(f"{row.seconds.get(stage, 0.0):.1f}" for stage in STAGES),
-          f"{row.outside:.2f}x (<= 0.5)", f"{row.growth / 2**20:,.0f} MiB",
-          f"{row.growth_ratio:.2f}x (<= {row.memory_target():.0f})",
-          "met" if row.within_targets() else "MISSED"] for row in rows],
-    )  # fmt: skip
+        [
+            "pairs x bp",
+            "process",
+            *STAGES,
+            "outside / scoring",
+            "peak RSS growth",
+            "growth / sequence bytes",
+            "targets",
+        ],
+        [
+            [
+                f"{row.pairs:,} x {row.length:,}",
+                f"{row.rank} of {row.processes}",
+                *(f"{row.seconds.get(stage, 0.0):.1f}" for stage in STAGES),
+                f"{row.outside:.2f}x (<= 0.5)",
+                f"{row.growth / 2**20:,.0f} MiB",
+                f"{row.growth_ratio:.2f}x (<= {row.memory_target():.0f})",
+                "met" if row.within_targets() else "MISSED",
+            ]
+            for row in rows
+        ],
+    )
     memory = _markdown(
         ["pairs x bp", "process", *MEMORY_STAGES, "sequence bytes"],
-        [[f"{row.pairs:,} x {row.length:,}", f"{row.rank} of {row.processes}",
-          *(f"{row.peaks[stage] / 2**20:,.0f}" for stage in MEMORY_STAGES),
-          f"{row.sequence_bytes / 2**20:,.0f}"] for row in rows],
-    )  # fmt: skip
-    return "\n".join(["Seconds per stage; outside and growth beyond the same run on 20 pairs:",
-                      "", timing, "",
-                      "Peak RSS growth at the end of each stage (MiB above the peak before the task build):",
-                      "", memory])  # fmt: skip
+        [
+            [
+                f"{row.pairs:,} x {row.length:,}",
+                f"{row.rank} of {row.processes}",
+                *(f"{row.peaks[stage] / 2**20:,.0f}" for stage in MEMORY_STAGES),
+                f"{row.sequence_bytes / 2**20:,.0f}",
+            ]
+            for row in rows
+        ],
+    )
+    return "\n".join(
+        [
+            "Seconds per stage; outside and growth beyond the same run on 20 pairs:",
+            "",
+            timing,
+            "",
+            "Peak RSS growth at the end of each stage (MiB above the peak before the task build):",
+            "",
+            memory,
+        ]
+    )
 
 
 def _markdown(header: list[str], rows: list[list[str]]) -> str:
@@ -291,14 +336,22 @@ def measure(spec: dict) -> None:
         "read": t["read end"] - t["read start"],
         "requests": t["scoring start"] - t["requests start"],
         "scoring": t["scoring end"] - t["scoring start"],
-        "results": t["results end"] - t["scoring end"] - (t["env end"] - t["env start"])
+        "results": t["results end"]
+        - t["scoring end"]
+        - (t["env end"] - t["env start"])
         - marks.spent.get("wait", 0.0),
         "wait": marks.spent.get("wait", 0.0),
         "env": t["env end"] - t["env start"],
         "write": t["write end"] - t["results end"],
     }
-    ends = {"read": "read end", "task": "requests start", "requests": "scoring start",
-            "scoring": "scoring end", "results": "results end", "write": "write end"}  # fmt: skip
+    ends = {
+        "read": "read end",
+        "task": "requests start",
+        "requests": "scoring start",
+        "scoring": "scoring end",
+        "results": "results end",
+        "write": "write end",
+    }
     peaks = {stage: marks.peak[end] - marks.peak["evaluate"] for stage, end in ends.items()}
     out = Path(f"{spec['out']}.rank{lm.rank}.json")
     out.write_text(json.dumps({"rank": lm.rank, "seconds": seconds, "peaks": peaks}))

@@ -90,9 +90,12 @@ def planned_speedup(scenario: Scenario) -> float:
     a, b, first = token_layout(scenario)
     max_length = scenario.max_length or len(a)
     pieces = [
-        [Piece(tuple(t[s:e]), target - s) for s, target, e in token_windows(len(t), first, max_length, max_length // 2)]
+        [
+            Piece(tuple(t[s:e]), target - s)
+            for s, target, e in token_windows(len(t), first, max_length, max_length // 2)
+        ]
         for t in (a, b)
-    ]  # fmt: skip
+    ]
     plain = plan(pieces, [], scenario.hidden)
     shared = plan(pieces, [(0, 1)], scenario.hidden)
     return plain.input_tokens() / shared.input_tokens()
@@ -132,8 +135,19 @@ def run(args: argparse.Namespace) -> int:
                 ("dna-hf", {**extra, "share_prefix": True}),
             ):
                 print(f"measuring {scenario.name}: {method} {model_args} ...", flush=True)
-                runs.append(in_fresh_process(measure, method, str(model), metadata,
-                                             args.sharing_pairs, "cpu", "float32", "4", model_args))  # fmt: skip
+                runs.append(
+                    in_fresh_process(
+                        measure,
+                        method,
+                        str(model),
+                        metadata,
+                        args.sharing_pairs,
+                        "cpu",
+                        "float32",
+                        "4",
+                        model_args,
+                    )
+                )
             rows.append((scenario, *runs))
             diff, same = compare_lls(runs[1], runs[0])
             agree = agree and same
@@ -149,7 +163,7 @@ def format_table(rows) -> str:
     lines = [
         "| scenario | plain pairs/s | shared pairs/s | speed-up | ideal 2/(2-p) | plan | of ideal | max abs dLL | scoring peak plain / shared |",
         "|---|---|---|---|---|---|---|---|---|",
-    ]  # fmt: skip
+    ]
     for scenario, plain, shared in rows:
         speedup = plain.seconds / shared.seconds
         ideal = 2 / (2 - change_start(scenario) / scenario.length)
@@ -160,7 +174,7 @@ def format_table(rows) -> str:
             f"| {label} | {len(plain.lls) / plain.seconds:.2f} | {len(shared.lls) / shared.seconds:.2f} "
             f"| {speedup:.2f}x | {ideal:.2f}x | {planned:.2f}x | {speedup / planned:.0%} | {diff:.1e} "
             f"| {plain.scoring_bytes / 2**20:,.0f} / {shared.scoring_bytes / 2**20:,.0f} MiB |"
-        )  # fmt: skip
+        )
     return "\n".join(lines)
 
 
@@ -175,9 +189,14 @@ def _prepare(folder: Path, scenario: Scenario, args: argparse.Namespace) -> tupl
     tokenizer = (
         kmer_tokenizer(6) if scenario.tokenizer == "6-mer" else single_nucleotide_tokenizer()
     )
-    model = save_random_llama(folder / "model", tokenizer, layers=scenario.layers,
-                              hidden=scenario.hidden, max_positions=scenario.length + 2,
-                              vocab_size=scenario.vocab_size)  # fmt: skip
+    model = save_random_llama(
+        folder / "model",
+        tokenizer,
+        layers=scenario.layers,
+        hidden=scenario.hidden,
+        max_positions=scenario.length + 2,
+        vocab_size=scenario.vocab_size,
+    )
     pairs = random_pairs(
         args.sharing_pairs, scenario.length, seed=0, patch=scenario.patch, at=scenario.at
     )

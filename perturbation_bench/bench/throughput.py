@@ -115,10 +115,18 @@ def run(args: argparse.Namespace) -> int:
         measurements = []
         for method in METHODS if masked else CAUSAL_METHODS:
             print(f"measuring {method} ...", flush=True)
-            measurements.append(in_fresh_process(
-                measure, method, masked if method == "dna-mlm" else model, metadata, args.pairs,
-                args.device, args.dtype, args.batch_size,
-            ))  # fmt: skip
+            measurements.append(
+                in_fresh_process(
+                    measure,
+                    method,
+                    masked if method == "dna-mlm" else model,
+                    metadata,
+                    args.pairs,
+                    args.device,
+                    args.dtype,
+                    args.batch_size,
+                )
+            )
     print(format_table(measurements, measurements[0].scored_tokens, args.device))
     accuracies = {
         m.method: pairwise_accuracy(m.lls) for m in measurements if m.method in CAUSAL_METHODS
@@ -153,9 +161,17 @@ def measure(
         lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
         lls, seconds = _score_lm_eval(
-            method, model, metadata, pairs, device, dtype, batch_size, model_args or {}, before,
+            method,
+            model,
+            metadata,
+            pairs,
+            device,
+            dtype,
+            batch_size,
+            model_args or {},
+            before,
             task or TASK,
-        )  # fmt: skip
+        )
     peak = _peak_bytes(device)
     return Measurement(method, lls, seconds, peak, tokens, peak - before.get("peak", peak))
 

@@ -28,34 +28,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _add_build_arguments(kinds.add_parser("motif", help="an in-frame repeat (default CAG x 10)"))
     variants = kinds.add_parser("variants", help="reference/alternate windows of a variant file")
-    variants.add_argument("--variants", required=True, help="VCF (.vcf, .vcf.gz) or table "
-                          "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt")  # fmt: skip
+    variants.add_argument(
+        "--variants",
+        required=True,
+        help="VCF (.vcf, .vcf.gz) or table "
+        "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt",
+    )
     variants.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
     variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
     variants.add_argument("--out", required=True, help="output folder (hub layout)")
     variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
-    variants.add_argument("--edge", choices=EDGES, default="shift",
-                          help="at a chromosome end: shift the window inwards (default), pad it "
-                          "with N (GPN, TraitGym), or truncate it (Evo 2)")  # fmt: skip
-    mutations = kinds.add_parser("mutations", help="a variant table of mutations by consequence class")
+    variants.add_argument(
+        "--edge",
+        choices=EDGES,
+        default="shift",
+        help="at a chromosome end: shift the window inwards (default), pad it "
+        "with N (GPN, TraitGym), or truncate it (Evo 2)",
+    )
+    mutations = kinds.add_parser(
+        "mutations", help="a variant table of mutations by consequence class"
+    )
     mutations.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
     annotation = mutations.add_mutually_exclusive_group(required=True)
     annotation.add_argument("--gtf", help="annotation GTF (a .gff3/.gff name is read as GFF3)")
     annotation.add_argument("--gff3", help="annotation GFF3")
     mutations.add_argument("--out", required=True, help="the variant table to write (.parquet)")
     mutations.add_argument("--classes", help="comma-separated classes (default: all)")
-    mutations.add_argument("--positive", help="classes labelled true (default: stop_gained,"
-                           "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)")  # fmt: skip
-    mutations.add_argument("--per-class", type=int, default=500, help="variants per class (default 500)")
+    mutations.add_argument(
+        "--positive",
+        help="classes labelled true (default: stop_gained,"
+        "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)",
+    )
+    mutations.add_argument(
+        "--per-class", type=int, default=500, help="variants per class (default 500)"
+    )
     mutations.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
     mutations.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     saturation = kinds.add_parser("saturation", help="every base of regions to each other base")
     saturation.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    saturation.add_argument("--region", action="append", default=[], metavar="CHROM:START-END",
-                            help="1-based, both ends included (repeatable)")  # fmt: skip
+    saturation.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        metavar="CHROM:START-END",
+        help="1-based, both ends included (repeatable)",
+    )
     saturation.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
     saturation.add_argument("--out", required=True, help="the variant table to write (.parquet)")
-    _add_controls_arguments(kinds.add_parser("controls", help="elements against shuffles of themselves"))
+    _add_controls_arguments(
+        kinds.add_parser("controls", help="elements against shuffles of themselves")
+    )
 
 
 def _add_controls_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,12 +90,20 @@ def _add_controls_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--gtf", help="elements: --feature of each gene's chosen transcript")
     source.add_argument("--gff3", help="as --gtf, from a GFF3")
     parser.add_argument("--feature", choices=FEATURES, help="with --gtf/--gff3: which feature")
-    parser.add_argument("--promoter-bp", type=int, default=DEFAULT_PROMOTER_BP,
-                        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})")  # fmt: skip
+    parser.add_argument(
+        "--promoter-bp",
+        type=int,
+        default=DEFAULT_PROMOTER_BP,
+        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})",
+    )
     parser.add_argument("--shuffle", required=True, choices=SHUFFLES, help="what the shuffle keeps")
     parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
-    parser.add_argument("--strands", choices=STRANDS, default="forward",
-                        help="forward (default), both (a reverse-complemented row too), random")  # fmt: skip
+    parser.add_argument(
+        "--strands",
+        choices=STRANDS,
+        default="forward",
+        help="forward (default), both (a reverse-complemented row too), random",
+    )
     parser.add_argument("--config", required=True, help="config name, e.g. controls_ccre_dinuc")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -102,13 +132,21 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
         "--annotation-source", help="annotation_source column (default: GTF file name)"
     )
     if parser.prog.endswith("syn"):
-        parser.add_argument("--optimization-rate", type=float, default=1.0,
-                            help="share of eligible codons to recode (default 1)")  # fmt: skip
+        parser.add_argument(
+            "--optimization-rate",
+            type=float,
+            default=1.0,
+            help="share of eligible codons to recode (default 1)",
+        )
         from perturbation_bench.dataset.settings import RECODINGS
 
-        parser.add_argument("--recode", choices=RECODINGS, default="most_frequent",
-                            help="most_frequent (default: the published recoding) or shuffle "
-                                 "(synonymous codons permuted: the codon control)")  # fmt: skip
+        parser.add_argument(
+            "--recode",
+            choices=RECODINGS,
+            default="most_frequent",
+            help="most_frequent (default: the published recoding) or shuffle "
+            "(synonymous codons permuted: the codon control)",
+        )
         parser.add_argument(
             "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
         )
@@ -122,8 +160,9 @@ def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
             action="store_true",
             help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
         )
-        parser.add_argument("--offset", type=int, default=60,
-                            help="bp after the first complete codon (default 60)")  # fmt: skip
+        parser.add_argument(
+            "--offset", type=int, default=60, help="bp after the first complete codon (default 60)"
+        )
 
 
 def _some(names: list[str], shown: int = 5) -> str:
@@ -139,9 +178,14 @@ def _print_excluded(excluded) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the chosen kind; print what was written and excluded; return the exit status."""
-    builders = {"syn": _build_pairs, "motif": _build_pairs, "variants": _build_variants,
-                "mutations": _build_mutations, "saturation": _build_saturation,
-                "controls": _build_controls}  # fmt: skip
+    builders = {
+        "syn": _build_pairs,
+        "motif": _build_pairs,
+        "variants": _build_variants,
+        "mutations": _build_mutations,
+        "saturation": _build_saturation,
+        "controls": _build_controls,
+    }
     return builders[args.kind](args)
 
 
@@ -160,8 +204,14 @@ def _build_pairs(args: argparse.Namespace) -> int:
     settings = BuildSettings(
         kind=args.kind,
         species=args.species,
-        config=args.config or "_".join([args.kind, *(["shuffle"] if getattr(args, "recode", "") == "shuffle" else []),
-                                         args.species]),  # fmt: skip
+        config=args.config
+        or "_".join(
+            [
+                args.kind,
+                *(["shuffle"] if getattr(args, "recode", "") == "shuffle" else []),
+                args.species,
+            ]
+        ),
         annotation_source=args.annotation_source or Path(args.gtf or args.gff3).name,
         genome_assembly=args.assembly or Path(args.fasta).name,
         window=args.window,
@@ -213,8 +263,9 @@ def _build_mutations(args: argparse.Namespace) -> int:
         names = tuple(n.strip() for n in text.split(",") if n.strip()) if text else default
         unknown = sorted(set(names) - set(mutations.CLASSES))
         if unknown:
-            raise OptionsError(f"unknown class(es) {', '.join(unknown)}; classes: "
-                               f"{', '.join(mutations.CLASSES)}")  # fmt: skip
+            raise OptionsError(
+                f"unknown class(es) {', '.join(unknown)}; classes: {', '.join(mutations.CLASSES)}"
+            )
         return names
 
     classes = class_list(args.classes, mutations.CLASSES)
@@ -223,8 +274,9 @@ def _build_mutations(args: argparse.Namespace) -> int:
         raise OptionsError("--per-class and --per-gene must be at least 1")
     exons = exons_of(args.gtf, args.gff3)
     genome = Genome(args.fasta)
-    chosen, summary = mutations.scan(genome, exons, classes, args.per_class,
-                                     args.per_gene, args.seed, positive)  # fmt: skip
+    chosen, summary = mutations.scan(
+        genome, exons, classes, args.per_class, args.per_gene, args.seed, positive
+    )
     if not chosen:
         raise DataValidationError(
             f"no mutation to write: {summary['transcripts_scanned']} transcripts scanned, "
@@ -257,8 +309,10 @@ def _build_saturation(args: argparse.Namespace) -> int:
             f"({summary['left_out_non_acgt']} left out)"
         )
     summary_path = saturation.write_saturation(rows, summary, args.out)
-    print(f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
-          f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out")  # fmt: skip
+    print(
+        f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
+        f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out"
+    )
     return 0
 
 
@@ -271,21 +325,37 @@ def _build_controls(args: argparse.Namespace) -> int:
         raise OptionsError(f"--window must be at least 4 bp, got {args.window}")
     if args.bed:
         if args.feature:
-            raise OptionsError("--feature picks features of an annotation (--gtf/--gff3), not of a BED file")
+            raise OptionsError(
+                "--feature picks features of an annotation (--gtf/--gff3), not of a BED file"
+            )
         elements = bed_elements(args.bed)
     else:
         from perturbation_bench.dataset.annotation import exons_of, is_gff3, read_exon_spans
 
         if not args.feature:
-            raise OptionsError("--gtf/--gff3 needs --feature (cds, exon, intron, utr5, utr3, promoter)")
+            raise OptionsError(
+                "--gtf/--gff3 needs --feature (cds, exon, intron, utr5, utr3, promoter)"
+            )
         annotation = args.gff3 or args.gtf
         cds = exons_of(args.gtf, args.gff3)
-        spans = {} if args.feature == "cds" else read_exon_spans(
-            annotation, bool(args.gff3) or is_gff3(annotation), {e.transcript_id for e in cds})  # fmt: skip
+        spans = (
+            {}
+            if args.feature == "cds"
+            else read_exon_spans(
+                annotation, bool(args.gff3) or is_gff3(annotation), {e.transcript_id for e in cds}
+            )
+        )
         elements = annotation_elements(annotation, cds, spans, args.feature, args.promoter_bp)
-    path, written, excluded, read = build_controls(Genome(args.fasta), elements, args.shuffle,
-                                                   args.window, args.seed, args.strands,
-                                                   args.config, Path(args.out))  # fmt: skip
+    path, written, excluded, read = build_controls(
+        Genome(args.fasta),
+        elements,
+        args.shuffle,
+        args.window,
+        args.seed,
+        args.strands,
+        args.config,
+        Path(args.out),
+    )
     print(f"read {read} elements; wrote {written} pairs to {path}")
     _print_excluded(excluded)
     _announce_task(Path(args.out), args.config)

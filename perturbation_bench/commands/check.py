@@ -68,8 +68,10 @@ def run(args) -> int:
         docs = task.eval_docs
         sample = _sample(task, docs, tokenizer, args.sample)
         other = sum(_holds_other_bases(doc) for doc in docs)
-        print(f"{name}: {len(docs)} pairs, options and files OK; {sample}; {other} of "
-              f"{len(docs)} pairs hold a base other than A/C/G/T")  # fmt: skip
+        print(
+            f"{name}: {len(docs)} pairs, options and files OK; {sample}; {other} of "
+            f"{len(docs)} pairs hold a base other than A/C/G/T"
+        )
     return 0
 
 

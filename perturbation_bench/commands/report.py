@@ -24,17 +24,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
     )
-    parser.add_argument("--se-resamples", type=int, default=100, help="stratified resamples of "
-                        "the AUROC/AUPRC standard errors (default 100, TraitGym's)")  # fmt: skip
-    parser.add_argument("--se-chrom-resamples", type=int, default=1000, help="chromosome "
-                        "resamples of the by-chromosome standard errors (default 1000, TraitGym's)")  # fmt: skip
+    parser.add_argument(
+        "--se-resamples",
+        type=int,
+        default=100,
+        help="stratified resamples of the AUROC/AUPRC standard errors (default 100, TraitGym's)",
+    )
+    parser.add_argument(
+        "--se-chrom-resamples",
+        type=int,
+        default=1000,
+        help="chromosome resamples of the by-chromosome standard errors (default 1000, TraitGym's)",
+    )
     parser.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
     parser.add_argument("--gff3", help="the same, from a GFF3")
-    parser.add_argument("--allow-different-data", action="store_true",
-                        help="compare runs that scored different data for a task")  # fmt: skip
-    parser.add_argument("--name", action="append", default=[], metavar="FOLDER=LABEL",
-                        help="the name of a RUN in tables and figures (repeatable; default: the "
-                        "model, and what tells runs of one model apart)")  # fmt: skip
+    parser.add_argument(
+        "--allow-different-data",
+        action="store_true",
+        help="compare runs that scored different data for a task",
+    )
+    parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="FOLDER=LABEL",
+        help="the name of a RUN in tables and figures (repeatable; default: the "
+        "model, and what tells runs of one model apart)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,14 +67,25 @@ def run(args: argparse.Namespace) -> int:
         if not folder or not label:
             raise OptionsError(f"--name {item!r}: expected FOLDER=LABEL")
         names[folder] = label
-    for option, value in (("--bootstrap", args.bootstrap), ("--se-resamples", args.se_resamples),
-                          ("--se-chrom-resamples", args.se_chrom_resamples)):  # fmt: skip
+    for option, value in (
+        ("--bootstrap", args.bootstrap),
+        ("--se-resamples", args.se_resamples),
+        ("--se-chrom-resamples", args.se_chrom_resamples),
+    ):
         if value < 2:
             raise OptionsError(f"{option} must be at least 2, got {value}")
-    report = make_report(args.runs, args.out, by=args.by, seed=args.seed, n_boot=args.bootstrap,
-                         features=features, allow_different_data=args.allow_different_data,
-                         names=names, se_boot=args.se_resamples,
-                         se_chrom_boot=args.se_chrom_resamples)  # fmt: skip
+    report = make_report(
+        args.runs,
+        args.out,
+        by=args.by,
+        seed=args.seed,
+        n_boot=args.bootstrap,
+        features=features,
+        allow_different_data=args.allow_different_data,
+        names=names,
+        se_boot=args.se_resamples,
+        se_chrom_boot=args.se_chrom_resamples,
+    )
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
         print(

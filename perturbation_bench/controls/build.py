@@ -41,8 +41,9 @@ TRIES = 10
 MIN_ELEMENT = 3
 
 
-def control_pair(genome, element, chrom: str, window: int, kind: str, seed: int,
-                 strands: str = "forward") -> dict | str:  # fmt: skip
+def control_pair(
+    genome, element, chrom: str, window: int, kind: str, seed: int, strands: str = "forward"
+) -> dict | str:
     """The pair of one element (module docstring) as the forward strand reads it, its ``strand``
     ``-`` when ``strands`` is ``random`` and the draw says so; or the exclusion reason."""
     length = genome.length(chrom)
@@ -66,24 +67,39 @@ def control_pair(genome, element, chrom: str, window: int, kind: str, seed: int,
         return "shuffle_unchanged"
     perturbed = original[: first - window_start] + shuffled + original[last - window_start :]
     strand = "-" if strands == "random" and rng.random() < 0.5 else "+"
-    return {"benchmark_id": element.name, "element_name": element.name, "chrom": element.chrom,
-            "window_start": window_start, "element_start": first, "element_end": last,
-            "strand": strand, "shuffle": kind, "random_seed": seed, ORIGINAL: original,
-            PERTURBED: perturbed}  # fmt: skip
+    return {
+        "benchmark_id": element.name,
+        "element_name": element.name,
+        "chrom": element.chrom,
+        "window_start": window_start,
+        "element_start": first,
+        "element_end": last,
+        "strand": strand,
+        "shuffle": kind,
+        "random_seed": seed,
+        ORIGINAL: original,
+        PERTURBED: perturbed,
+    }
 
 
 def oriented(pair: dict, strands: str) -> list[dict]:
     """The rows of one pair (read on the forward strand) under ``--strands``: a ``-`` row holds
     both windows reverse-complemented."""
-    flipped = {**pair, "strand": "-", "benchmark_id": f"{pair['benchmark_id']}:-",
-               ORIGINAL: reverse_complement(pair[ORIGINAL]), PERTURBED: reverse_complement(pair[PERTURBED])}  # fmt: skip
+    flipped = {
+        **pair,
+        "strand": "-",
+        "benchmark_id": f"{pair['benchmark_id']}:-",
+        ORIGINAL: reverse_complement(pair[ORIGINAL]),
+        PERTURBED: reverse_complement(pair[PERTURBED]),
+    }
     if strands == "both":
         return [{**pair, "benchmark_id": f"{pair['benchmark_id']}:+"}, flipped]
     return [flipped if pair["strand"] == "-" else pair]
 
 
-def build_controls(genome, elements, kind: str, window: int, seed: int, strands: str,
-                   config: str, out) -> tuple[Path, int, Counter, int]:  # fmt: skip
+def build_controls(
+    genome, elements, kind: str, window: int, seed: int, strands: str, config: str, out
+) -> tuple[Path, int, Counter, int]:
     """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
     ``_excluded.tsv``; return the parquet path, rows written, exclusion counts, elements read.
 
@@ -101,10 +117,15 @@ def build_controls(genome, elements, kind: str, window: int, seed: int, strands:
         for element in tqdm(elements, desc="controls", unit="element"):
             chrom = resolve_chromosome(element.chrom, genome.names)
             if chrom is None and " line " in element.source:
-                raise DataValidationError(f"{element.source}: chromosome {element.chrom!r} is not "
-                                          f"in {genome.path} ({', '.join(genome.names[:5])}, ...)")  # fmt: skip
-            pair = "chromosome_not_in_fasta" if chrom is None else \
-                control_pair(genome, element, chrom, window, kind, seed, strands)  # fmt: skip
+                raise DataValidationError(
+                    f"{element.source}: chromosome {element.chrom!r} is not "
+                    f"in {genome.path} ({', '.join(genome.names[:5])}, ...)"
+                )
+            pair = (
+                "chromosome_not_in_fasta"
+                if chrom is None
+                else control_pair(genome, element, chrom, window, kind, seed, strands)
+            )
             if isinstance(pair, str):
                 excluded[pair] += 1
                 named.append((element.name, element.chrom, element.start, element.end, pair))
@@ -112,22 +133,45 @@ def build_controls(genome, elements, kind: str, window: int, seed: int, strands:
             yield pair
 
     def on_duplicate(pair):
-        named.append((pair["element_name"], pair["chrom"], pair["element_start"], pair["element_end"],
-                      "duplicate_pair"))  # fmt: skip
+        named.append(
+            (
+                pair["element_name"],
+                pair["chrom"],
+                pair["element_start"],
+                pair["element_end"],
+                "duplicate_pair",
+            )
+        )
 
-    rows = [row for pair in unique_pairs(pairs(), excluded, on_duplicate) for row in oriented(pair, strands)]
+    rows = [
+        row
+        for pair in unique_pairs(pairs(), excluded, on_duplicate)
+        for row in oriented(pair, strands)
+    ]
     if not rows:
-        raise DataValidationError(f"no element made a pair ({len(elements)} read; excluded: "
-                                  f"{dict(sorted(excluded.items())) or 'none'})")  # fmt: skip
+        raise DataValidationError(
+            f"no element made a pair ({len(elements)} read; excluded: "
+            f"{dict(sorted(excluded.items())) or 'none'})"
+        )
     folder = Path(out) / config
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PARQUET_NAME
     pq.write_table(pa.Table.from_pylist(rows), path)
-    report = {"read": len(elements), "written_elements": len(elements) - sum(excluded.values()),
-              "written_rows": len(rows), "excluded": dict(sorted(excluded.items())),
-              "settings": {"fasta": str(genome.path), "config": config, "window": window,
-                           "shuffle": kind, "seed": seed, "strands": strands,
-                           "script_version": f"perturbation-bench {__version__}"}}  # fmt: skip
+    report = {
+        "read": len(elements),
+        "written_elements": len(elements) - sum(excluded.values()),
+        "written_rows": len(rows),
+        "excluded": dict(sorted(excluded.items())),
+        "settings": {
+            "fasta": str(genome.path),
+            "config": config,
+            "window": window,
+            "shuffle": kind,
+            "seed": seed,
+            "strands": strands,
+            "script_version": f"perturbation-bench {__version__}",
+        },
+    }
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
     lines = ["element\tchrom\tstart\tend\treason"] + ["\t".join(map(str, row)) for row in named]
     (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")

@@ -40,12 +40,19 @@ def bed_elements(path) -> list[Element]:
     """The regions of a BED file (module docstring), each checked: ``0 <= START < END``."""
     from perturbation_bench.variants.saturation import read_bed
 
-    return [Element(chrom, start, end, name, f"{path} line {number}")
-            for number, (chrom, start, end, name) in read_bed(path, numbered=True)]  # fmt: skip
+    return [
+        Element(chrom, start, end, name, f"{path} line {number}")
+        for number, (chrom, start, end, name) in read_bed(path, numbered=True)
+    ]
 
 
-def annotation_elements(annotation: str, cds_exons, exon_spans: dict, feature: str,
-                        promoter_bp: int = DEFAULT_PROMOTER_BP) -> list[Element]:  # fmt: skip
+def annotation_elements(
+    annotation: str,
+    cds_exons,
+    exon_spans: dict,
+    feature: str,
+    promoter_bp: int = DEFAULT_PROMOTER_BP,
+) -> list[Element]:
     """The ``feature`` elements of each chosen transcript (module docstring), in genome order.
 
     Args:
@@ -65,12 +72,19 @@ def annotation_elements(annotation: str, cds_exons, exon_spans: dict, feature: s
         exons = sorted(exon_spans.get(transcript) or coding)
         spans = _feature_spans(feature, sorted(coding), exons, strand, promoter_bp)
         ordered = spans if strand == "+" else spans[::-1]  # numbered in transcript order
-        elements += [Element(chrom, start, end, f"{gene}:{feature}{k}", f"{annotation} ({transcript})")
-                     for k, (start, end) in enumerate(ordered, start=1) if end > start]  # fmt: skip
+        elements += [
+            Element(chrom, start, end, f"{gene}:{feature}{k}", f"{annotation} ({transcript})")
+            for k, (start, end) in enumerate(ordered, start=1)
+            if end > start
+        ]
     if not elements:
         raise DataValidationError(
             f"{annotation}: no {feature} feature in its {len(by_transcript)} chosen transcripts"
-            + (" (it has no exon records beyond the CDS, so no UTRs)" if feature.startswith("utr") else "")
+            + (
+                " (it has no exon records beyond the CDS, so no UTRs)"
+                if feature.startswith("utr")
+                else ""
+            )
         )
     return sorted(elements, key=lambda e: (e.chrom, e.start, e.end, e.name))
 
@@ -84,8 +98,11 @@ def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[in
     if feature == "intron":
         return [(a_end, b_start) for (_, a_end), (b_start, _) in zip(exons, exons[1:])]
     if feature == "promoter":
-        return [(max(0, exons[0][0] - promoter_bp), exons[0][0])] if strand == "+" \
-            else [(exons[-1][1], exons[-1][1] + promoter_bp)]  # fmt: skip
+        return (
+            [(max(0, exons[0][0] - promoter_bp), exons[0][0])]
+            if strand == "+"
+            else [(exons[-1][1], exons[-1][1] + promoter_bp)]
+        )
     first, last = coding[0][0], coding[-1][1]
     before = [(start, min(end, first)) for start, end in exons if start < first]
     after = [(max(start, last), end) for start, end in exons if end > last]

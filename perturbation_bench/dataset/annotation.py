@@ -131,13 +131,28 @@ def read_gff3_cds(gff3: str | Path):
             identifier = attributes.get("ID", [None])[0]
             if feature.featuretype == "CDS":
                 for parent in attributes.get("Parent", []):
-                    cds.append((feature.seqid, feature.start, feature.end, feature.strand,
-                                feature.frame, parent))  # fmt: skip
+                    cds.append(
+                        (
+                            feature.seqid,
+                            feature.start,
+                            feature.end,
+                            feature.strand,
+                            feature.frame,
+                            parent,
+                        )
+                    )
             elif identifier is not None:
-                parents[identifier] = (attributes.get("Parent", [None])[0], feature.featuretype,
-                                       ",".join(attributes.get("tag", [])))  # fmt: skip
-                name = (attributes.get("Name") or attributes.get("gene_name")
-                        or attributes.get("gene") or [None])[0]  # fmt: skip
+                parents[identifier] = (
+                    attributes.get("Parent", [None])[0],
+                    feature.featuretype,
+                    ",".join(attributes.get("tag", [])),
+                )
+                name = (
+                    attributes.get("Name")
+                    or attributes.get("gene_name")
+                    or attributes.get("gene")
+                    or [None]
+                )[0]
                 if name:
                     names[identifier] = name
     except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
@@ -150,9 +165,19 @@ def read_gff3_cds(gff3: str | Path):
             )
         gene_parent, kind, tags = parents.get(transcript, (None, "gene", ""))
         gene = transcript if kind == "gene" or gene_parent is None else gene_parent
-        rows.append({"seqname": seqid, "start": start, "end": end, "strand": strand,
-                     "frame": int(phase), "transcript_id": transcript, "gene_id": gene,
-                     "gene_name": names.get(gene, ""), "tag": tags})  # fmt: skip
+        rows.append(
+            {
+                "seqname": seqid,
+                "start": start,
+                "end": end,
+                "strand": strand,
+                "frame": int(phase),
+                "transcript_id": transcript,
+                "gene_id": gene,
+                "gene_name": names.get(gene, ""),
+                "tag": tags,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -184,12 +209,29 @@ def choose_transcripts(table) -> list[CdsExon]:
         cds_before=by_transcript["length"].cumsum() - rows["length"],
     )
     exons = [
-        CdsExon(str(chrom), int(start) - 1, int(end), str(strand), int(phase), int(rank),
-                str(transcript), str(gene), str(name or ""), int(before))
+        CdsExon(
+            str(chrom),
+            int(start) - 1,
+            int(end),
+            str(strand),
+            int(phase),
+            int(rank),
+            str(transcript),
+            str(gene),
+            str(name or ""),
+            int(before),
+        )
         for chrom, start, end, strand, phase, rank, transcript, gene, name, before in zip(
-            rows["seqname"], rows["start"], rows["end"], rows["strand"], rows["frame"],
-            rows["exon_rank"], rows["transcript_id"], rows["gene_id"], rows["gene_name"],
+            rows["seqname"],
+            rows["start"],
+            rows["end"],
+            rows["strand"],
+            rows["frame"],
+            rows["exon_rank"],
+            rows["transcript_id"],
+            rows["gene_id"],
+            rows["gene_name"],
             rows["cds_before"],
         )
-    ]  # fmt: skip
+    ]
     return sorted(exons, key=lambda e: (e.chrom, e.start, e.transcript_id))

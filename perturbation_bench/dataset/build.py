@@ -89,9 +89,14 @@ def place_window(exon: CdsExon, chrom_length: int, window: int, flank: int) -> W
 
 
 def recode_synonymous(
-    sequence: str, first: int, cds_end: int, table: CodonTable, rate: float, rng: random.Random,
+    sequence: str,
+    first: int,
+    cds_end: int,
+    table: CodonTable,
+    rate: float,
+    rng: random.Random,
     recode: str = "most_frequent",
-) -> tuple[str, int, int, int] | str:  # fmt: skip
+) -> tuple[str, int, int, int] | str:
     """Recode the complete codons in ``[first, cds_end)`` by ``recode`` (module docstring).
 
     Returns:
@@ -119,8 +124,9 @@ def recode_synonymous(
     return perturbed, len(codons), len(eligible), changed
 
 
-def shuffle_synonymous(codons: list[str], eligible: list[int], table: CodonTable,
-                       rng: random.Random) -> list[str]:  # fmt: skip
+def shuffle_synonymous(
+    codons: list[str], eligible: list[int], table: CodonTable, rng: random.Random
+) -> list[str]:
     """``codons`` with those at ``eligible`` permuted among the positions of their own amino acid;
     the first draw that changes a codon, else (after :data:`SHUFFLE_TRIES`) ``codons`` as given."""
     by_amino_acid: dict[str, list[int]] = {}
@@ -139,9 +145,12 @@ def shuffle_synonymous(codons: list[str], eligible: list[int], table: CodonTable
 
 
 def candidate_rows(
-    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None,
+    genome: Genome,
+    exons: list[CdsExon],
+    settings: BuildSettings,
+    table: CodonTable | None,
     excluded: Counter,
-) -> Iterator[dict]:  # fmt: skip
+) -> Iterator[dict]:
     """Yield the row of every exon that passes, in exon order; count the others in ``excluded``."""
     from tqdm import tqdm
 
@@ -276,9 +285,12 @@ def _row(genome: Genome, exon: CdsExon, settings: BuildSettings, table: CodonTab
 
 
 def build_dataset(
-    genome: Genome, exons: list[CdsExon], settings: BuildSettings, table: CodonTable | None,
+    genome: Genome,
+    exons: list[CdsExon],
+    settings: BuildSettings,
+    table: CodonTable | None,
     out: Path,
-) -> tuple[Path, int, Counter]:  # fmt: skip
+) -> tuple[Path, int, Counter]:
     """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
 
     Rows are written in batches as they are made (or, with ``max_pairs``, once the sample is

@@ -52,11 +52,15 @@ def check_settings(settings: BuildSettings, allow_disruptive: bool = False) -> N
             f"--optimization-rate must be in (0, 1], got {settings.optimization_rate}"
         )
     if settings.recode == "shuffle" and settings.optimization_rate != 1:
-        raise OptionsError("--optimization-rate applies to --recode most_frequent; a shuffle "
-                           "permutes every eligible codon")  # fmt: skip
+        raise OptionsError(
+            "--optimization-rate applies to --recode most_frequent; a shuffle "
+            "permutes every eligible codon"
+        )
     if settings.recode == "shuffle" and settings.config in ("syn_human", "syn_mouse"):
-        raise OptionsError(f"{settings.config} is a published config (the most frequent codons); "
-                           f"name the codon control with --config, e.g. syn_shuffle_{settings.species}")  # fmt: skip
+        raise OptionsError(
+            f"{settings.config} is a published config (the most frequent codons); "
+            f"name the codon control with --config, e.g. syn_shuffle_{settings.species}"
+        )
     if settings.window < 1 or not 0 <= settings.flank < settings.window:
         raise OptionsError(
             f"need window > 0 and 0 <= flank < window, got {settings.window}, {settings.flank}"

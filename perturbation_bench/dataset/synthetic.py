@@ -75,9 +75,17 @@ def synthetic_genome(
         gtf_lines += _gtf_records(chrom, strand, gene_start, len(genomic), exon_lengths, introns, g)
         if g == 1:  # a longer, non-canonical isoform: the canonical tag must win
             gtf_lines += _gtf_records(
-                chrom, strand, gene_start, len(genomic), exon_lengths, introns, g,
-                transcript=f"T{g}b", canonical=False, extend=9,
-            )  # fmt: skip
+                chrom,
+                strand,
+                gene_start,
+                len(genomic),
+                exon_lengths,
+                introns,
+                g,
+                transcript=f"T{g}b",
+                canonical=False,
+                extend=9,
+            )
     fasta = folder / "genome.fa"
     with fasta.open("w") as out:
         for name, bases in chroms.items():
@@ -106,8 +114,18 @@ def _lay_out(transcript: str, exon_lengths: list[int], introns: list[int], rng) 
     return "".join(pieces)
 
 
-def _gtf_records(chrom, strand, start, length, exon_lengths, introns, g, transcript=None,
-                 canonical=True, extend=0) -> list[str]:  # fmt: skip
+def _gtf_records(
+    chrom,
+    strand,
+    start,
+    length,
+    exon_lengths,
+    introns,
+    g,
+    transcript=None,
+    canonical=True,
+    extend=0,
+) -> list[str]:
     """GTF lines (1-based, closed) for one transcript's CDS exons, listed 5' to 3'."""
     transcript = transcript or f"T{g}"
     tag = 'tag "basic"; tag "Ensembl_canonical";' if canonical else 'tag "basic";'

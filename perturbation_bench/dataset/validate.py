@@ -79,7 +79,10 @@ def _codon_aligned(row: dict) -> bool:
 
 
 def _element_span(row: dict) -> tuple[int, int]:
-    start, end = row["element_start"] - row["window_start"], row["element_end"] - row["window_start"]
+    start, end = (
+        row["element_start"] - row["window_start"],
+        row["element_end"] - row["window_start"],
+    )
     width = len(row["original_sequence"])
     return (start, end) if row["strand"] != "-" else (width - end, width - start)
 
@@ -115,38 +118,70 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
         return "the patch translates differently"
 
     checks = [
-        Invariant("window_size", ("original_sequence", "window_genome_start", "window_genome_end"),
-                  _window_size),
+        Invariant(
+            "window_size",
+            ("original_sequence", "window_genome_start", "window_genome_end"),
+            _window_size,
+        ),
         Invariant("diff_in_patch", patch, _diff_in_patch),
-        Invariant("codon_aligned", ("patch_start_in_seq", "patch_end_in_seq", "cds_start_in_seq",
-                                    "phase_gtf"), _codon_aligned),
-        Invariant("synonymous_only", patch,
-                  lambda r: translate(r, "original_sequence") == translate(r, "sequence"),
-                  kinds=("syn",), explain=first_changed_amino_acid),
-        Invariant("patch_is_repeat", (*patch, "actual_motif"),
-                  lambda r: r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]]
-                  == r["actual_motif"], kinds=("motif",)),
-    ]  # fmt: skip
-    element = ("original_sequence", "sequence", "window_start", "element_start", "element_end", "strand")
-    checks += [Invariant("flanks_identical", element, _flanks_identical, kinds=("controls",)),
-               Invariant("composition_kept", (*element, "shuffle"), _composition_kept,
-                         kinds=("controls",))]  # fmt: skip
+        Invariant(
+            "codon_aligned",
+            ("patch_start_in_seq", "patch_end_in_seq", "cds_start_in_seq", "phase_gtf"),
+            _codon_aligned,
+        ),
+        Invariant(
+            "synonymous_only",
+            patch,
+            lambda r: translate(r, "original_sequence") == translate(r, "sequence"),
+            kinds=("syn",),
+            explain=first_changed_amino_acid,
+        ),
+        Invariant(
+            "patch_is_repeat",
+            (*patch, "actual_motif"),
+            lambda r: (
+                r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]] == r["actual_motif"]
+            ),
+            kinds=("motif",),
+        ),
+    ]
+    element = (
+        "original_sequence",
+        "sequence",
+        "window_start",
+        "element_start",
+        "element_end",
+        "strand",
+    )
+    checks += [
+        Invariant("flanks_identical", element, _flanks_identical, kinds=("controls",)),
+        Invariant(
+            "composition_kept", (*element, "shuffle"), _composition_kept, kinds=("controls",)
+        ),
+    ]
     genome = Genome(fasta) if fasta is not None else None
 
     def matches_genome(chrom, start, end, r):
         return r[chrom] in genome and r["original_sequence"] == genome.fetch(
-            r[chrom], r[start], r[end] if end else r[start] + len(r["original_sequence"]), r["strand"]
+            r[chrom],
+            r[start],
+            r[end] if end else r[start] + len(r["original_sequence"]),
+            r["strand"],
         )
 
     for name, kinds, columns in (
         ("matches_genome", ("syn", "motif"), ("chr", "window_genome_start", "window_genome_end")),
         ("control_matches_genome", ("controls",), ("chrom", "window_start", None)),
     ):
-        checks.append(Invariant(
-            name, ("original_sequence", "strand", *filter(None, columns)),
-            functools.partial(matches_genome, *columns) if genome is not None else None,
-            kinds=kinds, skipped_because="" if genome is not None else "no --fasta given",
-        ))  # fmt: skip
+        checks.append(
+            Invariant(
+                name,
+                ("original_sequence", "strand", *filter(None, columns)),
+                functools.partial(matches_genome, *columns) if genome is not None else None,
+                kinds=kinds,
+                skipped_because="" if genome is not None else "no --fasta given",
+            )
+        )
     return checks
 
 

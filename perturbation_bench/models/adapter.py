@@ -54,8 +54,9 @@ class PackageModel:
 
     model_name: str
 
-    def _check_arguments(self, sources: dict | None = None, batch_size=None,
-                         trust_remote_code=False) -> None:  # fmt: skip
+    def _check_arguments(
+        self, sources: dict | None = None, batch_size=None, trust_remote_code=False
+    ) -> None:
         """Step 1: ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None and
         model objects are not checked); ``batch_size`` None is not checked; a folder that ships
         its own code needs ``trust_remote_code``."""

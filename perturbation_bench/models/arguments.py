@@ -44,7 +44,9 @@ def check_model_source(name, argument: str = "pretrained") -> None:
         raise OptionsError(
             f"{argument}={name}: no such model folder (from {os.getcwd()}), and not a hub id"
         ) from None
-    if constants.HF_HUB_OFFLINE and not isinstance(try_to_load_from_cache(name, "config.json"), str):
+    if constants.HF_HUB_OFFLINE and not isinstance(
+        try_to_load_from_cache(name, "config.json"), str
+    ):
         raise OptionsError(
             f"{argument}={name}: no such model folder (from {os.getcwd()}), and the Hugging Face "
             "hub is off (HF_HUB_OFFLINE=1) with nothing cached for that hub id"
@@ -68,8 +70,10 @@ def check_remote_code(name, trust_remote_code) -> None:
 
 
 def _remote_code_message(name) -> str:
-    return (f"{name} ships its own model code (auto_map in its config.json); pass "
-            "trust_remote_code=True in --model_args to run it (only for code you trust)")  # fmt: skip
+    return (
+        f"{name} ships its own model code (auto_map in its config.json); pass "
+        "trust_remote_code=True in --model_args to run it (only for code you trust)"
+    )
 
 
 @contextlib.contextmanager

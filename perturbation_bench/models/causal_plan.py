@@ -69,7 +69,10 @@ def predicted_speedup(shared: int, *pieces: Piece, hidden_size: int) -> float:
 
 def worth_sharing(shared: int, *pieces: Piece, hidden_size: int) -> bool:
     """The cost rule: share when the prefix is long enough and the predicted speed-up pays."""
-    return shared >= MIN_SHARED and predicted_speedup(shared, *pieces, hidden_size=hidden_size) >= MIN_SPEEDUP
+    return (
+        shared >= MIN_SHARED
+        and predicted_speedup(shared, *pieces, hidden_size=hidden_size) >= MIN_SPEEDUP
+    )
 
 
 @dataclass
@@ -83,8 +86,9 @@ class Plan:
     def input_tokens(self) -> int:
         """Token passes this plan costs (a shared job: its prefix once, every remainder)."""
         plain = sum(len(piece.tokens) - 1 for piece, _ in self.singles)
-        return plain + sum(p + sum(len(q.tokens) - 1 - p for q in pieces)
-                           for p, pieces, _ in self.shared)  # fmt: skip
+        return plain + sum(
+            p + sum(len(q.tokens) - 1 - p for q in pieces) for p, pieces, _ in self.shared
+        )
 
 
 def request_groups(pieces, pairs, dedupe: bool) -> tuple[list[list[int]], dict[int, list[int]]]:
@@ -140,9 +144,12 @@ def plan(
                     distinct.setdefault(pieces[m][k], []).extend(owners[m])
             found = list(distinct)
             shared = min((shared_inputs(found[0], q) for q in found[1:]), default=0)
-            if len(found) > 1 and shared and worth_sharing(
-                shared, *found, hidden_size=hidden_size
-            ) and can_share():
+            if (
+                len(found) > 1
+                and shared
+                and worth_sharing(shared, *found, hidden_size=hidden_size)
+                and can_share()
+            ):
                 work.shared.append((shared, found, [distinct[q] for q in found]))
                 continue
             for piece in found:

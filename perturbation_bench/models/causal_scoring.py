@@ -45,9 +45,14 @@ class CausalScorer:
     """
 
     def __init__(
-        self, model, device, batch_size: int, share: bool = True, progress: bool = False,
+        self,
+        model,
+        device,
+        batch_size: int,
+        share: bool = True,
+        progress: bool = False,
         dedupe: bool = False,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.model, self.device, self.batch_size, self.share = model, device, batch_size, share
         self.progress, self.dedupe = progress, dedupe
         self.decoder, self.head = _split_output_layer(model)
@@ -127,9 +132,12 @@ class CausalScorer:
             states = self._states(ids.to(self.device))
             for row, index in enumerate(batch):
                 piece, owners = singles[index]
-                yield owners, self._target_log_probs(
-                    states[row, piece.first_target - 1 : len(piece.tokens) - 1],
-                    piece.tokens[piece.first_target :],
+                yield (
+                    owners,
+                    self._target_log_probs(
+                        states[row, piece.first_target - 1 : len(piece.tokens) - 1],
+                        piece.tokens[piece.first_target :],
+                    ),
                 )
             yield None, [owner for index in batch for owner in singles[index][1]]
             bar.update(len(batch))
@@ -161,8 +169,12 @@ class CausalScorer:
                 by_start[piece.first_target - 1] += piece_owners
             for start, start_owners in sorted(by_start.items()):
                 if start < shared - 1:
-                    yield start_owners, self._target_log_probs(
-                        prefix_states[row, start : shared - 1], found[0].tokens[start + 1 : shared]
+                    yield (
+                        start_owners,
+                        self._target_log_probs(
+                            prefix_states[row, start : shared - 1],
+                            found[0].tokens[start + 1 : shared],
+                        ),
                     )
         sides = len(batch[0][1])
         if len({len(piece.tokens) for piece in batch[0][1]}) == 1:  # every remainder in one pass
@@ -176,8 +188,11 @@ class CausalScorer:
             for row, (_, found, owners) in enumerate(batch):
                 piece = found[side]
                 start = max(piece.first_target - 1, shared - 1)
-                yield owners[side], self._target_log_probs(
-                    states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
+                yield (
+                    owners[side],
+                    self._target_log_probs(
+                        states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
+                    ),
                 )
 
     def _remainder_states(self, cache, prefix_states, shared: int, batch: list, side: int):

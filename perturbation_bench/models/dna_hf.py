@@ -111,8 +111,11 @@ class DnaHFLM(PackageModel, HFLM):
         **kwargs,
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
-        self._check_arguments({"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
-                              kwargs.get("batch_size", 1), kwargs.get("trust_remote_code"))  # fmt: skip
+        self._check_arguments(
+            {"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
+            kwargs.get("batch_size", 1),
+            kwargs.get("trust_remote_code"),
+        )
         for name, value in (("share_prefix", share_prefix), ("dedupe", dedupe)):
             if str(value).lower() not in ("true", "false"):
                 raise OptionsError(f"{name} must be true or false, got {value!r}")
@@ -140,11 +143,17 @@ class DnaHFLM(PackageModel, HFLM):
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         self._windowing_logged = False
         self._bos_warned = False
-        self._ready({
-            "dtype": self.model.dtype, "max_length": self.max_length,
-            "add_bos_token": self.add_bos_token, "share_prefix": self.share_prefix,
-            "dedupe": self.dedupe, "window_stride": self.window_stride, "log_softmax": "float32",
-        })  # fmt: skip
+        self._ready(
+            {
+                "dtype": self.model.dtype,
+                "max_length": self.max_length,
+                "add_bos_token": self.add_bos_token,
+                "share_prefix": self.share_prefix,
+                "dedupe": self.dedupe,
+                "window_stride": self.window_stride,
+                "log_softmax": "float32",
+            }
+        )
 
     def _use_global_rank(self, kwargs: dict) -> None:
         accelerator = getattr(self, "accelerator", None)
@@ -212,8 +221,11 @@ class DnaHFLM(PackageModel, HFLM):
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and
         the provenance (``models/provenance.py``)."""
-        return {**super().get_model_info(), "unknown_tokens": self._unknown_summary,
-                **self._provenance.info()}  # fmt: skip
+        return {
+            **super().get_model_info(),
+            "unknown_tokens": self._unknown_summary,
+            **self._provenance.info(),
+        }
 
     def _pairs_fit(self, requests) -> bool:
         """Whether the pairs and instances noted by :meth:`loglikelihood` index these requests."""
@@ -223,8 +235,14 @@ class DnaHFLM(PackageModel, HFLM):
         batch_size = self.batch_size
         if not isinstance(batch_size, int):
             batch_size = int(self._detect_batch_size()) if str(batch_size).startswith("auto") else 1
-        return CausalScorer(self.model, self.device, batch_size, share=self.share_prefix,
-                            progress=not quiet, dedupe=self.dedupe)  # fmt: skip
+        return CausalScorer(
+            self.model,
+            self.device,
+            batch_size,
+            share=self.share_prefix,
+            progress=not quiet,
+            dedupe=self.dedupe,
+        )
 
     def _check_tokens(self, requests: list[Request], instances: list) -> None:
         """Count unknown tokens from non-ACGT k-mers, stop on others (``models/tokens.py``);
@@ -282,4 +300,6 @@ class _DocumentCache:
             return
         for done in self.members[key]:
             (context, continuation), _, _ = self.requests[done]
-            self.cache_hook.add_partial("loglikelihood", (context, continuation), self.results[done])
+            self.cache_hook.add_partial(
+                "loglikelihood", (context, continuation), self.results[done]
+            )

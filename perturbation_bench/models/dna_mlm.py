@@ -67,8 +67,9 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         scoring: str = "marginal",
         **unused,
     ) -> None:
-        self._check_arguments({"pretrained": pretrained, "tokenizer": tokenizer}, batch_size,
-                              trust_remote_code)  # fmt: skip
+        self._check_arguments(
+            {"pretrained": pretrained, "tokenizer": tokenizer}, batch_size, trust_remote_code
+        )
         super().__init__()
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -101,10 +102,16 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             ).to(self._device)
         self.model.eval()
         self.max_length = int(max_length or self._default_max_length())
-        self._ready({
-            "dtype": self.model.dtype, "max_length": self.max_length, "dedupe": self.dedupe,
-            "plugin": plugin, "log_softmax": "float32", "scoring": scoring,
-        })  # fmt: skip
+        self._ready(
+            {
+                "dtype": self.model.dtype,
+                "max_length": self.max_length,
+                "dedupe": self.dedupe,
+                "plugin": plugin,
+                "log_softmax": "float32",
+                "scoring": scoring,
+            }
+        )
         if self._world_size > 1:
             log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
 
@@ -117,8 +124,9 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
     def set_cache_hook(self, cache_hook) -> None:
         """lm-eval's ``--use_cache``: whole pairs go to a store of their own (``pair_cache.py``)."""
         super().set_cache_hook(cache_hook)
-        self._store = PairStore.for_hook(cache_hook, [self.model.name_or_path, self.max_length,
-                                                         self.scoring])  # fmt: skip
+        self._store = PairStore.for_hook(
+            cache_hook, [self.model.name_or_path, self.max_length, self.scoring]
+        )
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order; each
@@ -128,20 +136,32 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         store, keys, todo = getattr(self, "_store", None), {}, []
         for first, second in document_pairs(requests, strict=True):
             if store is not None:
-                keys[first] = store.key(requests[first].args[0], requests[first].args[1],
-                                        requests[second].args[1])  # fmt: skip
+                keys[first] = store.key(
+                    requests[first].args[0], requests[first].args[1], requests[second].args[1]
+                )
                 cached = store.get(keys[first])
                 if cached is not None:
                     totals[first], totals[second] = cached
                     continue
             todo.append((first, second))
         if store is not None:
-            log.info("dna-mlm: %d of %d pairs taken from the cache %s",
-                     len(keys) - len(todo), len(keys), store.path)  # fmt: skip
-        scorer = MaskedScorer(self.model, self.tokenizer, self._device, self.batch_size,
-                              self.max_length, self.dedupe, self._unknown,
-                              progress=not disable_tqdm and self._rank == 0,
-                              scoring=self.scoring)  # fmt: skip
+            log.info(
+                "dna-mlm: %d of %d pairs taken from the cache %s",
+                len(keys) - len(todo),
+                len(keys),
+                store.path,
+            )
+        scorer = MaskedScorer(
+            self.model,
+            self.tokenizer,
+            self._device,
+            self.batch_size,
+            self.max_length,
+            self.dedupe,
+            self._unknown,
+            progress=not disable_tqdm and self._rank == 0,
+            scoring=self.scoring,
+        )
 
         def store_pair(pair: tuple[int, int]) -> None:
             first, second = pair

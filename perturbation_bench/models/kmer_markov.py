@@ -44,8 +44,10 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self._device = self._start_data_parallel("cpu")
         self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
-        self._ready({"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)},
-                    tokenizes=False)  # fmt: skip
+        self._ready(
+            {"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)},
+            tokenizes=False,
+        )
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""

@@ -147,7 +147,9 @@ def literal_offsets(tokenizer, ids: list[int], text: str) -> list[tuple[int, int
         OptionsError: a token that is not the next piece of the text (an unknown token, a
             tokenizer that rewrites the text): its offsets cannot be known.
     """
-    specials = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}  # an unknown token has text
+    specials = set(tokenizer.all_special_ids) - {
+        tokenizer.unk_token_id
+    }  # an unknown token has text
     position, offsets = 0, []
     for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
         if token_id in specials:
@@ -189,9 +191,17 @@ class MaskedScorer:
     """Scores pairs of lm-eval requests by the rules of the module docstring."""
 
     def __init__(
-        self, model, tokenizer, device, batch_size: int, max_length: int, dedupe: bool, unknown,
-        progress: bool = True, scoring: str = "marginal",
-    ) -> None:  # fmt: skip
+        self,
+        model,
+        tokenizer,
+        device,
+        batch_size: int,
+        max_length: int,
+        dedupe: bool,
+        unknown,
+        progress: bool = True,
+        scoring: str = "marginal",
+    ) -> None:
         self.model, self.tokenizer, self.device = model, tokenizer, device
         self.batch_size, self.max_length, self.dedupe = batch_size, max_length, dedupe
         self.unknown, self.progress, self.scoring = unknown, progress, scoring
@@ -225,8 +235,11 @@ class MaskedScorer:
             )
         if self.dedupe:
             distinct = merge_identical(inputs)
-            log.info("dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
-                     len(inputs), len(distinct))  # fmt: skip
+            log.info(
+                "dna-mlm: %d masked inputs, %d distinct (one forward pass each)",
+                len(inputs),
+                len(distinct),
+            )
             inputs = distinct
         pending = PendingPairs(pairs, inputs)
         done = on_pair or (lambda pair: None)
@@ -280,9 +293,14 @@ class MaskedScorer:
             for group in covering(scored, overlap_size(requests[index])):
                 ((start, _),) = windows(len(ids), group, self.max_length)
                 tokens = windows_made.setdefault(start, ids[start : start + self.max_length])
-                inputs.append(MaskedInput(tokens, tuple(p - start for p in group),
-                                          self.tokenizer.mask_token_id,
-                                          [(p - start, ids[p], index) for p in group]))  # fmt: skip
+                inputs.append(
+                    MaskedInput(
+                        tokens,
+                        tuple(p - start for p in group),
+                        self.tokenizer.mask_token_id,
+                        [(p - start, ids[p], index) for p in group],
+                    )
+                )
         return inputs, windowed
 
     def _encode(self, request, encoded: dict):
@@ -292,12 +310,14 @@ class MaskedScorer:
         text = context + continuation
         encoding = encoded.get(text) if self.dedupe else None
         if encoding is None:
-            encoding = self.tokenizer(text, return_offsets_mapping=self.tokenizer.is_fast,
-                                      return_special_tokens_mask=True)  # fmt: skip
+            encoding = self.tokenizer(
+                text, return_offsets_mapping=self.tokenizer.is_fast, return_special_tokens_mask=True
+            )
             if self.dedupe:
                 encoded[text] = encoding
-        count = unknown_tokens(self.tokenizer, continuation, encoding["input_ids"],
-                               formatting_setting(request.doc))  # fmt: skip
+        count = unknown_tokens(
+            self.tokenizer, continuation, encoding["input_ids"], formatting_setting(request.doc)
+        )
         self.unknown.add(request, count)
         return encoding
 
@@ -319,8 +339,14 @@ class MaskedScorer:
                 continue
             window = ids[start : start + self.max_length]
             in_window = tuple(i - start for i in masked if start <= i < start + len(window))
-            out.append(MaskedInput(window, in_window, self.tokenizer.mask_token_id,
-                                   [(i - start, t, r) for i in run for t, r in reads[i]]))  # fmt: skip
+            out.append(
+                MaskedInput(
+                    window,
+                    in_window,
+                    self.tokenizer.mask_token_id,
+                    [(i - start, t, r) for i in run for t, r in reads[i]],
+                )
+            )
         return out
 
     @torch.no_grad()

@@ -35,8 +35,12 @@ class PairStore:
         self.model_key = model_key
         self.pairs = SqliteDict(self.path, autocommit=True)
         if len(lm_eval_cache):
-            log.info("%s: %d per-request entries cleared (this model caches whole pairs in %s)",
-                     lm_eval_cache.filename, len(lm_eval_cache), self.path)  # fmt: skip
+            log.info(
+                "%s: %d per-request entries cleared (this model caches whole pairs in %s)",
+                lm_eval_cache.filename,
+                len(lm_eval_cache),
+                self.path,
+            )
             lm_eval_cache.clear()
 
     @classmethod

@@ -22,8 +22,18 @@ from perturbation_bench import __version__
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TASK
 
-RECORDED = ("data", "preset", "dna_prefix", "kmer_size", "kmer_overlap", "rc_average", "context_bp",
-            "reduction", "start_token", "convention")  # fmt: skip
+RECORDED = (
+    "data",
+    "preset",
+    "dna_prefix",
+    "kmer_size",
+    "kmer_overlap",
+    "rc_average",
+    "context_bp",
+    "reduction",
+    "start_token",
+    "convention",
+)
 """The task settings recorded per task."""
 
 
@@ -46,7 +56,15 @@ class Provenance:
 
     def info(self) -> dict:
         """The ``perturbation_bench`` entry of the results' config."""
-        settings = {key: str(value) if not isinstance(value, (int, float, bool, type(None))) else value
-                    for key, value in self.settings.items()}  # fmt: skip
-        return {"perturbation_bench": {"version": __version__, "model": self.model,
-                                       "settings": settings, "tasks": dict(self.tasks)}}  # fmt: skip
+        settings = {
+            key: str(value) if not isinstance(value, (int, float, bool, type(None))) else value
+            for key, value in self.settings.items()
+        }
+        return {
+            "perturbation_bench": {
+                "version": __version__,
+                "model": self.model,
+                "settings": settings,
+                "tasks": dict(self.tasks),
+            }
+        }

@@ -70,7 +70,9 @@ def _acgt_unknown_kmer(tokenizer, sequence: str) -> str | None:
             if token == unknown and end > start and not _NOT_ACGT.search(sequence[start:end]):
                 return f"the k-mer {sequence[start:end]!r} at bases {start}-{end}"
         return None
-    as_acgt = tokenizer(_NOT_ACGT_OR_SPACE.sub("A", sequence), add_special_tokens=False)["input_ids"]
+    as_acgt = tokenizer(_NOT_ACGT_OR_SPACE.sub("A", sequence), add_special_tokens=False)[
+        "input_ids"
+    ]
     return "a k-mer" if unknown in as_acgt else None
 
 

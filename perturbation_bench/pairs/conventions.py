@@ -46,24 +46,59 @@ class Convention:
 
     def pieces(self) -> dict:
         """The task options this convention sets."""
-        return {"start_token": self.start_token, "reduction": self.reduction,
-                "rc_average": self.rc_average,
-                "one_class_chromosomes": self.one_class_chromosomes}  # fmt: skip
+        return {
+            "start_token": self.start_token,
+            "reduction": self.reduction,
+            "rc_average": self.rc_average,
+            "one_class_chromosomes": self.one_class_chromosomes,
+        }
 
 
 CONVENTIONS = {
     convention.name: convention
     for convention in (
-        Convention("traitgym", CAUSAL_MODELS, "none", "sum", True, "pad", "keep",
-                   "songlab-cal/TraitGym: workflow/scripts/run_vep_llr_hyenadna.py "
-                   "(CLMforVEPModel), workflow/rules/model.smk (metrics, standard errors)"),
-        Convention("gpn", ("dna-mlm",), "model", "sum", True, "pad", "drop",
-                   "songlab-cal/gpn: gpn/ss/run_vep.py, gpn/data.py (Genome.get_seq)"),
-        Convention("evo2", CAUSAL_MODELS, "none", "mean", False, "truncate", "drop",
-                   "ArcInstitute/evo2: evo2/scoring.py (score_sequences, prepend_bos=False, "
-                   "reduce_method='mean'), the BRCA1 notebook (windows)"),
-        Convention("biofoundation", CAUSAL_MODELS, "none", "sum", False, "pad", "drop",
-                   "Open-Athena/biofoundation: run_llr_clm"),
+        Convention(
+            "traitgym",
+            CAUSAL_MODELS,
+            "none",
+            "sum",
+            True,
+            "pad",
+            "keep",
+            "songlab-cal/TraitGym: workflow/scripts/run_vep_llr_hyenadna.py "
+            "(CLMforVEPModel), workflow/rules/model.smk (metrics, standard errors)",
+        ),
+        Convention(
+            "gpn",
+            ("dna-mlm",),
+            "model",
+            "sum",
+            True,
+            "pad",
+            "drop",
+            "songlab-cal/gpn: gpn/ss/run_vep.py, gpn/data.py (Genome.get_seq)",
+        ),
+        Convention(
+            "evo2",
+            CAUSAL_MODELS,
+            "none",
+            "mean",
+            False,
+            "truncate",
+            "drop",
+            "ArcInstitute/evo2: evo2/scoring.py (score_sequences, prepend_bos=False, "
+            "reduce_method='mean'), the BRCA1 notebook (windows)",
+        ),
+        Convention(
+            "biofoundation",
+            CAUSAL_MODELS,
+            "none",
+            "sum",
+            False,
+            "pad",
+            "drop",
+            "Open-Athena/biofoundation: run_llr_clm",
+        ),
     )
 }
 
@@ -82,8 +117,10 @@ def check_model(model: str, settings: dict) -> None:
             f"not {model} (follows {convention.follows})"
         )
     if settings.get("kmer_overlap") and model == "kmer-markov":
-        raise OptionsError("kmer-markov reads bases, not overlapping k-mers (leave kmer_overlap "
-                           "and the dnabert preset out)")
+        raise OptionsError(
+            "kmer-markov reads bases, not overlapping k-mers (leave kmer_overlap "
+            "and the dnabert preset out)"
+        )
     if settings.get("start_token") == "none" and model not in CAUSAL_MODELS:
         raise OptionsError(
             f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "

@@ -115,7 +115,9 @@ def by_chromosome(metric: str, labels, scores, chroms, one_class: str = "drop") 
         if len(set(chrom_labels)) < 2:
             if one_class == "keep":
                 result.kept.append(chrom)
-                result.rows.append((chrom, len(chrom_labels), one_class_metric(metric, chrom_labels)))
+                result.rows.append(
+                    (chrom, len(chrom_labels), one_class_metric(metric, chrom_labels))
+                )
             else:
                 result.left_out.append(chrom)
             continue

@@ -29,13 +29,24 @@ from __future__ import annotations
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
 
-_LOGGED_BEFORE = {"data": "scoring_data", "shard": "scoring_shard", "preset": "scoring_preset",
-                  "dna_prefix": "scoring_prefix", "kmer_size": "scoring_kmer_size",
-                  "rc_average": "scoring_rc_average", "context_bp": "scoring_context_bp",
-                  "score": "scoring_score"}  # fmt: skip
+_LOGGED_BEFORE = {
+    "data": "scoring_data",
+    "shard": "scoring_shard",
+    "preset": "scoring_preset",
+    "dna_prefix": "scoring_prefix",
+    "kmer_size": "scoring_kmer_size",
+    "rc_average": "scoring_rc_average",
+    "context_bp": "scoring_context_bp",
+    "score": "scoring_score",
+}
 """Where samples files of perturbation-bench 0.1.0 runs hold each setting (one field each)."""
-_ADDED_LATER = {"start_token": "model", "convention": None, "one_class_chromosomes": "drop",
-                "labels": None, "kmer_overlap": False}  # fmt: skip
+_ADDED_LATER = {
+    "start_token": "model",
+    "convention": None,
+    "one_class_chromosomes": "drop",
+    "labels": None,
+    "kmer_overlap": False,
+}
 """Settings that samples files of earlier versions lack, as those versions scored."""
 
 
@@ -56,12 +67,21 @@ class TaskSettings(dict):
         one_class_chromosomes: str = "drop",
     ) -> None:
         super().__init__(
-            data=data, shard=shard, preset=preset, dna_prefix=formatting.dna_prefix,
-            kmer_size=formatting.kmer_size, rc_average=formatting.rc_average,
+            data=data,
+            shard=shard,
+            preset=preset,
+            dna_prefix=formatting.dna_prefix,
+            kmer_size=formatting.kmer_size,
+            rc_average=formatting.rc_average,
             kmer_overlap=formatting.kmer_overlap,
-            context_bp=context_bp, reduction=reduction, score=score, start_token=start_token,
-            convention=convention, one_class_chromosomes=one_class_chromosomes, labels=None,
-        )  # fmt: skip
+            context_bp=context_bp,
+            reduction=reduction,
+            score=score,
+            start_token=start_token,
+            convention=convention,
+            one_class_chromosomes=one_class_chromosomes,
+            labels=None,
+        )
         self.formatting = formatting
 
 

@@ -23,7 +23,8 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
     for (model, task), group in pairs.groupby(["model", "task"], sort=True):
         # an unsharded run's shard is None, or NaN once pandas has pooled it with sharded runs
         shards = group.groupby("run")["shard"].agg(
-            lambda v: sorted({x if isinstance(x, str) else "None" for x in v}))  # fmt: skip
+            lambda v: sorted({x if isinstance(x, str) else "None" for x in v})
+        )
         if all(value == ["None"] for value in shards):
             continue
         where = f"{task} ({model})"
@@ -38,7 +39,9 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
         for run, text in sorted(by_run.items()):
             index = int(text.split("/")[0])
             if index in seen:
-                raise DataValidationError(f"{where}: shard {text} repeated in {seen[index]} and {run}")
+                raise DataValidationError(
+                    f"{where}: shard {text} repeated in {seen[index]} and {run}"
+                )
             seen[index] = run
         missing = sorted(set(range(count)) - set(seen))
         if missing:
@@ -46,8 +49,10 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
                 f"{where}: shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing"
             )
         data = group.groupby("run")["data"].first()
-        settings = {run: json.dumps(provenance.get(run, {}).get("settings"), sort_keys=True)
-                    for run in by_run}  # fmt: skip
+        settings = {
+            run: json.dumps(provenance.get(run, {}).get("settings"), sort_keys=True)
+            for run in by_run
+        }
         for name, values in (("data", data.to_dict()), ("scorer settings", settings)):
             if len(set(values.values())) > 1:
                 raise DataValidationError(f"{where}: a foreign shard, other {name}: {values}")

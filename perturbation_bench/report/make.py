@@ -56,10 +56,17 @@ from perturbation_bench.report.summaries import (
 
 
 def make_report(
-    run_folders, out: str | Path, by: list[str] = (), seed: int = 0, n_boot: int = 2000,
-    features=(), allow_different_data: bool = False, names: dict[str, str] | None = None,
-    se_boot: int = 100, se_chrom_boot: int = 1000,
-) -> dict:  # fmt: skip
+    run_folders,
+    out: str | Path,
+    by: list[str] = (),
+    seed: int = 0,
+    n_boot: int = 2000,
+    features=(),
+    allow_different_data: bool = False,
+    names: dict[str, str] | None = None,
+    se_boot: int = 100,
+    se_chrom_boot: int = 1000,
+) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
     ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
@@ -118,9 +125,15 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
 
     codons = [s for s in report["strata"] if s["column"] == "fraction_codons_changed"]
     ladder, ranked = report["variants"]["class_ladder"], report["variants"]["summary"]
-    drawn = {"accuracy": True, "margins": True, "accuracy_by_codons_changed": bool(codons),
-             "context_sweep": bool(report["context_sweep"]), "class_ladder": bool(ladder),
-             "roc": bool(ranked), "precision_recall": bool(ranked)}  # fmt: skip
+    drawn = {
+        "accuracy": True,
+        "margins": True,
+        "accuracy_by_codons_changed": bool(codons),
+        "context_sweep": bool(report["context_sweep"]),
+        "class_ladder": bool(ladder),
+        "roc": bool(ranked),
+        "precision_recall": bool(ranked),
+    }
     plots.accuracy(report["summary"], out / "accuracy.png")
     plots.margins(pairs, out / "margins.png")
     if codons:

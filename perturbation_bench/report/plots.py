@@ -74,11 +74,26 @@ def accuracy(summary: list[dict], path: Path) -> None:
         accuracies = [r["pairwise_acc"] for r in drawn]
         bars = axes.bar(xs, accuracies, width, label=model, yerr=error_bars(drawn), capsize=4)
         colour = bars.patches[0].get_facecolor() if bars.patches else None
-        axes.plot(xs, accuracies, linestyle="none", marker="o", markersize=6, color=colour,
-                  markeredgecolor="black", clip_on=False, zorder=3)  # fmt: skip
+        axes.plot(
+            xs,
+            accuracies,
+            linestyle="none",
+            marker="o",
+            markersize=6,
+            color=colour,
+            markeredgecolor="black",
+            clip_on=False,
+            zorder=3,
+        )
         for x, r in zip(xs, drawn):
-            axes.annotate(f"n={r['n']}", (x, 0.0), textcoords="offset points", xytext=(0, 6),
-                          ha="center", fontsize="x-small")  # fmt: skip
+            axes.annotate(
+                f"n={r['n']}",
+                (x, 0.0),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize="x-small",
+            )
     draw_chance(axes)
     axes.set_xticks(range(len(tasks)), [t.removeprefix("perturbation_") for t in tasks])
     axes.set_ylabel("pairwise accuracy (LL original > LL perturbed)")
@@ -99,17 +114,33 @@ def _binned_series(axes, xs, rows: list[dict], index: int, count: int, label: st
     only between neighbouring bins that both hold :data:`MIN_BIN_PAIRS` pairs (module docstring)."""
     shifted = [x + series_offset(index, count) for x in xs]
     marker = MARKERS[index % len(MARKERS)]
-    drawn = axes.errorbar(shifted, [r["pairwise_acc"] for r in rows], yerr=error_bars(rows),
-                          marker=marker, linestyle="none", capsize=4, label=label)  # fmt: skip
+    drawn = axes.errorbar(
+        shifted,
+        [r["pairwise_acc"] for r in rows],
+        yerr=error_bars(rows),
+        marker=marker,
+        linestyle="none",
+        capsize=4,
+        label=label,
+    )
     colour = drawn[0].get_color()
     for k in range(len(rows) - 1):
         joined = xs[k + 1] - xs[k] == 1 and min(rows[k]["n"], rows[k + 1]["n"]) >= MIN_BIN_PAIRS
         if joined:
-            axes.plot(shifted[k : k + 2], [rows[k]["pairwise_acc"], rows[k + 1]["pairwise_acc"]],
-                      color=colour)  # fmt: skip
+            axes.plot(
+                shifted[k : k + 2],
+                [rows[k]["pairwise_acc"], rows[k + 1]["pairwise_acc"]],
+                color=colour,
+            )
     for x, row in zip(shifted, rows):
-        axes.annotate(f"n={row['n']}", (x, row["pairwise_acc"]), textcoords="offset points",
-                      xytext=(6, -10 - 9 * index), fontsize="x-small", color=colour)  # fmt: skip
+        axes.annotate(
+            f"n={row['n']}",
+            (x, row["pairwise_acc"]),
+            textcoords="offset points",
+            xytext=(6, -10 - 9 * index),
+            fontsize="x-small",
+            color=colour,
+        )
 
 
 def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
@@ -120,8 +151,14 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     for index, (model, task) in enumerate(series):
         rows = {s["value"]: s for s in strata_rows if (s["model"], s["task"]) == (model, task)}
         xs = [i for i, b in enumerate(bins) if b in rows]
-        _binned_series(axes, xs, [rows[bins[i]] for i in xs], index, len(series),
-                       f"{model} / {task.removeprefix('perturbation_')}")  # fmt: skip
+        _binned_series(
+            axes,
+            xs,
+            [rows[bins[i]] for i in xs],
+            index,
+            len(series),
+            f"{model} / {task.removeprefix('perturbation_')}",
+        )
     draw_chance(axes)
     axes.set_xticks(range(len(bins)), bins)
     axes.set_xlabel("share of codons changed (fraction_codons_changed bin)")
@@ -146,8 +183,9 @@ def margins(pairs, path: Path) -> None:
     tasks = sorted(pairs["task"].unique())
     scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
     size = (max(SIZE[0], PANEL_WIDTH * len(tasks)), SIZE[1] * len(scales))  # room for every panel
-    figure, panels = plt.subplots(len(scales), len(tasks), figsize=size, squeeze=False,
-                                  layout=LAYOUT)  # fmt: skip
+    figure, panels = plt.subplots(
+        len(scales), len(tasks), figsize=size, squeeze=False, layout=LAYOUT
+    )
     for row, scale in enumerate(scales):
         for axes, task in zip(panels[row], tasks):
             rows = pairs[(pairs["task"] == task) & (pairs["scale"] == scale)]
@@ -166,7 +204,9 @@ def margins(pairs, path: Path) -> None:
     figure.suptitle(
         "Margins: LL(original) - LL(perturbed) per pair (right of 0: the model prefers the original)"
     )
-    figure.supxlabel("; ".join(f"{scale}: {SCALE_LABELS[scale]}" for scale in scales), fontsize="small")
+    figure.supxlabel(
+        "; ".join(f"{scale}: {SCALE_LABELS[scale]}" for scale in scales), fontsize="small"
+    )
     save_figure(figure, path)
 
 
@@ -176,17 +216,26 @@ def context_sweep(rows: list[dict], path: Path) -> None:
     figure, axes = plt.subplots(figsize=SIZE, layout=LAYOUT)
     keys = sorted({(r["model"], r["config"]) for r in rows})
     for index, (model, config) in enumerate(keys):
-        series = sorted((r for r in rows if (r["model"], r["config"]) == (model, config)),
-                        key=lambda r: r["context_bp"])  # fmt: skip
+        series = sorted(
+            (r for r in rows if (r["model"], r["config"]) == (model, config)),
+            key=lambda r: r["context_bp"],
+        )
         xs = [r["context_bp"] * 2 ** series_offset(index, len(keys)) for r in series]
         sizes = sorted({r["n"] for r in series})
-        line = axes.plot(xs, [r["pairwise_acc"] for r in series],
-                         marker=MARKERS[index % len(MARKERS)],
-                         label=f"{Path(model).name} / {config.removeprefix('perturbation_')} "
-                               f"(n={'/'.join(map(str, sizes))})")  # fmt: skip
-        axes.fill_between(xs, [r["bootstrap_95"][0] for r in series],
-                          [r["bootstrap_95"][1] for r in series], alpha=0.15,
-                          color=line[0].get_color())  # fmt: skip
+        line = axes.plot(
+            xs,
+            [r["pairwise_acc"] for r in series],
+            marker=MARKERS[index % len(MARKERS)],
+            label=f"{Path(model).name} / {config.removeprefix('perturbation_')} "
+            f"(n={'/'.join(map(str, sizes))})",
+        )
+        axes.fill_between(
+            xs,
+            [r["bootstrap_95"][0] for r in series],
+            [r["bootstrap_95"][1] for r in series],
+            alpha=0.15,
+            color=line[0].get_color(),
+        )
     draw_chance(axes)
     axes.set_xscale("log", base=2)
     lengths = sorted({r["context_bp"] for r in rows})

@@ -25,17 +25,40 @@ from collections import defaultdict
 
 from perturbation_bench.errors import DataValidationError
 
-SCORE_NEUTRAL = frozenset({
-    "device", "batch_size", "max_batch_size", "trust_remote_code", "counts", "parallelize",
-    "share_prefix", "dedupe", "log_softmax", "revision",
-})  # fmt: skip
+SCORE_NEUTRAL = frozenset(
+    {
+        "device",
+        "batch_size",
+        "max_batch_size",
+        "trust_remote_code",
+        "counts",
+        "parallelize",
+        "share_prefix",
+        "dedupe",
+        "log_softmax",
+        "revision",
+    }
+)
 """Model arguments and settings that do not change a score."""
-TASK_KEYS = ("preset", "dna_prefix", "kmer_size", "kmer_overlap", "rc_average", "context_bp",
-             "reduction", "score", "start_token", "convention", "one_class_chromosomes")
+TASK_KEYS = (
+    "preset",
+    "dna_prefix",
+    "kmer_size",
+    "kmer_overlap",
+    "rc_average",
+    "context_bp",
+    "reduction",
+    "score",
+    "start_token",
+    "convention",
+    "one_class_chromosomes",
+)
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
 
-def identity(model: str, model_args: dict, settings: dict, task_settings: dict) -> dict[str, str | None]:
+def identity(
+    model: str, model_args: dict, settings: dict, task_settings: dict
+) -> dict[str, str | None]:
     """The run's identity as flat ``key -> value`` items (module docstring); a per-task setting
     that is the same for every task of the run is one item, else one per task (``task:key``)."""
     items = {"model": _plain(model)}
@@ -65,8 +88,14 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
         groups[names.get(run["folder"], run["base"])].append(run)
     out = {}
     for base, members in groups.items():
-        differing = sorted({key for run in members for key in run["identity"]
-                            if len({other["identity"].get(key) for other in members}) > 1})  # fmt: skip
+        differing = sorted(
+            {
+                key
+                for run in members
+                for key in run["identity"]
+                if len({other["identity"].get(key) for other in members}) > 1
+            }
+        )
         for run in members:
             suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in differing]
             out[run["folder"]] = base if run["folder"] in names else " ".join([base, *suffix])

@@ -30,8 +30,15 @@ from perturbation_bench.pairs.ranking import variant_score
 from perturbation_bench.pairs.settings import logged_settings
 from perturbation_bench.report.run_names import identity, run_names
 
-STRATA = ("fraction_codons_changed", "exon_rank", "is_first_exon", "strand", "chr", "is_clamped",
-          "consequence")
+STRATA = (
+    "fraction_codons_changed",
+    "exon_rank",
+    "is_first_exon",
+    "strand",
+    "chr",
+    "is_clamped",
+    "consequence",
+)
 VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
 TASK_PREFIX = "perturbation_"
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
@@ -63,9 +70,15 @@ class Run:
 
     def identity(self) -> dict:
         """What identifies the run (``run_names.identity``)."""
-        return identity(self.model_type, self.model_args, self.provenance.get("settings") or {},
-                        {task: {k: v for k, v in s.items() if k != "shard"}
-                         for task, s in self.task_settings.items()})  # fmt: skip
+        return identity(
+            self.model_type,
+            self.model_args,
+            self.provenance.get("settings") or {},
+            {
+                task: {k: v for k, v in s.items() if k != "shard"}
+                for task, s in self.task_settings.items()
+            },
+        )
 
 
 def find_run(folder: str | Path) -> Run:
@@ -101,8 +114,18 @@ def find_run(folder: str | Path) -> Run:
         raise DataSourceError(f"{folder}: no samples of perturbation-bench tasks ({TASK_PREFIX}*)")
     model, limit, scale, provenance, model_type, model_args = _run_settings(parents.pop())
     task_settings = {task: _first_settings(path) for task, path in samples.items()}
-    return Run(folder, model, samples, ignored, limit, provenance, scale, model_type, model_args,
-               task_settings)  # fmt: skip
+    return Run(
+        folder,
+        model,
+        samples,
+        ignored,
+        limit,
+        provenance,
+        scale,
+        model_type,
+        model_args,
+        task_settings,
+    )
 
 
 MASKED_MODELS = ("dna-mlm",)
@@ -122,8 +145,14 @@ def _run_settings(folder: Path) -> tuple:
         provenance = config.get("perturbation_bench") or {}
         model_args = _model_args(config.get("model_args"))
         base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
-        return (str(base or folder.name), config.get("limit"), scale, provenance,
-                config.get("model"), model_args)  # fmt: skip
+        return (
+            str(base or folder.name),
+            config.get("limit"),
+            scale,
+            provenance,
+            config.get("model"),
+            model_args,
+        )
     return folder.name, None, "causal", {}, None, {}
 
 
@@ -209,22 +238,38 @@ def stream_sample_pairs(
 
 
 def collect_pairs(
-    run_folders: list[str | Path], by: list[str] = (), provenance: dict | None = None,
+    run_folders: list[str | Path],
+    by: list[str] = (),
+    provenance: dict | None = None,
     names: dict[str, str] | None = None,
-):  # fmt: skip
+):
     """All runs' pairs as one pandas table, each row's ``model`` the run's name
     (``run_names.py``; ``names``: ``folder -> label`` from ``--name``), plus the notes on files
     left out; ``provenance`` (if given) receives each run's, by folder."""
     runs = [find_run(folder) for folder in run_folders]
-    named = run_names([{"folder": str(run.folder), "base": run.model, "identity": run.identity(),
-                        "shards": {t: s.get("shard") for t, s in run.task_settings.items()}}
-                       for run in runs], _names_by_folder(runs, names or {}))  # fmt: skip
+    named = run_names(
+        [
+            {
+                "folder": str(run.folder),
+                "base": run.model,
+                "identity": run.identity(),
+                "shards": {t: s.get("shard") for t, s in run.task_settings.items()},
+            }
+            for run in runs
+        ],
+        _names_by_folder(runs, names or {}),
+    )
     rows, notes = [], []
     for run in runs:
         name = named[str(run.folder)]
         if provenance is not None:
-            provenance[str(run.folder)] = {"model": name, **{
-                ("scorer" if key == "model" else key): value for key, value in run.provenance.items()}}  # fmt: skip
+            provenance[str(run.folder)] = {
+                "model": name,
+                **{
+                    ("scorer" if key == "model" else key): value
+                    for key, value in run.provenance.items()
+                },
+            }
         notes += [f"{run.folder}: ignored {item}" for item in run.ignored]
         if run.limit is not None:
             notes.append(

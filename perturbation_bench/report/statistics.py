@@ -42,10 +42,14 @@ def bootstrap_interval(
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
     block = max(1, 2_000_000 // len(values))  # resamples per draw: bounded memory for 20,000 pairs
-    means = np.concatenate([
-        values[rng.integers(0, len(values), size=(min(block, n_boot - done), len(values)))].mean(axis=1)
-        for done in range(0, n_boot, block)
-    ])  # fmt: skip
+    means = np.concatenate(
+        [
+            values[
+                rng.integers(0, len(values), size=(min(block, n_boot - done), len(values)))
+            ].mean(axis=1)
+            for done in range(0, n_boot, block)
+        ]
+    )
     tail = (1 - level) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return float(low), float(high)
@@ -98,8 +102,9 @@ def stratified_bootstrap(metric, labels, scores, seed: int = 0, n_boot: int = 10
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_boot):
-        rows = np.concatenate([rng.choice(positives, len(positives)),
-                               rng.choice(negatives, len(negatives))])  # fmt: skip
+        rows = np.concatenate(
+            [rng.choice(positives, len(positives)), rng.choice(negatives, len(negatives))]
+        )
         values.append(metric(labels[rows], scores[rows]))
     return np.asarray(values, dtype=float)
 
@@ -140,9 +145,16 @@ def paired_stratified_bootstrap_difference(
     labels = np.asarray(labels, dtype=bool)
     a, b = np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)
     difference = metric(labels, a) - metric(labels, b)
-    low, high = percentile_interval(stratified_bootstrap(
-        lambda y, s: metric(y, a[s.astype(int)]) - metric(y, b[s.astype(int)]),
-        labels, np.arange(len(labels)), seed=seed, n_boot=n_boot), level)  # fmt: skip
+    low, high = percentile_interval(
+        stratified_bootstrap(
+            lambda y, s: metric(y, a[s.astype(int)]) - metric(y, b[s.astype(int)]),
+            labels,
+            np.arange(len(labels)),
+            seed=seed,
+            n_boot=n_boot,
+        ),
+        level,
+    )
     return float(difference), low, high
 
 

@@ -58,11 +58,17 @@ def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[di
     """Per model and task: accuracy with both intervals, tie rate, margin mean/median, n."""
     out = []
     for (model, task), group in pairs.groupby(["model", "task"], sort=True):
-        out.append({"model": model, "task": task, **_accuracy(group["correct"], seed, n_boot),
-                    "tie_rate": float(group["tie"].mean()),
-                    "margin_mean": float(group["margin"].mean()),
-                    "margin_median": float(group["margin"].median()),
-                    **margin_test(group["margin"].to_numpy())})  # fmt: skip
+        out.append(
+            {
+                "model": model,
+                "task": task,
+                **_accuracy(group["correct"], seed, n_boot),
+                "tie_rate": float(group["tie"].mean()),
+                "margin_mean": float(group["margin"].mean()),
+                "margin_median": float(group["margin"].median()),
+                **margin_test(group["margin"].to_numpy()),
+            }
+        )
     return out
 
 
@@ -76,8 +82,11 @@ def margin_test(margins) -> dict:
         result = wilcoxon(margins, alternative="greater")
         statistic, p_value = float(result.statistic), float(result.pvalue)
     quantiles = np.percentile(margins, MARGIN_QUANTILES)
-    return {"wilcoxon_statistic": statistic, "wilcoxon_p": p_value,
-            "margin_quantiles": {f"q{q}": float(v) for q, v in zip(MARGIN_QUANTILES, quantiles)}}  # fmt: skip
+    return {
+        "wilcoxon_statistic": statistic,
+        "wilcoxon_p": p_value,
+        "margin_quantiles": {f"q{q}": float(v) for q, v in zip(MARGIN_QUANTILES, quantiles)},
+    }
 
 
 def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
@@ -93,14 +102,20 @@ def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
 
 def thin_notes(summary: list[dict]) -> list[str]:
     """A note per model and task whose interval rests on fewer than :data:`THIN_PAIRS` pairs."""
-    return [f"{s['model']} {s['task']}: the intervals rest on {s['n']} pair(s) (fewer than "
-            f"{THIN_PAIRS}): read them as rough" for s in summary if s["thin"]]  # fmt: skip
+    return [
+        f"{s['model']} {s['task']}: the intervals rest on {s['n']} pair(s) (fewer than "
+        f"{THIN_PAIRS}): read them as rough"
+        for s in summary
+        if s["thin"]
+    ]
 
 
 def has_published_config(tasks) -> bool:
     """Whether any task is one of the published configs (whole windows or a context crop)."""
-    return any(CONTEXT_SUFFIX.sub("", task).removeprefix("perturbation_") in PUBLISHED_CONFIGS
-               for task in tasks)  # fmt: skip
+    return any(
+        CONTEXT_SUFFIX.sub("", task).removeprefix("perturbation_") in PUBLISHED_CONFIGS
+        for task in tasks
+    )
 
 
 def group_means(summary: list[dict]) -> list[dict]:
@@ -135,8 +150,16 @@ def strata(
         present = frame[frame[column].notna() & (frame[column].astype(str) != "nan")]
         for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
             acc = _accuracy(group["correct"], seed, n_boot)
-            out.append({"model": model, "task": task, "column": column, "value": str(value),
-                        **acc, "few_pairs": acc["n"] < FEW_PAIRS})  # fmt: skip
+            out.append(
+                {
+                    "model": model,
+                    "task": task,
+                    "column": column,
+                    "value": str(value),
+                    **acc,
+                    "few_pairs": acc["n"] < FEW_PAIRS,
+                }
+            )
     return out
 
 
@@ -148,8 +171,14 @@ def context_sweep(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> lis
         if group["context_bp"].nunique() < 2:
             continue
         for length, rows in group.groupby("context_bp", sort=True):
-            out.append({"model": model, "config": config, "context_bp": int(length),
-                        **_accuracy(rows["correct"], seed, n_boot)})  # fmt: skip
+            out.append(
+                {
+                    "model": model,
+                    "config": config,
+                    "context_bp": int(length),
+                    **_accuracy(rows["correct"], seed, n_boot),
+                }
+            )
     return out
 
 
@@ -165,11 +194,19 @@ def model_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) ->
             x, y = tables[a].loc[common].to_numpy(), tables[b].loc[common].to_numpy()
             diff, low, high = paired_bootstrap_difference(x, y, seed=seed, n_boot=n_boot)
             only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
-            out.append({
-                "task": task, "model_a": a, "model_b": b, "n_common": len(common),
-                "only_in_a": len(tables[a]) - len(common), "only_in_b": len(tables[b]) - len(common),
-                "acc_difference": diff, "paired_bootstrap_95": [low, high],
-                "a_right_b_wrong": only_a, "b_right_a_wrong": only_b,
-                "mcnemar_exact_p": mcnemar_exact(only_a, only_b),
-            })  # fmt: skip
+            out.append(
+                {
+                    "task": task,
+                    "model_a": a,
+                    "model_b": b,
+                    "n_common": len(common),
+                    "only_in_a": len(tables[a]) - len(common),
+                    "only_in_b": len(tables[b]) - len(common),
+                    "acc_difference": diff,
+                    "paired_bootstrap_95": [low, high],
+                    "a_right_b_wrong": only_a,
+                    "b_right_a_wrong": only_b,
+                    "mcnemar_exact_p": mcnemar_exact(only_a, only_b),
+                }
+            )
     return out

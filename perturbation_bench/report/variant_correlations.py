@@ -27,7 +27,9 @@ def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:
     if "labels" not in pairs.columns:
         return pairs.iloc[0:0]
     rows = pairs[(pairs["labels"] == "quantitative") & pairs["label"].notna()]
-    return rows.assign(label=lambda f: f["label"].astype(float)).sort_values("pair_id", kind="stable")
+    return rows.assign(label=lambda f: f["label"].astype(float)).sort_values(
+        "pair_id", kind="stable"
+    )
 
 
 def variant_bootstrap(statistic, labels, scores, seed: int = 0, n_boot: int = 2000) -> np.ndarray:
@@ -43,12 +45,19 @@ def correlation_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) 
     """Per model and task with quantitative labels: both correlations with their intervals."""
     out = []
     for (model, task), group in quantitative(pairs).groupby(["model", "task"], sort=True):
-        row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
-               "n": len(group)}  # fmt: skip
+        row = {
+            "model": model,
+            "task": task,
+            "score": str(group["score_kind"].iloc[0]),
+            "n": len(group),
+        }
         for name, statistic in CORRELATIONS.items():
             row[name] = statistic(group["label"], group["score"])
-            row[f"{name}_95"] = list(percentile_interval(
-                variant_bootstrap(statistic, group["label"], group["score"], seed, n_boot)))  # fmt: skip
+            row[f"{name}_95"] = list(
+                percentile_interval(
+                    variant_bootstrap(statistic, group["label"], group["score"], seed, n_boot)
+                )
+            )
         out.append(row)
     return out
 
@@ -63,9 +72,19 @@ def correlation_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
             continue
         present = frame[frame[column].notna()]
         for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
-            out.append({"model": model, "task": task, "column": column, "value": str(value),
-                        "n": len(group), **{name: statistic(group["label"], group["score"])
-                                            for name, statistic in CORRELATIONS.items()}})  # fmt: skip
+            out.append(
+                {
+                    "model": model,
+                    "task": task,
+                    "column": column,
+                    "value": str(value),
+                    "n": len(group),
+                    **{
+                        name: statistic(group["label"], group["score"])
+                        for name, statistic in CORRELATIONS.items()
+                    },
+                }
+            )
     return out
 
 
@@ -74,19 +93,33 @@ def markdown(summary: list[dict], strata: list[dict]) -> list[str]:
     if not summary:
         return []
 
-    lines = ["", "## Variant effect (quantitative labels)", "",
-             "Correlation of the score (`llr` = LL(ref window) - LL(alt window), `abs_llr` its "
-             "absolute value) with each variant's label, with a variant bootstrap 95%. A high "
-             "`llr` means the model finds the variant damaging, so labels where low means "
-             "damaging (function scores) correlate negatively.", "",
-             "| model | task | score | n | Spearman rho | Pearson r |", "|---|---|---|---|---|---|"]  # fmt: skip
-    lines += [f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} | "
-              f"{number_cell(r['spearman'], r['spearman_95'])} | "
-              f"{number_cell(r['pearson'], r['pearson_95'])} |"
-              for r in summary]  # fmt: skip
+    lines = [
+        "",
+        "## Variant effect (quantitative labels)",
+        "",
+        "Correlation of the score (`llr` = LL(ref window) - LL(alt window), `abs_llr` its "
+        "absolute value) with each variant's label, with a variant bootstrap 95%. A high "
+        "`llr` means the model finds the variant damaging, so labels where low means "
+        "damaging (function scores) correlate negatively.",
+        "",
+        "| model | task | score | n | Spearman rho | Pearson r |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['model']} | {r['task']} | {r['score']} | {r['n']} | "
+        f"{number_cell(r['spearman'], r['spearman_95'])} | "
+        f"{number_cell(r['pearson'], r['pearson_95'])} |"
+        for r in summary
+    ]
     if strata:
-        lines += ["", "| model | task | column | value | n | Spearman rho | Pearson r |",
-                  "|---|---|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} | "
-                  f"{number_cell(s['spearman'])} | {number_cell(s['pearson'])} |" for s in strata]  # fmt: skip
+        lines += [
+            "",
+            "| model | task | column | value | n | Spearman rho | Pearson r |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} | "
+            f"{number_cell(s['spearman'])} | {number_cell(s['pearson'])} |"
+            for s in strata
+        ]
     return lines

@@ -42,9 +42,17 @@ from perturbation_bench.report.statistics import (
 
 FEW_CHROMOSOMES = 5
 """A by-chromosome bootstrap over fewer chromosomes than this is flagged as thin."""
-LADDER = ("intergenic_variant", "synonymous_variant", "missense_variant", "stop_lost",
-          "start_lost", "splice_acceptor_variant", "splice_donor_variant", "frameshift_variant",
-          "stop_gained")  # fmt: skip
+LADDER = (
+    "intergenic_variant",
+    "synonymous_variant",
+    "missense_variant",
+    "stop_lost",
+    "start_lost",
+    "splice_acceptor_variant",
+    "splice_donor_variant",
+    "frameshift_variant",
+    "stop_gained",
+)
 """From the mildest class to the most disruptive."""
 
 
@@ -63,11 +71,19 @@ def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list
         classes = sorted(group["consequence"].unique(), key=ladder_order)
         for consequence in classes:
             rows = group[group["consequence"] == consequence]
-            out.append({"model": model, "task": task, "consequence": consequence, "n": len(rows),
-                        "pairwise_acc": float(rows["correct"].mean()),
-                        "bootstrap_95": list(bootstrap_interval(rows["correct"].to_numpy(),
-                                                                seed=seed, n_boot=n_boot)),
-                        "margin_mean": float(rows["margin"].mean())})  # fmt: skip
+            out.append(
+                {
+                    "model": model,
+                    "task": task,
+                    "consequence": consequence,
+                    "n": len(rows),
+                    "pairwise_acc": float(rows["correct"].mean()),
+                    "bootstrap_95": list(
+                        bootstrap_interval(rows["correct"].to_numpy(), seed=seed, n_boot=n_boot)
+                    ),
+                    "margin_mean": float(rows["margin"].mean()),
+                }
+            )
     return out
 
 
@@ -98,35 +114,52 @@ def _metrics(group: pd.DataFrame) -> dict:
     return out
 
 
-def ranking_summary(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000, se_boot: int = 100,
-                    se_chrom_boot: int = 1000) -> list[dict]:  # fmt: skip
+def ranking_summary(
+    pairs: pd.DataFrame,
+    seed: int = 0,
+    n_boot: int = 1000,
+    se_boot: int = 100,
+    se_chrom_boot: int = 1000,
+) -> list[dict]:
     """Per model and labelled task: the four metrics with their intervals and standard errors
     (module docstring)."""
     out = []
     for (model, task), group in labelled(pairs).groupby(["model", "task"], sort=True):
         values = _metrics(group)
         conventions = group["convention"].dropna() if "convention" in group else []
-        row = {"model": model, "task": task, "score": str(group["score_kind"].iloc[0]),
-               "convention": next(iter(conventions), None),
-               "n": len(group), "n_positive": int(group["label"].sum()),
-               "chromosomes_left_out": values["chromosomes_left_out"],
-               "chromosomes_kept": values["chromosomes_kept"],
-               "chromosomes": len(values["auroc_by_chrom_rows"]),
-               "se_resamples": se_boot, "se_chrom_resamples": se_chrom_boot}  # fmt: skip
+        row = {
+            "model": model,
+            "task": task,
+            "score": str(group["score_kind"].iloc[0]),
+            "convention": next(iter(conventions), None),
+            "n": len(group),
+            "n_positive": int(group["label"].sum()),
+            "chromosomes_left_out": values["chromosomes_left_out"],
+            "chromosomes_kept": values["chromosomes_kept"],
+            "chromosomes": len(values["auroc_by_chrom_rows"]),
+            "se_resamples": se_boot,
+            "se_chrom_resamples": se_chrom_boot,
+        }
         row["by_chrom_thin"] = row["chromosomes"] < FEW_CHROMOSOMES
         for name, fn in METRICS.items():
             labels, scores = group["label"], group["score"]
             chrom_rows = values[f"{name}_by_chrom_rows"]
             row[name] = values[name]
-            row[f"{name}_95"] = list(percentile_interval(
-                stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=n_boot)))  # fmt: skip
+            row[f"{name}_95"] = list(
+                percentile_interval(
+                    stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=n_boot)
+                )
+            )
             row[f"{name}_se"] = standard_error(
-                stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=se_boot))
+                stratified_bootstrap(fn, labels, scores, seed=seed, n_boot=se_boot)
+            )
             row[f"{name}_by_chrom"] = values[f"{name}_by_chrom"]
-            row[f"{name}_by_chrom_95"] = list(percentile_interval(
-                chromosome_bootstrap(chrom_rows, seed=seed, n_boot=n_boot)))  # fmt: skip
+            row[f"{name}_by_chrom_95"] = list(
+                percentile_interval(chromosome_bootstrap(chrom_rows, seed=seed, n_boot=n_boot))
+            )
             row[f"{name}_by_chrom_se"] = standard_error(
-                chromosome_bootstrap(chrom_rows, seed=seed, n_boot=se_chrom_boot))
+                chromosome_bootstrap(chrom_rows, seed=seed, n_boot=se_chrom_boot)
+            )
         out.append(row)
     return out
 
@@ -144,10 +177,21 @@ def ranking_strata(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
             values = _metrics(group)
             if all(math.isnan(values[name]) for name in METRICS):
                 continue  # one class of label in the stratum (a scan's classes): nothing to rank
-            out.append({"model": model, "task": task, "column": column, "value": str(value),
-                        "n": len(group), "n_positive": int(group["label"].sum()),
-                        **{k: v for k, v in values.items()
-                           if not k.endswith(("_rows", "left_out", "kept"))}})  # fmt: skip
+            out.append(
+                {
+                    "model": model,
+                    "task": task,
+                    "column": column,
+                    "value": str(value),
+                    "n": len(group),
+                    "n_positive": int(group["label"].sum()),
+                    **{
+                        k: v
+                        for k, v in values.items()
+                        if not k.endswith(("_rows", "left_out", "kept"))
+                    },
+                }
+            )
     return out
 
 
@@ -160,11 +204,23 @@ def auprc_differences(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) ->
             common = tables[a].index.intersection(tables[b].index).sort_values()
             labels = tables[a].loc[common, "label"]
             diff, low, high = paired_stratified_bootstrap_difference(
-                METRICS["auprc"], labels, tables[a].loc[common, "score"],
-                tables[b].loc[common, "score"], seed=seed, n_boot=n_boot,
-            )  # fmt: skip
-            out.append({"task": task, "model_a": a, "model_b": b, "n_common": len(common),
-                        "auprc_difference": diff, "paired_bootstrap_95": [low, high]})  # fmt: skip
+                METRICS["auprc"],
+                labels,
+                tables[a].loc[common, "score"],
+                tables[b].loc[common, "score"],
+                seed=seed,
+                n_boot=n_boot,
+            )
+            out.append(
+                {
+                    "task": task,
+                    "model_a": a,
+                    "model_b": b,
+                    "n_common": len(common),
+                    "auprc_difference": diff,
+                    "paired_bootstrap_95": [low, high],
+                }
+            )
     return out
 
 
@@ -177,18 +233,27 @@ def number_cell(x, interval=None, se=None) -> str:
     return text + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
-def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
-             ladder: list[dict]) -> list[str]:  # fmt: skip
+def markdown(
+    summary: list[dict], strata: list[dict], differences: list[dict], ladder: list[dict]
+) -> list[str]:
     """The report.md lines of the variant section (none without variant tasks)."""
     lines = []
     if ladder:
-        lines += ["", "## Class ladder", "",
-                  "Pairwise accuracy (reference window preferred) per consequence class, mildest first.", "",
-                  "| model | task | class | n | pairwise_acc % | bootstrap 95% | margin mean |",
-                  "|---|---|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {r['model']} | {r['task']} | {r['consequence']} | {r['n']} | "
-                  f"{100 * r['pairwise_acc']:.2f} | [{100 * r['bootstrap_95'][0]:.2f}, "
-                  f"{100 * r['bootstrap_95'][1]:.2f}] | {r['margin_mean']:.3f} |" for r in ladder]  # fmt: skip
+        lines += [
+            "",
+            "## Class ladder",
+            "",
+            "Pairwise accuracy (reference window preferred) per consequence class, mildest first.",
+            "",
+            "| model | task | class | n | pairwise_acc % | bootstrap 95% | margin mean |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['model']} | {r['task']} | {r['consequence']} | {r['n']} | "
+            f"{100 * r['pairwise_acc']:.2f} | [{100 * r['bootstrap_95'][0]:.2f}, "
+            f"{100 * r['bootstrap_95'][1]:.2f}] | {r['margin_mean']:.3f} |"
+            for r in ladder
+        ]
         lines += ["", "![class ladder](class_ladder.png)"]
     if not summary:
         return lines
@@ -204,16 +269,21 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
             return "kept: " + ", ".join(row["chromosomes_kept"])
         return ", ".join(row["chromosomes_left_out"]) or "none"
 
-    lines += ["", "## Variant effect (labelled variants)", "",
-             "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
-             "value. Each metric as value ± TraitGym's standard error (ddof=1; "
-             f"{summary[0]['se_resamples']} stratified resamples for AUROC/AUPRC, "
-             f"{summary[0]['se_chrom_resamples']} chromosome resamples for the by-chromosome "
-             "averages) [95% percentile interval: stratified bootstrap for AUROC/AUPRC, "
-             f"chromosome bootstrap for the averages] (thin: fewer than {FEW_CHROMOSOMES} "
-             "chromosomes to resample, the by-chromosome figures say little).", "",
-             "| model | task | score | convention | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | one-class chromosomes |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "## Variant effect (labelled variants)",
+        "",
+        "Score per variant: `llr` = LL(ref window) - LL(alt window), `abs_llr` = its absolute "
+        "value. Each metric as value ± TraitGym's standard error (ddof=1; "
+        f"{summary[0]['se_resamples']} stratified resamples for AUROC/AUPRC, "
+        f"{summary[0]['se_chrom_resamples']} chromosome resamples for the by-chromosome "
+        "averages) [95% percentile interval: stratified bootstrap for AUROC/AUPRC, "
+        f"chromosome bootstrap for the averages] (thin: fewer than {FEW_CHROMOSOMES} "
+        "chromosomes to resample, the by-chromosome figures say little).",
+        "",
+        "| model | task | score | convention | n (positive) | AUROC | AUPRC | AUROC by chrom | AUPRC by chrom | one-class chromosomes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in summary:
         lines.append(
             f"| {r['model']} | {r['task']} | {r['score']} | {r['convention'] or 'none'} | "
@@ -222,17 +292,27 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
             f"{one_class(r)} |"
         )
     if strata:
-        lines += ["", "| model | task | column | value | n (positive) | AUROC | AUPRC |",
-                  "|---|---|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} "
-                  f"({s['n_positive']}) | {number_cell(s['auroc'])} | {number_cell(s['auprc'])} |"
-                  for s in strata]  # fmt: skip
+        lines += [
+            "",
+            "| model | task | column | value | n (positive) | AUROC | AUPRC |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | {s['n']} "
+            f"({s['n_positive']}) | {number_cell(s['auroc'])} | {number_cell(s['auprc'])} |"
+            for s in strata
+        ]
     if differences:
-        lines += ["", "| task | A | B | common variants | AUPRC A - B | paired bootstrap 95% |",
-                  "|---|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {d['task']} | {d['model_a']} | {d['model_b']} | {d['n_common']} | "
-                  f"{number_cell(d['auprc_difference'], d['paired_bootstrap_95'])} |"
-                  for d in differences]  # fmt: skip
+        lines += [
+            "",
+            "| task | A | B | common variants | AUPRC A - B | paired bootstrap 95% |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {d['task']} | {d['model_a']} | {d['model_b']} | {d['n_common']} | "
+            f"{number_cell(d['auprc_difference'], d['paired_bootstrap_95'])} |"
+            for d in differences
+        ]
     lines += ["", "![ROC curves](roc.png)", "", "![precision-recall curves](precision_recall.png)"]
     return lines
 
@@ -240,12 +320,18 @@ def markdown(summary: list[dict], strata: list[dict], differences: list[dict],
 def thin_notes(summary: list[dict]) -> list[str]:
     """A note per by-chromosome interval resampled from fewer than :data:`FEW_CHROMOSOMES`, and
     per task whose one-class chromosomes were kept in the by-chromosome averages."""
-    thin = [f"{r['model']} {r['task']}: the by-chromosome intervals resample {r['chromosomes']} "
-            f"chromosome(s) (fewer than {FEW_CHROMOSOMES}): they say little"
-            for r in summary if r["by_chrom_thin"]]  # fmt: skip
-    kept = [f"{r['model']} {r['task']}: chromosome(s) {', '.join(r['chromosomes_kept'])} hold "
-            "variants of one class and are kept in the by-chromosome averages as TraitGym does "
-            "(AUPRC 0 for negatives only, 1 for positives only; AUROC counts 0; each with its "
-            "weight); one_class_chromosomes: drop leaves them out"
-            for r in summary if r["chromosomes_kept"]]  # fmt: skip
+    thin = [
+        f"{r['model']} {r['task']}: the by-chromosome intervals resample {r['chromosomes']} "
+        f"chromosome(s) (fewer than {FEW_CHROMOSOMES}): they say little"
+        for r in summary
+        if r["by_chrom_thin"]
+    ]
+    kept = [
+        f"{r['model']} {r['task']}: chromosome(s) {', '.join(r['chromosomes_kept'])} hold "
+        "variants of one class and are kept in the by-chromosome averages as TraitGym does "
+        "(AUPRC 0 for negatives only, 1 for positives only; AUROC counts 0; each with its "
+        "weight); one_class_chromosomes: drop leaves them out"
+        for r in summary
+        if r["chromosomes_kept"]
+    ]
     return thin + kept

@@ -41,16 +41,28 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
                     x, y, _ = roc_curve(group["label"], group["score"])
                 else:
                     y, x, _ = precision_recall_curve(group["label"], group["score"])
-                axes.plot(x, y, marker=MARKERS[index % len(MARKERS)], markevery=0.1,
-                          label=f"{Path(model).name} (n={len(group)}, "
-                                f"{int(group['label'].sum())} positive)")  # fmt: skip
+                axes.plot(
+                    x,
+                    y,
+                    marker=MARKERS[index % len(MARKERS)],
+                    markevery=0.1,
+                    label=f"{Path(model).name} (n={len(group)}, "
+                    f"{int(group['label'].sum())} positive)",
+                )
             if kind == "roc":
-                axes.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="chance")
+                axes.plot(
+                    [0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="chance"
+                )
                 axes.set_xlabel("false positive rate")
                 axes.set_ylabel("true positive rate")
             else:
-                axes.axhline(rows["label"].mean(), color="black", linestyle="--", linewidth=1,
-                             label=f"chance ({rows['label'].mean():.2f} positive)")  # fmt: skip
+                axes.axhline(
+                    rows["label"].mean(),
+                    color="black",
+                    linestyle="--",
+                    linewidth=1,
+                    label=f"chance ({rows['label'].mean():.2f} positive)",
+                )
                 axes.set_xlabel("recall")
                 axes.set_ylabel("precision")
             axes.set_xlim(0, 1)
@@ -74,18 +86,30 @@ def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
         drawn = [series[c] for c in present]
         marker = MARKERS[index % len(MARKERS)]
         label = f"{Path(model).name} / {task.removeprefix('perturbation_')}"
-        points = left.errorbar(xs, [r["pairwise_acc"] for r in drawn], marker=marker, capsize=4,
-                               label=label, yerr=error_bars(drawn, "bootstrap_95"))  # fmt: skip
+        points = left.errorbar(
+            xs,
+            [r["pairwise_acc"] for r in drawn],
+            marker=marker,
+            capsize=4,
+            label=label,
+            yerr=error_bars(drawn, "bootstrap_95"),
+        )
         for x, r in zip(xs, drawn):
-            left.annotate(f"n={r['n']}", (x, r["pairwise_acc"]), textcoords="offset points",
-                          xytext=(6, -10 - 9 * index), fontsize="x-small",
-                          color=points[0].get_color())  # fmt: skip
+            left.annotate(
+                f"n={r['n']}",
+                (x, r["pairwise_acc"]),
+                textcoords="offset points",
+                xytext=(6, -10 - 9 * index),
+                fontsize="x-small",
+                color=points[0].get_color(),
+            )
         right.plot(xs, [r["margin_mean"] for r in drawn], marker=marker, label=label)
     draw_chance(left)
     right.axhline(0, color="black", linestyle="--", linewidth=1)
     for axes in (left, right):
-        axes.set_xticks(range(len(order)), [c.removesuffix("_variant") for c in order],
-                        rotation=45, ha="right")  # fmt: skip
+        axes.set_xticks(
+            range(len(order)), [c.removesuffix("_variant") for c in order], rotation=45, ha="right"
+        )
         axes.set_xlabel("consequence class (mildest first)")
     left.set_ylim(0.0, 1.0)
     left.set_ylabel("pairwise accuracy (reference preferred)")
@@ -115,9 +139,14 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
     models = sorted(rows["model"].unique())
     reference = rows.drop_duplicates("pos").set_index("pos")["ref"].reindex(positions)
     limit = float(rows["llr"].abs().max()) or 1.0
-    figure, panels = plt.subplots(2 * len(models), 1, figsize=(SIZE[0], 2.6 * len(models) + 0.6),
-                                  gridspec_kw={"height_ratios": [3, 1] * len(models)},
-                                  squeeze=False, layout=LAYOUT)  # fmt: skip
+    figure, panels = plt.subplots(
+        2 * len(models),
+        1,
+        figsize=(SIZE[0], 2.6 * len(models) + 0.6),
+        gridspec_kw={"height_ratios": [3, 1] * len(models)},
+        squeeze=False,
+        layout=LAYOUT,
+    )
     chrom = str(rows["chrom"].iloc[0])
     for index, model in enumerate(models):
         heat, track = panels[2 * index][0], panels[2 * index + 1][0]
@@ -126,11 +155,18 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
         for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"]):
             grid["ACGT".index(alt), positions.index(pos)] = llr
         colours = plt.get_cmap("RdBu_r").with_extremes(bad=REFERENCE_COLOUR)
-        image = heat.imshow(grid, aspect="auto", cmap=colours, interpolation="nearest",
-                            norm=TwoSlopeNorm(0.0, -limit, limit))  # fmt: skip
+        image = heat.imshow(
+            grid,
+            aspect="auto",
+            cmap=colours,
+            interpolation="nearest",
+            norm=TwoSlopeNorm(0.0, -limit, limit),
+        )
         heat.set_yticks(range(4), list("ACGT"))
-        heat.set_title(f"{Path(model).name}: {region}, n={len(mine)} variants "
-                       "(grey: the reference base)", fontsize="small")  # fmt: skip
+        heat.set_title(
+            f"{Path(model).name}: {region}, n={len(mine)} variants (grey: the reference base)",
+            fontsize="small",
+        )
         figure.colorbar(image, ax=heat, label="LLR = LL(alt) - LL(ref)")
         mean = mine.groupby("pos")["llr"].mean().reindex(positions)
         track.bar(range(len(positions)), mean.to_numpy(), color="grey", width=1.0)
@@ -142,15 +178,32 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
                 continue
             inside = [i for i, pos in enumerate(positions) if start < pos <= end]  # pos 1-based
             if inside:
-                track.axvspan(inside[0] - 0.5, inside[-1] + 0.5, color="orange", alpha=0.25,
-                              label="CDS exon" if not track.get_legend_handles_labels()[1] else None)  # fmt: skip
+                track.axvspan(
+                    inside[0] - 0.5,
+                    inside[-1] + 0.5,
+                    color="orange",
+                    alpha=0.25,
+                    label="CDS exon" if not track.get_legend_handles_labels()[1] else None,
+                )
         if track.get_legend_handles_labels()[1]:
             track.legend(fontsize="x-small", loc="upper right")
-        ticks = range(len(positions)) if len(positions) <= 120 else range(0, len(positions), max(1, len(positions) // 10))
-        labels = [reference[positions[i]] for i in ticks] if len(positions) <= 120 else [f"{positions[i]:,}" for i in ticks]
-        track.set_xticks(list(ticks), labels, fontsize="xx-small" if len(positions) > 60 else "small")
+        ticks = (
+            range(len(positions))
+            if len(positions) <= 120
+            else range(0, len(positions), max(1, len(positions) // 10))
+        )
+        labels = (
+            [reference[positions[i]] for i in ticks]
+            if len(positions) <= 120
+            else [f"{positions[i]:,}" for i in ticks]
+        )
+        track.set_xticks(
+            list(ticks), labels, fontsize="xx-small" if len(positions) > 60 else "small"
+        )
         heat.set_xticks([])
-    figure.suptitle(f"Saturation map, {chrom}:{positions[0]:,}-{positions[-1]:,} (reference bases below)")
+    figure.suptitle(
+        f"Saturation map, {chrom}:{positions[0]:,}-{positions[-1]:,} (reference bases below)"
+    )
     for suffix in (".png", ".svg"):
         figure.savefig(Path(path).with_suffix(suffix), dpi=DPI)
     plt.close(figure)

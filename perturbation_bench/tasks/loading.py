@@ -41,6 +41,7 @@ from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
+
 def load_pairs(
     config_name: str | None = None,
     task_context_bp: int | None = None,
@@ -105,9 +106,18 @@ def pair_documents(
             "start_token 'none' needs one of this package's models (--model dna-hf or "
             "kmer-markov): lm-eval's hf model always conditions on a start token"
         )
-    settings = TaskSettings(formatting, options.preset, identity, _shard_text(options.shard),
-                            context_bp, options.reduction, score, options.start_token,
-                            options.convention, options.one_class_chromosomes)  # fmt: skip
+    settings = TaskSettings(
+        formatting,
+        options.preset,
+        identity,
+        _shard_text(options.shard),
+        context_bp,
+        options.reduction,
+        score,
+        options.start_token,
+        options.convention,
+        options.one_class_chromosomes,
+    )
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)
     pairs, held = len(reading.documents), reading.documents.held
@@ -118,8 +128,17 @@ def pair_documents(
                 f"shard {index}/{count} of {config_name} holds no pair: the config has "
                 f"{reading.total_rows} pairs; use at most {reading.total_rows} shards"
             )
-        log.info("perturbation-bench %s: shard %d/%d, %d of %d pairs (rows %d, %d + %d, ...)",
-                 config_name, index, count, pairs, reading.total_rows, index, index, count)  # fmt: skip
+        log.info(
+            "perturbation-bench %s: shard %d/%d, %d of %d pairs (rows %d, %d + %d, ...)",
+            config_name,
+            index,
+            count,
+            pairs,
+            reading.total_rows,
+            index,
+            index,
+            count,
+        )
     log.info(
         "perturbation-bench %s: %d pairs from %s (%s); %s",
         config_name,
@@ -130,9 +149,13 @@ def pair_documents(
     )
     rank, world_size = share
     if world_size > 1:
-        log.info("perturbation-bench %s: this process scores %d of the %d pairs and holds only "
-                 "those (and the first, which lm-eval reads to check the task)", config_name,
-                 len(range(rank, pairs, world_size)), pairs)  # fmt: skip
+        log.info(
+            "perturbation-bench %s: this process scores %d of the %d pairs and holds only "
+            "those (and the first, which lm-eval reads to check the task)",
+            config_name,
+            len(range(rank, pairs, world_size)),
+            pairs,
+        )
     if reading.lower_case_rows:
         log.info(
             "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
@@ -173,5 +196,6 @@ def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, ba
 
     tokenizer = load_tokenizer(metadata)
     for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
-        doc[TOKEN_COUNTS] = [scored_tokens(tokenizer, dna_prefix, s, bare)
-                             for s in doc_to_sequences(doc)]  # fmt: skip
+        doc[TOKEN_COUNTS] = [
+            scored_tokens(tokenizer, dna_prefix, s, bare) for s in doc_to_sequences(doc)
+        ]

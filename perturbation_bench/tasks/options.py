@@ -157,7 +157,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     if start_token == "none" and dna_prefix:
         raise OptionsError(
             f"start_token 'none' scores the raw sequence with nothing before it, but the DNA "
-            f"prefix is {dna_prefix!r} (preset {preset!r}); set dna_prefix to \"\" or leave "
+            f'prefix is {dna_prefix!r} (preset {preset!r}); set dna_prefix to "" or leave '
             "start_token out"
         )
     one_class = metadata.get("one_class_chromosomes") or "drop"
@@ -173,8 +173,12 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         raise OptionsError(f"config must be a config name, got {config!r}")
     return TaskOptions(
         preset=preset,
-        formatting=Formatting(dna_prefix=dna_prefix, kmer_size=kmer_size, rc_average=rc_average,
-                              kmer_overlap=kmer_overlap),
+        formatting=Formatting(
+            dna_prefix=dna_prefix,
+            kmer_size=kmer_size,
+            rc_average=rc_average,
+            kmer_overlap=kmer_overlap,
+        ),
         data_dir=data_dir,
         dataset_revision=metadata.get("dataset_revision"),
         config=config,
@@ -215,7 +219,7 @@ def parse_shard(value) -> tuple[int, int] | None:
         index, count = (int(p) for p in parts)
         if 0 <= index < count:
             return index, count
-    raise OptionsError(f"shard must be I/N with 0 <= I < N (e.g. \"3/8\"), got {value!r}")
+    raise OptionsError(f'shard must be I/N with 0 <= I < N (e.g. "3/8"), got {value!r}')
 
 
 def _reject_misspelt_keys(metadata: Mapping[str, Any]) -> None:

@@ -57,8 +57,13 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         kind = "quantitative" if documents.features["label"] == pa.float64() else "binary"
         held[0][TASK]["labels"] = kind  # the task's one settings object
         labelled = sum(doc["label"] is not None for doc in held)
-        log.info("perturbation-bench variants: %d of %d variants labelled (%s); score %s",
-                 labelled, len(held), kind, score)  # fmt: skip
+        log.info(
+            "perturbation-bench variants: %d of %d variants labelled (%s); score %s",
+            labelled,
+            len(held),
+            kind,
+            score,
+        )
     if options.convention:
         _check_edge(CONVENTIONS[options.convention], documents.held)
     return dataset
@@ -73,9 +78,13 @@ def _check_edge(convention, held: list[dict]) -> None:
             "perturbation-bench variants: convention %r cuts windows at chromosome ends by %r, "
             "this data by %s; %d of %d variants lie at a chromosome end and score otherwise than "
             "upstream (rebuild with 'perturbation-bench build variants --edge %s')",
-            convention.name, convention.edge, ", ".join(map(repr, sorted(edges))), at_ends,
-            len(held), convention.edge,
-        )  # fmt: skip
+            convention.name,
+            convention.edge,
+            ", ".join(map(repr, sorted(edges))),
+            at_ends,
+            len(held),
+            convention.edge,
+        )
 
 
 def process_results(doc, results) -> dict:
@@ -84,8 +93,12 @@ def process_results(doc, results) -> dict:
     metrics = pair_results(doc, results)
     if "label" in doc:
         settings = doc[TASK]
-        item = (variant_score(metrics["margin"], settings["score"]), doc["label"], doc["chrom"],
-                settings["one_class_chromosomes"])  # fmt: skip
+        item = (
+            variant_score(metrics["margin"], settings["score"]),
+            doc["label"],
+            doc["chrom"],
+            settings["one_class_chromosomes"],
+        )
         names = CORRELATION_METRICS if settings["labels"] == "quantitative" else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
@@ -114,13 +127,18 @@ def _by_chrom(metric: str, items) -> float:
         log.warning(
             "%s_by_chrom: %d chromosome(s) with variants of one class only kept in the average "
             "as TraitGym does (AUPRC 0 or 1, AUROC counted 0, each with its weight): %s",
-            metric, len(result.kept), ", ".join(result.kept),
-        )  # fmt: skip
+            metric,
+            len(result.kept),
+            ", ".join(result.kept),
+        )
     if result.left_out:
         log.warning(
             "%s_by_chrom: %d chromosome(s) with variants of one class only left out of the "
-            "average: %s", metric, len(result.left_out), ", ".join(result.left_out),
-        )  # fmt: skip
+            "average: %s",
+            metric,
+            len(result.left_out),
+            ", ".join(result.left_out),
+        )
     return result.value
 
 

@@ -43,18 +43,38 @@ REPORT_NAME = "_build_report.json"
 EXCLUDED_NAME = "_excluded.tsv"
 """Every excluded variant and why (leading ``_``: parquet dataset readers skip it)."""
 BATCH_ROWS = 512
-LEADING = ("chrom", "pos", "ref", "alt", "variant_id", "label", "window_start", "variant_offset",
-           "is_clamped", "window_edge")  # fmt: skip
+LEADING = (
+    "chrom",
+    "pos",
+    "ref",
+    "alt",
+    "variant_id",
+    "label",
+    "window_start",
+    "variant_offset",
+    "is_clamped",
+    "window_edge",
+)
 SEQUENCES = ("original_sequence", "sequence")
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
-FIXED_TYPES = {"chrom": pa.string(), "pos": pa.int64(), "ref": pa.string(), "alt": pa.string(),
-               "variant_id": pa.string(), "window_start": pa.int64(),
-               "variant_offset": pa.int64(), "is_clamped": pa.int64(), "window_edge": pa.string(),
-               "original_sequence": pa.string(), "sequence": pa.string()}  # fmt: skip
+FIXED_TYPES = {
+    "chrom": pa.string(),
+    "pos": pa.int64(),
+    "ref": pa.string(),
+    "alt": pa.string(),
+    "variant_id": pa.string(),
+    "window_start": pa.int64(),
+    "variant_offset": pa.int64(),
+    "is_clamped": pa.int64(),
+    "window_edge": pa.string(),
+    "original_sequence": pa.string(),
+    "sequence": pa.string(),
+}
 
 
-def variant_rows(variants, genome, window: int, excluded: Counter, named: list | None = None,
-                 edge: str = "shift"):  # fmt: skip
+def variant_rows(
+    variants, genome, window: int, excluded: Counter, named: list | None = None, edge: str = "shift"
+):
     """Rows (module docstring) for ``variants``, windows cut by the ``edge`` rule; the excluded
     ones counted in ``excluded`` and, with ``named``, listed there as ``(chrom, pos, ref, alt,
     reason)``."""
@@ -76,11 +96,21 @@ def variant_rows(variants, genome, window: int, excluded: Counter, named: list |
         variant_id = extra.pop("variant_id", None) or (
             f"{variant.chrom}:{variant.pos}:{variant.ref}:{variant.alt}"
         )
-        yield {"chrom": variant.chrom, "pos": variant.pos, "ref": variant.ref, "alt": variant.alt,
-               "variant_id": str(variant_id), **label, "window_start": windows.window_start,
-               "variant_offset": windows.variant_offset, "is_clamped": int(windows.is_clamped),
-               "window_edge": edge,
-               **extra, "original_sequence": windows.reference, "sequence": windows.alternate}  # fmt: skip
+        yield {
+            "chrom": variant.chrom,
+            "pos": variant.pos,
+            "ref": variant.ref,
+            "alt": variant.alt,
+            "variant_id": str(variant_id),
+            **label,
+            "window_start": windows.window_start,
+            "variant_offset": windows.variant_offset,
+            "is_clamped": int(windows.is_clamped),
+            "window_edge": edge,
+            **extra,
+            "original_sequence": windows.reference,
+            "sequence": windows.alternate,
+        }
 
 
 def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
@@ -93,7 +123,11 @@ def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
 
 
 def build_variant_dataset(
-    variants_path: str | Path, genome, config: str, out: str | Path, window: int = 8192,
+    variants_path: str | Path,
+    genome,
+    config: str,
+    out: str | Path,
+    window: int = 8192,
     edge: str = "shift",
 ) -> tuple[Path, int, Counter, int]:
     """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
@@ -108,8 +142,11 @@ def build_variant_dataset(
     named: list[tuple] = []
     carried, variants = read_variants(variants_path)
     counted = _Counted(variants)
-    rows = unique_pairs(variant_rows(counted, genome, window, excluded, named, edge), excluded,
-                        lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")))  # fmt: skip
+    rows = unique_pairs(
+        variant_rows(counted, genome, window, excluded, named, edge),
+        excluded,
+        lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")),
+    )
     written, writer, schema = 0, None, None
     try:
         while batch := list(itertools.islice(rows, BATCH_ROWS)):
@@ -130,9 +167,15 @@ def build_variant_dataset(
         "read": counted.count,
         "written": written,
         "excluded": dict(sorted(excluded.items())),
-        "settings": {"variants": str(variants_path), "fasta": str(genome.path), "config": config,
-                     "window": window, "edge": edge, "script_version": f"perturbation-bench {__version__}"},
-    }  # fmt: skip
+        "settings": {
+            "variants": str(variants_path),
+            "fasta": str(genome.path),
+            "config": config,
+            "window": window,
+            "edge": edge,
+            "script_version": f"perturbation-bench {__version__}",
+        },
+    }
     (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
     lines = ["\t".join((*VARIANT_KEYS, "reason"))] + ["\t".join(map(str, row)) for row in named]
     (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")

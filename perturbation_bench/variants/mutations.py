@@ -41,11 +41,24 @@ from pathlib import Path
 from perturbation_bench.dna import reverse_complement
 from perturbation_bench.variants.tables import write_variant_table
 
-CLASSES = ("stop_gained", "start_lost", "stop_lost", "splice_donor_variant",
-           "splice_acceptor_variant", "frameshift_variant", "missense_variant",
-           "synonymous_variant", "intergenic_variant")  # fmt: skip
-POSITIVE = ("stop_gained", "start_lost", "splice_donor_variant", "splice_acceptor_variant",
-            "frameshift_variant")  # fmt: skip
+CLASSES = (
+    "stop_gained",
+    "start_lost",
+    "stop_lost",
+    "splice_donor_variant",
+    "splice_acceptor_variant",
+    "frameshift_variant",
+    "missense_variant",
+    "synonymous_variant",
+    "intergenic_variant",
+)
+POSITIVE = (
+    "stop_gained",
+    "start_lost",
+    "splice_donor_variant",
+    "splice_acceptor_variant",
+    "frameshift_variant",
+)
 NEGATIVE = ("synonymous_variant",)
 INTERGENIC_DISTANCE = 5_000
 COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
@@ -105,8 +118,15 @@ class Transcript:
         return base if self.strand == "+" else COMPLEMENT[base]
 
     def mutation(self, position: int, ref: str, alt: str, consequence: str) -> Mutation:
-        return Mutation(self.chrom, position + 1, self.forward(ref), self.forward(alt),
-                        consequence, self.gene_id, self.transcript_id)  # fmt: skip
+        return Mutation(
+            self.chrom,
+            position + 1,
+            self.forward(ref),
+            self.forward(alt),
+            consequence,
+            self.gene_id,
+            self.transcript_id,
+        )
 
 
 def coding_candidates(transcript: Transcript, code: dict, excluded: Counter):
@@ -128,8 +148,9 @@ def coding_candidates(transcript: Transcript, code: dict, excluded: Counter):
                 changed = codon[:offset] + alt + codon[offset + 1 :]
                 consequence = _codon_class(index, last, code[codon], code[changed])
                 if consequence:
-                    yield transcript.mutation(transcript.positions[3 * index + offset],
-                                              codon[offset], alt, consequence)  # fmt: skip
+                    yield transcript.mutation(
+                        transcript.positions[3 * index + offset], codon[offset], alt, consequence
+                    )
 
 
 def _codon_class(index: int, last: int, before: str, after: str) -> str | None:
@@ -146,16 +167,23 @@ def splice_candidates(transcript: Transcript, genome, excluded: Counter):
     """Changes at +1/+2 and -2/-1 of each intron between CDS exons that reads GT...AG."""
     for upstream, downstream in zip(transcript.exons, transcript.exons[1:]):
         if transcript.strand == "+":
-            donor, acceptor = [upstream.end, upstream.end + 1], [downstream.start - 2, downstream.start - 1]
+            donor, acceptor = (
+                [upstream.end, upstream.end + 1],
+                [downstream.start - 2, downstream.start - 1],
+            )
         else:
-            donor, acceptor = [upstream.start - 1, upstream.start - 2], [downstream.end + 1, downstream.end]
+            donor, acceptor = (
+                [upstream.start - 1, upstream.start - 2],
+                [downstream.end + 1, downstream.end],
+            )
         sites = donor + acceptor  # transcript order: +1, +2, -2, -1
         bases = "".join(_transcript_base(transcript, genome, p) for p in sites)
         if bases != "GTAG":
             excluded["intron_not_gt_ag"] += 1
             continue
-        for position, base, consequence in zip(sites, bases, ["splice_donor_variant"] * 2
-                                               + ["splice_acceptor_variant"] * 2):  # fmt: skip
+        for position, base, consequence in zip(
+            sites, bases, ["splice_donor_variant"] * 2 + ["splice_acceptor_variant"] * 2
+        ):
             for alt in "ACGT".replace(base, ""):
                 yield transcript.mutation(position, base, alt, consequence)
 
@@ -172,8 +200,15 @@ def frameshift_candidates(transcript: Transcript, genome):
         before, base = genome.fetch(transcript.chrom, deleted - 1, deleted + 1)
         if not {before, base} <= set("ACGT"):
             continue
-        yield Mutation(transcript.chrom, deleted, before + base, before, "frameshift_variant",
-                       transcript.gene_id, transcript.transcript_id)  # fmt: skip
+        yield Mutation(
+            transcript.chrom,
+            deleted,
+            before + base,
+            before,
+            "frameshift_variant",
+            transcript.gene_id,
+            transcript.transcript_id,
+        )
 
 
 def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Random, wanted: int):
@@ -199,14 +234,23 @@ def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Ran
                 base = genome.fetch(chrom, low + offset, low + offset + 1)
                 if base in COMPLEMENT:
                     alt = rng.choice("ACGT".replace(base, ""))
-                    out.append(Mutation(chrom, low + offset + 1, base, alt, "intergenic_variant", "", ""))
+                    out.append(
+                        Mutation(chrom, low + offset + 1, base, alt, "intergenic_variant", "", "")
+                    )
                 break
             offset -= high - low
     return out[:wanted], total
 
 
-def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3, seed: int = 0,
-         positive=POSITIVE):  # fmt: skip
+def scan(
+    genome,
+    exons,
+    classes=CLASSES,
+    per_class: int = 500,
+    per_gene: int = 3,
+    seed: int = 0,
+    positive=POSITIVE,
+):
     """The sampled mutations (module docstring) and the summary (counts, candidates, exclusions)."""
     code = standard_code()
     by_transcript = defaultdict(list)
@@ -228,9 +272,11 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
         transcripts.append(transcript)
         rng = random.Random(f"{seed}:{transcript_id}")
         found = defaultdict(list)
-        for mutation in (*coding_candidates(transcript, code, excluded),
-                         *splice_candidates(transcript, genome, excluded),
-                         *frameshift_candidates(transcript, genome)):  # fmt: skip
+        for mutation in (
+            *coding_candidates(transcript, code, excluded),
+            *splice_candidates(transcript, genome, excluded),
+            *frameshift_candidates(transcript, genome),
+        ):
             found[mutation.consequence].append(mutation)
         for consequence, candidates in found.items():
             available[consequence] += len(candidates)
@@ -241,7 +287,9 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
             genome, annotated, random.Random(f"{seed}:intergenic"), per_class
         )
         if not pools["intergenic_variant"]:
-            notes.append(f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS")
+            notes.append(
+                f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS"
+            )
     chosen, used = [], set()
     for consequence in [c for c in CLASSES if c in classes]:
         pool = list(pools[consequence])
@@ -255,11 +303,19 @@ def scan(genome, exons, classes=CLASSES, per_class: int = 500, per_gene: int = 3
             picked.append(mutation)
         chosen += sorted(picked, key=lambda m: (m.chrom, m.pos, m.alt))
     counts = Counter(m.consequence for m in chosen)
-    summary = {"counts": {c: counts[c] for c in CLASSES if c in classes},
-               "candidates": {c: available[c] for c in CLASSES if c in classes},
-               "transcripts_scanned": len(transcripts), "excluded": dict(sorted(excluded.items())),
-               "notes": notes, "settings": {"per_class": per_class, "per_gene": per_gene,
-                                            "seed": seed, "positive": list(positive)}}  # fmt: skip
+    summary = {
+        "counts": {c: counts[c] for c in CLASSES if c in classes},
+        "candidates": {c: available[c] for c in CLASSES if c in classes},
+        "transcripts_scanned": len(transcripts),
+        "excluded": dict(sorted(excluded.items())),
+        "notes": notes,
+        "settings": {
+            "per_class": per_class,
+            "per_gene": per_gene,
+            "seed": seed,
+            "positive": list(positive),
+        },
+    }
     return chosen, summary
 
 
@@ -270,10 +326,27 @@ def write_table(mutations, summary: dict, out: Path, positive=POSITIVE) -> Path:
     def label(consequence):
         return True if consequence in positive else False if consequence in NEGATIVE else None
 
-    columns = [("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
-               ("alt", pa.string()), ("consequence", pa.string()), ("gene_id", pa.string()),
-               ("transcript_id", pa.string()), ("label", pa.bool_())]  # fmt: skip
-    rows = [{"chrom": m.chrom, "pos": m.pos, "ref": m.ref, "alt": m.alt, "consequence": m.consequence,
-             "gene_id": m.gene_id, "transcript_id": m.transcript_id, "label": label(m.consequence)}
-            for m in mutations]  # fmt: skip
+    columns = [
+        ("chrom", pa.string()),
+        ("pos", pa.int64()),
+        ("ref", pa.string()),
+        ("alt", pa.string()),
+        ("consequence", pa.string()),
+        ("gene_id", pa.string()),
+        ("transcript_id", pa.string()),
+        ("label", pa.bool_()),
+    ]
+    rows = [
+        {
+            "chrom": m.chrom,
+            "pos": m.pos,
+            "ref": m.ref,
+            "alt": m.alt,
+            "consequence": m.consequence,
+            "gene_id": m.gene_id,
+            "transcript_id": m.transcript_id,
+            "label": label(m.consequence),
+        }
+        for m in mutations
+    ]
     return write_variant_table(rows, columns, summary, out)

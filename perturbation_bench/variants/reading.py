@@ -77,9 +77,18 @@ def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
     quantitative = "label" in table.columns and is_quantitative(table["label"])
     label_type = pa.float64() if quantitative else pa.bool_()
     schema = pa.schema(  # pandas' string columns arrive as large_string
-        [(f.name, label_type if f.name == "label" else
-          pa.string() if pa.types.is_large_string(f.type) else f.type) for f in schema]
-    )  # fmt: skip
+        [
+            (
+                f.name,
+                label_type
+                if f.name == "label"
+                else pa.string()
+                if pa.types.is_large_string(f.type)
+                else f.type,
+            )
+            for f in schema
+        ]
+    )
     return schema, _table_variants(path, table, carried, quantitative)
 
 
@@ -167,16 +176,24 @@ def _variant(path: Path, index: int, chrom, pos, ref, alt, extra: dict) -> Varia
 
     for name, value in (("chrom", chrom), ("ref", ref), ("alt", alt)):
         if not isinstance(value, str) or not value.strip():
-            raise DataValidationError(f"{path}: record {index}: {name} is empty or missing ({value!r})")
+            raise DataValidationError(
+                f"{path}: record {index}: {name} is empty or missing ({value!r})"
+            )
     if isinstance(pos, float) and (math.isnan(pos) or pos != int(pos)):
         raise DataValidationError(f"{path}: record {index}: pos is not a whole number ({pos!r})")
     try:
         position = int(pos)
     except (TypeError, ValueError):
-        raise DataValidationError(f"{path}: record {index}: pos is not a whole number ({pos!r})") from None
+        raise DataValidationError(
+            f"{path}: record {index}: pos is not a whole number ({pos!r})"
+        ) from None
     if position < 1:
-        raise DataValidationError(f"{path}: record {index}: pos must be 1-based (>= 1), got {position}")
-    return Variant(chrom.strip(), position, ref.strip().upper(), alt.strip().upper(), index, dict(extra))
+        raise DataValidationError(
+            f"{path}: record {index}: pos must be 1-based (>= 1), got {position}"
+        )
+    return Variant(
+        chrom.strip(), position, ref.strip().upper(), alt.strip().upper(), index, dict(extra)
+    )
 
 
 def _truth(path: Path, index: int, value) -> bool | None:

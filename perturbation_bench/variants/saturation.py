@@ -50,7 +50,9 @@ def read_bed(path: str | Path, numbered: bool = False) -> list[tuple]:
         if not 0 <= start < end:
             raise DataValidationError(f"{path}: line {number}: need 0 <= START < END")
         name = fields[3] if len(fields) > 3 and fields[3] else f"{chrom}:{start + 1}-{end}"
-        regions.append((number, (chrom, start, end, name)) if numbered else (chrom, start, end, name))
+        regions.append(
+            (number, (chrom, start, end, name)) if numbered else (chrom, start, end, name)
+        )
     return regions
 
 
@@ -72,10 +74,16 @@ def saturation_rows(genome, regions) -> tuple[list[dict], dict]:
             if ref not in "ACGT":
                 left_out += 1
                 continue
-            rows += [{"chrom": chrom, "pos": start + offset + 1, "ref": ref, "alt": alt,
-                      "region": name} for alt in "ACGT" if alt != ref]  # fmt: skip
-        summary["regions"][name] = {"bases": end - start, "left_out_non_acgt": left_out,
-                                    "rows": 3 * (end - start - left_out)}  # fmt: skip
+            rows += [
+                {"chrom": chrom, "pos": start + offset + 1, "ref": ref, "alt": alt, "region": name}
+                for alt in "ACGT"
+                if alt != ref
+            ]
+        summary["regions"][name] = {
+            "bases": end - start,
+            "left_out_non_acgt": left_out,
+            "rows": 3 * (end - start - left_out),
+        }
         summary["left_out_non_acgt"] += left_out
     return rows, summary
 
@@ -84,6 +92,11 @@ def write_saturation(rows: list[dict], summary: dict, out: str | Path) -> Path:
     """Write the table (parquet) and ``<out>.summary.json``; return the summary's path."""
     import pyarrow as pa
 
-    columns = [("chrom", pa.string()), ("pos", pa.int64()), ("ref", pa.string()),
-               ("alt", pa.string()), ("region", pa.string())]  # fmt: skip
+    columns = [
+        ("chrom", pa.string()),
+        ("pos", pa.int64()),
+        ("ref", pa.string()),
+        ("alt", pa.string()),
+        ("region", pa.string()),
+    ]
     return write_variant_table(rows, columns, summary, out)

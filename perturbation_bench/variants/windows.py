@@ -82,8 +82,9 @@ def resolve_chromosome(name: str, fasta_names) -> str | None:
     return next((candidate for candidate in candidates if candidate in fasta_names), None)
 
 
-def variant_windows(genome, chrom: str, pos: int, ref: str, alt: str, window: int,
-                    edge: str = "shift"):  # fmt: skip
+def variant_windows(
+    genome, chrom: str, pos: int, ref: str, alt: str, window: int, edge: str = "shift"
+):
     """:class:`VariantWindows` for the variant under ``edge`` (module docstring), or the
     exclusion reason.
 
