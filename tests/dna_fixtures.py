@@ -30,7 +30,6 @@ from perturbation_bench.fixtures.random_models import (
     wrap_tokenizer,
 )
 from perturbation_bench.pairs.fields import TASK
-from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -58,7 +57,7 @@ def build_tokenizer(kind: str):
 
 def pair_document(rc_average: bool = False, **fields) -> dict:
     """A document as the tasks make it: ``fields`` and its task's settings (default preset)."""
-    return {**fields, TASK: TaskSettings(Formatting(rc_average=rc_average), "default")}
+    return {**fields, TASK: TaskSettings(rc_average=rc_average)}
 
 
 def write_run(
@@ -83,7 +82,7 @@ def write_run(
         pairs = [
             (o, o[:20] + random_dna(rng, 4) + o[24:]) for o in (random_dna(rng, 40) for _ in lls)
         ]
-    settings = dict(settings or TaskSettings(Formatting(), "default", "sha256:aa"))
+    settings = dict(settings or TaskSettings(data="sha256:aa"))
     results = {
         "model_name": model_name,
         "config": {"model": model, "model_args": model_args or {}, "limit": None},

@@ -10,7 +10,6 @@ import pytest
 
 from dna_fixtures import evaluate, random_dna, write_run
 from perturbation_bench.errors import DataValidationError
-from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.report.make import make_report
 
@@ -127,7 +126,7 @@ def shard_runs(root, shards, data):
                 TASK,
                 [(-1.0, -2.0)] * 4,
                 pairs=pairs,
-                settings=TaskSettings(Formatting(), "default", identity, shard=shard),
+                settings=TaskSettings(data=identity, shard=shard),
             )
         )
     return runs
@@ -164,7 +163,7 @@ def test_two_runs_on_different_data_are_refused_naming_both(tmp_path):
             TASK,
             [(-1.0, -2.0)] * 4,
             model_name=name,
-            settings=TaskSettings(Formatting(), "default", data),
+            settings=TaskSettings(data=data),
         )
         for name, data in (("model-a", "sha256:aa"), ("model-b", "sha256:bb"))
     ]

@@ -118,11 +118,11 @@ def test_a_convention_sets_its_pieces_and_refuses_a_contradicting_one(name):
     convention = CONVENTIONS[name]
     options = parse_options({"convention": name})
     assert (
-        options.start_token,
-        options.reduction,
-        options.formatting.rc_average,
-        options.one_class_chromosomes,
-        options.convention,
+        options.settings.start_token,
+        options.settings.reduction,
+        options.settings.rc_average,
+        options.settings.one_class_chromosomes,
+        options.settings.convention,
     ) == (
         convention.start_token,
         convention.reduction,
@@ -133,7 +133,10 @@ def test_a_convention_sets_its_pieces_and_refuses_a_contradicting_one(name):
     flipped = {"rc_average": not convention.rc_average}
     with pytest.raises(OptionsError, match=f"convention '{name}' sets rc_average="):
         parse_options({"convention": name, **flipped})
-    assert parse_options({"convention": name, "reduction": convention.reduction}).convention == name
+    assert (
+        parse_options({"convention": name, "reduction": convention.reduction}).settings.convention
+        == name
+    )
 
 
 def test_the_conventions_table_is_the_upstream_rules():
@@ -540,12 +543,11 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
 def test_only_a_document_that_says_start_token_none_starts_bare():
     from perturbation_bench.pairs.conventions import bare_start
     from perturbation_bench.pairs.fields import TASK
-    from perturbation_bench.pairs.requests import Formatting
     from perturbation_bench.pairs.settings import TaskSettings
 
-    settings = TaskSettings(Formatting(), "default")
+    settings = TaskSettings()
     assert not bare_start(None) and not bare_start({}) and not bare_start({TASK: settings})
-    assert bare_start({TASK: TaskSettings(Formatting(), "default", start_token="none")})
+    assert bare_start({TASK: TaskSettings(start_token="none")})
 
 
 def test_a_chromosome_shorter_than_the_window_is_excluded_only_when_shifting(tmp_path, capsys):

@@ -194,7 +194,7 @@ def test_a_misspelt_config_lists_the_folders_there(tmp_path):
 
 def test_single_options_override_the_preset():
     options = parse_options({"preset": "carbon", "kmer_size": 3, "pretrained": "some/model"})
-    assert (options.formatting.dna_prefix, options.formatting.kmer_size) == ("<dna>", 3)
+    assert (options.settings.dna_prefix, options.settings.kmer_size) == ("<dna>", 3)
 
 
 @pytest.mark.parametrize(
@@ -239,7 +239,7 @@ def test_model_arguments_in_the_metadata_pass_through():
         "tokenizer": "y",
         "backend": "causal",
     }
-    assert parse_options(model_args).preset == "default"
+    assert parse_options(model_args).settings.preset == "default"
 
 
 def test_sequences_shorter_than_one_kmer_are_rejected(tmp_path):

@@ -55,6 +55,10 @@ def test_the_results_file_records_version_scorer_settings_and_data(
         "reduction": "sum",
         "start_token": "model",
         "convention": None,
+        "shard": None,
+        "score": None,
+        "one_class_chromosomes": "drop",
+        "labels": None,
     }
 
 
@@ -95,3 +99,49 @@ def test_the_report_refuses_runs_that_scored_different_data(
     )
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "compared anyway (--allow-different-data)" in markdown and "## Provenance" in markdown
+
+
+def test_the_results_file_records_every_setting_that_identifies_a_run(tmp_path):
+    """The variant task's score and one-class rule included: runs that differ only there are
+    told apart by their results files, not only by their samples."""
+    import pandas as pd
+
+    from dna_fixtures import random_genome
+    from perturbation_bench.pairs.settings import IDENTIFYING
+
+    fasta, sequences = random_genome(tmp_path, {"chr1": 600, "chr2": 400}, seed=4)
+    table = pd.DataFrame(
+        [
+            {
+                "chrom": chrom,
+                "pos": pos,
+                "ref": sequences[chrom][pos - 1],
+                "alt": alt,
+                "label": i % 2,
+            }
+            for i, (chrom, pos, alt) in enumerate(
+                [("chr1", 100, "A"), ("chr1", 250, "C"), ("chr2", 120, "G"), ("chr2", 300, "T")]
+            )
+            if sequences[chrom][pos - 1] != alt
+        ]
+    )
+    table.to_csv(tmp_path / "v.csv", index=False)
+    out = tmp_path / "out"
+    build = ["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta", str(fasta)]
+    assert main([*build, "--config", "v", "--out", str(out), "--window", "64"]) == 0
+    given = {"score": "abs_llr", "one_class_chromosomes": "keep", "rc_average": True}
+    metadata = {"data_dir": str(out), "config": "v", "start_token": "none", **given}
+    evaluate(
+        str(fasta),
+        ["perturbation_variants"],
+        metadata,
+        model="kmer-markov",
+        output_path=tmp_path / "run",
+    )
+    (results,) = (tmp_path / "run").glob("*/results_*.json")
+    recorded = json.loads(results.read_text())["config"]["perturbation_bench"]["tasks"]
+    settings = recorded["perturbation_variants"]
+    assert set(IDENTIFYING) <= set(settings)
+    assert {key: settings[key] for key in given} == given
+    assert (settings["start_token"], settings["labels"]) == ("none", "binary")
+    assert settings["data"] == file_sha256(out / "v")

@@ -10,7 +10,6 @@ import pytest
 from dna_fixtures import write_run
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError
-from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.report.make import make_report
 
@@ -47,7 +46,7 @@ def test_a_model_with_rc_average_off_and_on_is_two_rows(tmp_path):
             lls(12, 3),
             model="dna-hf",
             model_args={"pretrained": "org/dna-lm"},
-            settings=TaskSettings(Formatting(rc_average=rc), "default", "sha256:aa"),
+            settings=TaskSettings(rc_average=rc, data="sha256:aa"),
         )
         for rc in (False, True)
     ]
@@ -64,14 +63,14 @@ def test_one_model_on_two_versions_of_a_config_is_two_rows_or_refused(tmp_path):
         TASK,
         lls(24, 1),
         model_args={"order": 5},
-        settings=TaskSettings(Formatting(), "default", "sha256:0123456789ab"),
+        settings=TaskSettings(data="sha256:0123456789ab"),
     )
     new = write_run(
         tmp_path / "new",
         TASK,
         lls(21, 1),
         model_args={"order": 5},
-        settings=TaskSettings(Formatting(), "default", "sha256:fedcba987654"),
+        settings=TaskSettings(data="sha256:fedcba987654"),
     )
     with pytest.raises(DataValidationError, match="scored on different data"):
         make_report([old, new], tmp_path / "report", n_boot=50)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
-from perturbation_bench.pairs.settings import TaskSettings, logged_settings
+from perturbation_bench.pairs.settings import SETTINGS, TaskSettings, logged_settings
 from perturbation_bench.tasks.loading import load_pairs
+from perturbation_bench.tasks.options import parse_options
 
 
 def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
@@ -23,16 +27,16 @@ def test_every_document_of_a_task_holds_the_one_settings_object(pair_data):
 
 def test_settings_are_logged_as_json_and_read_back():
     settings = TaskSettings(
-        Formatting("", 6, True),
-        "default",
-        "sha256:ab",
-        "1/4",
-        512,
-        "mean",
-        "abs_llr",
-        "none",
-        "traitgym",
-        "keep",
+        kmer_size=6,
+        rc_average=True,
+        data="sha256:ab",
+        shard="1/4",
+        context_bp=512,
+        reduction="mean",
+        score="abs_llr",
+        start_token="none",
+        convention="traitgym",
+        one_class_chromosomes="keep",
     )
     logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
     assert logged_settings(logged["doc"]) == {
@@ -54,7 +58,7 @@ def test_settings_are_logged_as_json_and_read_back():
 
 
 def test_samples_of_versions_before_conventions_read_as_those_versions_scored():
-    settings = dict(TaskSettings(Formatting(), "default", "sha256:ab"))
+    settings = dict(TaskSettings(data="sha256:ab"))
     for key in ("start_token", "convention", "one_class_chromosomes", "labels", "kmer_overlap"):
         del settings[key]
     read = logged_settings({"original_sequence": "ACGT", TASK: settings})
@@ -82,10 +86,46 @@ def test_samples_of_earlier_versions_give_the_same_settings():
         "scoring_token_counts": [3, 3],
     }
     expected = TaskSettings(
-        Formatting("<dna>", 6, True), "carbon", "sha256:ab", "1/4", 512, "mean", "abs_llr"
+        preset="carbon",
+        dna_prefix="<dna>",
+        kmer_size=6,
+        rc_average=True,
+        data="sha256:ab",
+        shard="1/4",
+        context_bp=512,
+        reduction="mean",
+        score="abs_llr",
     )
     assert logged_settings(doc) == dict(expected)
     assert (
         logged_settings({k: v for k, v in doc.items() if k != "scoring_token_counts"})["reduction"]
         == "sum"
     )
+
+
+@pytest.mark.parametrize(
+    "setting", [s for s in SETTINGS if s.option and s.choices], ids=lambda s: s.name
+)
+def test_an_option_with_choices_takes_each_of_them_and_refuses_anything_else(setting):
+    for choice in setting.choices:
+        assert getattr(parse_options({setting.name: choice}).settings, setting.name) == choice
+    for wrong in ("yes", 1) if isinstance(setting.choices[0], bool) else ("Sum", 1):
+        with pytest.raises(OptionsError, match=f"^{setting.name} must be .*got {wrong!r}"):
+            parse_options({setting.name: wrong})
+
+
+def test_an_option_left_empty_takes_its_default():
+    settings = parse_options({"reduction": None, "score": "", "rc_average": None}).settings
+    assert (settings.reduction, settings.score, settings.rc_average) == ("sum", "llr", False)
+    assert parse_options({"preset": "carbon", "dna_prefix": ""}).settings.dna_prefix == ""
+
+
+def test_settings_are_read_as_attributes_and_refuse_names_that_are_not_settings():
+    settings = TaskSettings(kmer_size=6, reduction="mean")
+    assert {s.name: getattr(settings, s.name) for s in SETTINGS} == dict(settings)
+    assert settings.formatting == Formatting(kmer_size=6)
+    with pytest.raises(AttributeError):
+        settings.reductions
+    with pytest.raises(TypeError, match="not task settings: reductions"):
+        TaskSettings(reductions="mean")
+    assert settings.replaced(score=None).score is None and settings.score == "llr"

@@ -179,7 +179,7 @@ def covering(positions: list[int], k: int) -> list[list[int]]:
 def overlap_size(request) -> int:
     """The ``k`` of a request's overlapping k-mers (its task's settings), 1 without them."""
     settings = settings_of(getattr(request, "doc", None))
-    return settings["kmer_size"] if settings.get("kmer_overlap") else 1
+    return settings.kmer_size if settings is not None and settings.kmer_overlap else 1
 
 
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:

@@ -6,9 +6,9 @@ lm-eval writes ``get_model_info()`` into the results' ``config``; this package's
         "version": package version,
         "model": "dna-hf" | "dna-mlm" | "kmer-markov",
         "settings": the scorer settings that change numbers (dtype, max_length, ...),
-        "tasks": {task: {"data": "sha256:...", "preset", "dna_prefix", "kmer_size",
-                         "kmer_overlap", "rc_average", "context_bp", "reduction", "start_token",
-                         "convention"}},
+        "tasks": {task: {setting: value for each recorded setting (pairs/settings.py:
+                         RECORDED: the data's identity, the formatting, the crop, the
+                         reduction, the score, the start token, the convention, ...)}},
     }
 
 The per-task part is read from the documents the model scored: each holds its task's settings
@@ -20,21 +20,7 @@ from __future__ import annotations
 
 from perturbation_bench import __version__
 from perturbation_bench.pairs.conventions import check_model
-from perturbation_bench.pairs.fields import TASK
-
-RECORDED = (
-    "data",
-    "preset",
-    "dna_prefix",
-    "kmer_size",
-    "kmer_overlap",
-    "rc_average",
-    "context_bp",
-    "reduction",
-    "start_token",
-    "convention",
-)
-"""The task settings recorded per task."""
+from perturbation_bench.pairs.settings import RECORDED, settings_of
 
 
 class Provenance:
@@ -44,15 +30,14 @@ class Provenance:
         self.model, self.settings, self.tasks = model, settings, {}
 
     def note(self, requests) -> None:
-        """Record the task settings of lm-eval ``Instance`` objects (the first of each task),
-        refusing those that do not apply to this model."""
+        """Record the task settings of lm-eval ``Instance`` objects (the first of each task of
+        this package), refusing those that do not apply to this model."""
         for request in requests:
-            doc = getattr(request, "doc", None)
-            if request.task_name in self.tasks or not isinstance(doc, dict):
+            settings = settings_of(getattr(request, "doc", None))
+            if request.task_name in self.tasks or settings is None:
                 continue
-            settings = doc.get(TASK) or {}
             check_model(self.model, settings)
-            self.tasks[request.task_name] = {key: settings.get(key) for key in RECORDED}
+            self.tasks[request.task_name] = {key: settings[key] for key in RECORDED}
 
     def info(self) -> dict:
         """The ``perturbation_bench`` entry of the results' config."""

@@ -142,9 +142,9 @@ def formatting_setting(doc) -> str:
     """The preset and formatting a document's requests are made with, from its task's settings
     (``pairs/settings.py``); "" for a document of another task."""
     settings = settings_of(doc)
-    if not settings:
+    if settings is None:
         return ""
     return (
-        f"preset {settings['preset']!r}, kmer_size={settings['kmer_size']}, "
-        f"dna_prefix={settings['dna_prefix']!r}"
+        f"preset {settings.preset!r}, kmer_size={settings.kmer_size}, "
+        f"dna_prefix={settings.dna_prefix!r}"
     )

@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.pairs.settings import settings_of
+from perturbation_bench.pairs.settings import SETTING, TaskSettings, settings_of
 
-START_TOKENS = ("model", "none")
+START_TOKENS = SETTING["start_token"].choices
 EDGES = ("shift", "pad", "truncate")
-ONE_CLASS_RULES = ("drop", "keep")
+ONE_CLASS_RULES = SETTING["one_class_chromosomes"].choices
 CAUSAL_MODELS = ("dna-hf", "kmer-markov")
 
 
@@ -103,25 +103,25 @@ CONVENTIONS = {
 }
 
 
-def check_model(model: str, settings: dict) -> None:
+def check_model(model: str, settings: TaskSettings) -> None:
     """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``.
 
     Raises:
         OptionsError: the convention is another model kind's, ``start_token: none`` reaches a
             masked model, or overlapping k-mers reach ``kmer-markov``.
     """
-    convention = CONVENTIONS.get(settings.get("convention") or "")
+    convention = CONVENTIONS.get(settings.convention or "")
     if convention is not None and model not in convention.models:
         raise OptionsError(
             f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
             f"not {model} (follows {convention.follows})"
         )
-    if settings.get("kmer_overlap") and model == "kmer-markov":
+    if settings.kmer_overlap and model == "kmer-markov":
         raise OptionsError(
             "kmer-markov reads bases, not overlapping k-mers (leave kmer_overlap "
             "and the dnabert preset out)"
         )
-    if settings.get("start_token") == "none" and model not in CAUSAL_MODELS:
+    if settings.start_token == "none" and model not in CAUSAL_MODELS:
         raise OptionsError(
             f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "
             f"{model} reads the whole window at once (leave start_token out)"
@@ -131,4 +131,5 @@ def check_model(model: str, settings: dict) -> None:
 def bare_start(doc) -> bool:
     """Whether a document's sequences are scored with nothing before them (``start_token:
     none``); False for a document of another task."""
-    return settings_of(doc).get("start_token") == "none"
+    settings = settings_of(doc)
+    return settings is not None and settings.start_token == "none"

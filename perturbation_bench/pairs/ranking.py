@@ -37,7 +37,9 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-SCORES = ("llr", "abs_llr")
+from perturbation_bench.pairs.settings import SETTING
+
+SCORES = SETTING["score"].choices
 
 
 def variant_score(margin: float, score: str = "llr") -> float:

@@ -1,102 +1,146 @@
-"""A task's settings, made once per task and shared by every document of it.
+"""A task's settings: one declared table, and one object per task shared by its documents.
+
+:data:`SETTINGS` is the one table of the settings a task is scored with. Every list of them
+elsewhere is derived from it: the task options and their checks (``tasks/options.py``), the
+settings object (:class:`TaskSettings`) and its log line, what a results file records
+(``models/provenance.py``), what tells one run from another in the report
+(``report/run_names.py``), and how samples files of earlier versions read
+(:func:`logged_settings`). Each row says:
+
+    name        the key, in ``--metadata`` and in the logged documents
+    default     its value when the option is not given (None counts as not given); the formatting pieces
+                (``dna_prefix``, ``kmer_size``, ``kmer_overlap``) default to the preset's
+    choices     the values it may take, where they are a fixed few (else ``tasks/options.py``
+                checks it)
+    option      set with ``--metadata`` (else the task fills it in: the data's identity, the
+                label kind)
+    identifies  part of a run's identity: two runs that differ in it are two rows of a report
+    recorded    written into the results file (``config.perturbation_bench.tasks``)
+    logged_as   its own field in samples files of version 0.1.0; None for a setting added
+                later, which those files read as its default (how those versions scored)
 
 Nothing in a task's settings changes from pair to pair, so the loader makes one
 :class:`TaskSettings` per task and every document holds a reference to that one object under
-``fields.TASK`` (``scoring_task``): no per-document copy, nothing parsed back per document.
-Its keys are plain values, so lm-eval's ``--log_samples`` writes them into each logged document
-as JSON, where the report reads them back (:func:`logged_settings`)::
-
-    data         "sha256:<hex>" of the config's parquet files (identity.data_identity)
-    shard        "I/N" of a sharded run, None otherwise
-    preset       the preset the formatting started from
-    dna_prefix, kmer_size, rc_average, kmer_overlap    the formatting (requests.Formatting)
-    context_bp   the crop length, None for whole windows
-    reduction    "sum" or "mean" of a sequence's token log-probs
-    score        the variant task's ranking score ("llr" or "abs_llr"), None for other tasks
-    start_token  "model" (the model's BOS/prefix token first) or "none" (pairs/conventions.py)
-    convention   the upstream convention named (pairs/conventions.py), None for none
-    one_class_chromosomes  "drop" or "keep": by-chromosome metrics (pairs/ranking.py)
-    labels       the variant task's label kind, "binary" or "quantitative"; None for other tasks
-                 and data without labels (set by tasks/variants.py once the data is read)
-
-:attr:`TaskSettings.formatting` is the :class:`~perturbation_bench.pairs.requests.Formatting`
-these keys describe, built once. lm-eval builds the task's requests from each document alone
-(``doc_to_text(doc)``, ``doc_to_choice(doc)``), which is why the document carries a reference.
+``fields.TASK`` (``scoring_task``): no per-document copy, nothing parsed back per document. It is
+a dict of plain values, so lm-eval's ``--log_samples`` writes it into each logged document as
+JSON, where the report reads it back; its values are read as attributes (``settings.reduction``).
+lm-eval builds a task's requests from each document alone (``doc_to_text(doc)``), which is why
+the document carries a reference.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
 
-_LOGGED_BEFORE = {
-    "data": "scoring_data",
-    "shard": "scoring_shard",
-    "preset": "scoring_preset",
-    "dna_prefix": "scoring_prefix",
-    "kmer_size": "scoring_kmer_size",
-    "rc_average": "scoring_rc_average",
-    "context_bp": "scoring_context_bp",
-    "score": "scoring_score",
-}
-"""Where samples files of perturbation-bench 0.1.0 runs hold each setting (one field each)."""
-_ADDED_LATER = {
-    "start_token": "model",
-    "convention": None,
-    "one_class_chromosomes": "drop",
-    "labels": None,
-    "kmer_overlap": False,
-}
-"""Settings that samples files of earlier versions lack, as those versions scored."""
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of :data:`SETTINGS` (module docstring)."""
+
+    name: str
+    default: Any
+    meaning: str
+    choices: tuple = ()
+    option: bool = True
+    identifies: bool = True
+    recorded: bool = True
+    logged_as: str | None = None
+
+
+# fmt: off
+SETTINGS = (
+    Setting("data", None, '"sha256:<hex>" of the config\'s parquet files (identity.py)',
+            option=False, logged_as="scoring_data"),
+    Setting("preset", "default", "the model family's preset the formatting starts from",
+            logged_as="scoring_preset"),
+    Setting("dna_prefix", "", 'text before every sequence ("": the model\'s start token)',
+            logged_as="scoring_prefix"),
+    Setting("kmer_size", 1, "sequences trimmed to whole k-mers of this size",
+            logged_as="scoring_kmer_size"),
+    Setting("kmer_overlap", False, "sequences given as overlapping k-mers (DNABERT)",
+            choices=(False, True)),
+    Setting("rc_average", False, "the mean of the forward and the reverse-complement score",
+            choices=(False, True), logged_as="scoring_rc_average"),
+    Setting("reduction", "sum", "a sequence's score: the sum or the mean of its token "
+            "log-probs", choices=("sum", "mean")),
+    Setting("context_bp", None, "pairs cropped to this many bp around their changes; None: "
+            "the whole window", logged_as="scoring_context_bp"),
+    Setting("score", "llr", "the variant task's ranking score; None in other tasks' settings",
+            choices=("llr", "abs_llr"), logged_as="scoring_score"),
+    Setting("shard", None, '"I/N": the pairs whose 0-based row is I modulo N; None: every pair',
+            identifies=False, logged_as="scoring_shard"),
+    Setting("start_token", "model", "the model's start token first, or nothing before the "
+            "sequence (conventions.py)", choices=("model", "none")),
+    Setting("convention", None, "the upstream convention named (conventions.py)"),
+    Setting("one_class_chromosomes", "drop", "chromosomes with one label class in the "
+            "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
+    Setting("labels", None, 'the variant task\'s label kind, "binary" or "quantitative"; None '
+            "for other tasks and data without labels", option=False, identifies=False),
+)
+# fmt: on
+SETTING = {setting.name: setting for setting in SETTINGS}
+""":data:`SETTINGS` by name."""
+RECORDED = tuple(setting.name for setting in SETTINGS if setting.recorded)
+"""The settings a results file records per task."""
+IDENTIFYING = tuple(setting.name for setting in SETTINGS if setting.identifies)
+"""The settings that tell one run from another."""
 
 
 class TaskSettings(dict):
-    """The settings of one task (module docstring): a dict of plain values, plus ``formatting``."""
+    """The settings of one task (module docstring): every name of :data:`SETTINGS` with its
+    value, read as attributes, and ``formatting``, the
+    :class:`~perturbation_bench.pairs.requests.Formatting` they describe, built once.
 
-    def __init__(
-        self,
-        formatting: Formatting,
-        preset: str,
-        data: str | None = None,
-        shard: str | None = None,
-        context_bp: int | None = None,
-        reduction: str = "sum",
-        score: str | None = None,
-        start_token: str = "model",
-        convention: str | None = None,
-        one_class_chromosomes: str = "drop",
-    ) -> None:
+    Raises:
+        TypeError: a name that is not a setting.
+    """
+
+    def __init__(self, **values: Any) -> None:
+        unknown = sorted(set(values) - set(SETTING))
+        if unknown:
+            raise TypeError(f"not task settings: {', '.join(unknown)}")
         super().__init__(
-            data=data,
-            shard=shard,
-            preset=preset,
-            dna_prefix=formatting.dna_prefix,
-            kmer_size=formatting.kmer_size,
-            rc_average=formatting.rc_average,
-            kmer_overlap=formatting.kmer_overlap,
-            context_bp=context_bp,
-            reduction=reduction,
-            score=score,
-            start_token=start_token,
-            convention=convention,
-            one_class_chromosomes=one_class_chromosomes,
-            labels=None,
+            {name: values.get(name, setting.default) for name, setting in SETTING.items()}
         )
-        self.formatting = formatting
+        self.formatting = Formatting(
+            dna_prefix=self["dna_prefix"],
+            kmer_size=self["kmer_size"],
+            rc_average=self["rc_average"],
+            kmer_overlap=self["kmer_overlap"],
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def replaced(self, **values: Any) -> TaskSettings:
+        """These settings with ``values`` in place of their own."""
+        return TaskSettings(**{**self, **values})
+
+    def describe(self) -> str:
+        """One line for the log: ``name=value`` of every setting that identifies a run."""
+        return " ".join(f"{name}={self[name]!r}" for name in IDENTIFYING if name != "data")
 
 
-def settings_of(doc) -> dict:
-    """The settings a document of a task of this package carries; ``{}`` for anything else (a
+def settings_of(doc) -> TaskSettings | None:
+    """The settings a document of a task of this package carries; None for anything else (a
     document of another task, no document)."""
-    settings = doc.get(TASK) if isinstance(doc, dict) else None
-    return settings or {}
+    return doc.get(TASK) if isinstance(doc, dict) else None
 
 
-def logged_settings(doc: dict) -> dict:
+def logged_settings(doc: dict) -> TaskSettings:
     """The settings of a logged document (a samples file's ``doc``), also from the samples files
-    of earlier versions, which wrote each setting into a field of its own."""
+    of earlier versions: those of 0.1.0 wrote each setting into a field of its own (``logged_as``)
+    and took the mean exactly when they counted tokens; a setting a file lacks reads as its
+    default."""
     if TASK in doc:
-        return {**_ADDED_LATER, **doc[TASK]}
-    settings = {key: doc.get(field) for key, field in _LOGGED_BEFORE.items()}
-    settings["reduction"] = "mean" if "scoring_token_counts" in doc else "sum"
-    return {**settings, **_ADDED_LATER}
+        return TaskSettings(**{k: v for k, v in doc[TASK].items() if k in SETTING})
+    values = {s.name: doc.get(s.logged_as) for s in SETTINGS if s.logged_as is not None}
+    values["reduction"] = "mean" if "scoring_token_counts" in doc else "sum"
+    return TaskSettings(**values)

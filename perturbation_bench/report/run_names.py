@@ -6,10 +6,10 @@ A run is identified by everything that changes its scores:
   (``config.model_args``: ``pretrained``, ``order``, ``dtype``, ...), except
   :data:`SCORE_NEUTRAL` ones (where it runs, how it batches, what it caches);
 - the scorer settings this package's models record (``config.perturbation_bench.settings``);
-- per task, the settings its documents carry (``pairs/settings.py``: preset, prefix, k-mer size,
-  ``rc_average``, crop length, reduction, score, start token, convention, one-class rule) and the
-  data's identity (sha256 of the files);
-  the shard is not part of it (shards of one run merge).
+- per task, the settings its documents carry that identify a run (``pairs/settings.py``:
+  ``IDENTIFYING``: preset, prefix, k-mer size, crop length, reduction, score, start token,
+  convention, ...), the data's identity (sha256 of the files) among them; the shard is not part
+  of it (shards of one run merge).
 
 Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``model_name``
 (``pretrained``) or, for a model without one (``kmer-markov``), the lm-eval model; runs whose names
@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.settings import IDENTIFYING
 
 SCORE_NEUTRAL = frozenset(
     {
@@ -40,19 +41,7 @@ SCORE_NEUTRAL = frozenset(
     }
 )
 """Model arguments and settings that do not change a score."""
-TASK_KEYS = (
-    "preset",
-    "dna_prefix",
-    "kmer_size",
-    "kmer_overlap",
-    "rc_average",
-    "context_bp",
-    "reduction",
-    "score",
-    "start_token",
-    "convention",
-    "one_class_chromosomes",
-)
+TASK_KEYS = tuple(name for name in IDENTIFYING if name != "data")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
 

@@ -27,7 +27,7 @@ from perturbation_bench.pairs.fields import ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.ranking import variant_score
-from perturbation_bench.pairs.settings import logged_settings
+from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, run_names
 
 STRATA = (
@@ -65,7 +65,7 @@ class Run:
     """lm-eval's model (``config.model``)."""
     model_args: dict = field(default_factory=dict)
     """lm-eval's model arguments (``config.model_args``)."""
-    task_settings: dict = field(default_factory=dict)
+    task_settings: dict[str, TaskSettings] = field(default_factory=dict)
     """Per task, the settings its first logged document carries (``pairs/settings.py``)."""
 
     def identity(self) -> dict:
@@ -74,10 +74,7 @@ class Run:
             self.model_type,
             self.model_args,
             self.provenance.get("settings") or {},
-            {
-                task: {k: v for k, v in s.items() if k != "shard"}
-                for task, s in self.task_settings.items()
-            },
+            self.task_settings,
         )
 
 
@@ -164,14 +161,14 @@ def _model_args(value) -> dict:
     return {key.strip(): text.strip() for key, text in pairs}
 
 
-def _first_settings(path: Path) -> dict:
-    """The task settings of a samples file's first document ({} if it has none)."""
+def _first_settings(path: Path) -> TaskSettings:
+    """The task settings of a samples file's first document (the defaults if it has none)."""
     with path.open("rb") as handle:
         first = handle.readline()
     try:
-        return dict(logged_settings(json.loads(first)["doc"]))
+        return logged_settings(json.loads(first)["doc"])
     except (json.JSONDecodeError, KeyError, TypeError):
-        return {}  # a bad line is named with its number when the file is read
+        return TaskSettings()  # a bad line is named with its number when the file is read
 
 
 def stream_sample_pairs(
@@ -221,18 +218,18 @@ def stream_sample_pairs(
                 "correct": int(outcome.correct),
                 "tie": int(outcome.tie),
                 "margin": outcome.margin,
-                "data": settings.get("data"),
-                "shard": settings.get("shard"),
+                "data": settings.data,
+                "shard": settings.shard,
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},
-                "score_kind": settings.get("score"),
-                "convention": settings.get("convention"),
-                "one_class_chromosomes": settings.get("one_class_chromosomes"),
-                "labels": settings.get("labels"),
-                "score": variant_score(outcome.margin, settings.get("score") or "llr"),
+                "score_kind": settings.score,
+                "convention": settings.convention,
+                "one_class_chromosomes": settings.one_class_chromosomes,
+                "labels": settings.labels,
+                "score": variant_score(outcome.margin, settings.score or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
-                "context_bp": settings.get("context_bp") or len(original),
+                "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
             }
 
@@ -253,7 +250,7 @@ def collect_pairs(
                 "folder": str(run.folder),
                 "base": run.model,
                 "identity": run.identity(),
-                "shards": {t: s.get("shard") for t, s in run.task_settings.items()},
+                "shards": {t: s.shard for t, s in run.task_settings.items()},
             }
             for run in runs
         ],

@@ -22,8 +22,8 @@ def doc_to_sequences(doc) -> list[str]:
     """The continuations (module docstring), in request order."""
     settings = doc[TASK]
     pair = doc[ORIGINAL], perturbed_sequence(doc)
-    if settings["context_bp"] is not None:
-        start, length = doc[CROP_START], settings["context_bp"]
+    if settings.context_bp is not None:
+        start, length = doc[CROP_START], settings.context_bp
         pair = tuple(sequence[start : start + length] for sequence in pair)
     return settings.formatting.continuations(*pair, soft_masked=doc.get(SOFT_MASKED, True))
 

@@ -133,7 +133,7 @@ def read_documents(
     held: dict[int, dict] = {}
     columns: dict = {}
     lower_case_rows = overflowing_crops = 0
-    context_bp = settings["context_bp"]
+    context_bp = settings.context_bp
     for batch, scan in iter_pair_batches(files, settings.formatting.kmer_size, select):
         lower_case_rows += int(scan.soft_masked.sum())
         crops = None

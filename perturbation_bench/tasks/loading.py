@@ -22,16 +22,16 @@ which wins over a ``data_dir`` option meant for the other tasks of the run).
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from perturbation_bench.active_models import document_share, package_model_created
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.identity import data_identity
-from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.tasks.document_requests import doc_to_sequences
 from perturbation_bench.tasks.documents import TaskDocuments, read_documents
-from perturbation_bench.tasks.options import parse_options
+from perturbation_bench.tasks.options import TaskOptions, parse_options
 from perturbation_bench.tasks.sources import (
     config_folders,
     hub_parquet_files,
@@ -49,31 +49,21 @@ def load_pairs(
     **metadata,
 ) -> dict[str, TaskDocuments]:
     """Return ``{"test": documents}`` with every pair of ``config_name`` (module docstring)."""
-    return pair_documents(config_name, task_context_bp, task_data_dir, metadata)
+    install_excepthook()
+    options = parse_options(metadata)
+    config_name, files = task_files(options, config_name, task_data_dir)
+    return pair_documents(options, config_name, files, task_context_bp, metadata)
 
 
-def pair_documents(
-    config_name: str | None,
-    task_context_bp: int | None,
-    task_data_dir: str | None,
-    metadata: dict,
-    score: str | None = None,
-) -> dict[str, TaskDocuments]:
-    """:func:`load_pairs`; ``score`` is the variant task's ranking score, kept in the settings.
+def task_files(
+    options: TaskOptions, config_name: str | None, task_data_dir: str | None
+) -> tuple[str, list[Path]]:
+    """The config a task reads and its parquet files, local or downloaded from the hub.
 
     ``config_name`` comes from the task YAML; the ``perturbation_custom`` task has none and takes
     it from the ``config`` option instead, for datasets built with ``perturbation-bench build``.
-    ``task_context_bp`` comes from the YAML of a context-length task, ``task_data_dir`` from
-    that of a built config's own task.
+    ``task_data_dir`` comes from the YAML of a built config's own task.
     """
-    install_excepthook()
-    options = parse_options(metadata)
-    if task_context_bp is not None and options.context_bp is not None:
-        raise OptionsError(
-            f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
-            "8,192 bp tasks (perturbation_syn_human, ...) to another length"
-        )
-    context_bp = task_context_bp or options.context_bp
     if config_name is None:
         if not (options.config and options.data_dir):
             found = ""
@@ -92,32 +82,45 @@ def pair_documents(
             f"{config_name!r} (run perturbation_custom for {options.config!r})"
         )
     if task_data_dir:
-        files = local_parquet_files(task_data_dir, config_name)
-    elif options.data_dir == "demo":
-        files = local_parquet_files(demo_data_dir(), config_name)
-    elif options.data_dir:
-        files = local_parquet_files(options.data_dir, config_name)
-    else:
-        files = hub_parquet_files(config_name, options.dataset_revision)
+        return config_name, local_parquet_files(task_data_dir, config_name)
+    if options.data_dir == "demo":
+        return config_name, local_parquet_files(demo_data_dir(), config_name)
+    if options.data_dir:
+        return config_name, local_parquet_files(options.data_dir, config_name)
+    return config_name, hub_parquet_files(config_name, options.dataset_revision)
+
+
+def pair_documents(
+    options: TaskOptions,
+    config_name: str,
+    files: list[Path],
+    task_context_bp: int | None,
+    metadata: dict,
+    score: str | None = None,
+    labels: str | None = None,
+) -> dict[str, TaskDocuments]:
+    """:func:`load_pairs` of ``files``: every document holds the options' settings completed with
+    the data's identity, the crop length (``task_context_bp`` comes from the YAML of a
+    context-length task) and the variant task's ``score`` and ``labels`` (None for the others)."""
+    settings = options.settings
+    if task_context_bp is not None and settings.context_bp is not None:
+        raise OptionsError(
+            f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
+            "8,192 bp tasks (perturbation_syn_human, ...) to another length"
+        )
     identity = data_identity(files)
-    formatting = options.formatting
-    if options.start_token == "none" and not package_model_created():
+    if settings.start_token == "none" and not package_model_created():
         raise OptionsError(
             "start_token 'none' needs one of this package's models (--model dna-hf or "
             "kmer-markov): lm-eval's hf model always conditions on a start token"
         )
-    settings = TaskSettings(
-        formatting,
-        options.preset,
-        identity,
-        _shard_text(options.shard),
-        context_bp,
-        options.reduction,
-        score,
-        options.start_token,
-        options.convention,
-        options.one_class_chromosomes,
+    settings = settings.replaced(
+        data=identity,
+        context_bp=task_context_bp or settings.context_bp,
+        score=score,
+        labels=labels,
     )
+    context_bp, formatting = settings.context_bp, settings.formatting
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)
     pairs, held = len(reading.documents), reading.documents.held
@@ -145,7 +148,7 @@ def pair_documents(
         pairs,
         files[0].parent,
         identity,
-        options.describe(),
+        settings.describe(),
     )
     rank, world_size = share
     if world_size > 1:
@@ -172,8 +175,8 @@ def pair_documents(
             reading.overflowing_crops,
             len(held),
         )
-    if options.reduction == "mean":
-        _add_token_counts(held, formatting.dna_prefix, metadata, options.start_token == "none")
+    if settings.reduction == "mean":
+        _add_token_counts(held, formatting.dna_prefix, metadata, settings.start_token == "none")
     if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
@@ -183,10 +186,6 @@ def pair_documents(
             formatting.dna_prefix,
         )
     return {"test": reading.documents}
-
-
-def _shard_text(shard) -> str | None:
-    return f"{shard[0]}/{shard[1]}" if shard else None
 
 
 def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, bare: bool) -> None:

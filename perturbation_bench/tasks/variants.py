@@ -25,12 +25,13 @@ from __future__ import annotations
 import logging
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from perturbation_bench.errors import OptionsError
+from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
-from perturbation_bench.tasks.loading import pair_documents
+from perturbation_bench.tasks.loading import pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
 
@@ -41,10 +42,14 @@ VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
 
 def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
     """The task's ``custom_dataset``: :func:`~perturbation_bench.tasks.loading.load_pairs` of a
-    variant config, with the score option in the task's settings for :func:`process_results`."""
+    variant config, with the score option and the label kind in the task's settings for
+    :func:`process_results`."""
+    install_excepthook()
     options = parse_options(metadata)
-    score = options.score
-    dataset = pair_documents(config_name, task_context_bp, task_data_dir, metadata, score)
+    config_name, files = task_files(options, config_name, task_data_dir)
+    labels = label_kind(files)
+    score = options.settings.score
+    dataset = pair_documents(options, config_name, files, task_context_bp, metadata, score, labels)
     documents = dataset["test"]
     missing = [name for name in VARIANT_COLUMNS if name not in documents.features]
     if missing:
@@ -52,21 +57,33 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
             f"the variant task reads configs built by 'perturbation-bench build variants'; this "
             f"one has no {', '.join(missing)} column(s) (run perturbation_custom for it)"
         )
-    if "label" in documents.features:
+    if labels is not None:
         held = documents.held
-        kind = "quantitative" if documents.features["label"] == pa.float64() else "binary"
-        held[0][TASK]["labels"] = kind  # the task's one settings object
         labelled = sum(doc["label"] is not None for doc in held)
         log.info(
             "perturbation-bench variants: %d of %d variants labelled (%s); score %s",
             labelled,
             len(held),
-            kind,
+            labels,
             score,
         )
-    if options.convention:
-        _check_edge(CONVENTIONS[options.convention], documents.held)
+    if options.settings.convention:
+        _check_edge(CONVENTIONS[options.settings.convention], documents.held)
     return dataset
+
+
+def label_kind(files) -> str | None:
+    """``quantitative`` where the files' ``label`` column is float (``variants/reading.py``),
+    ``binary`` for any other label column, None without one; read from the files' schemas, so
+    every process finds the same kind."""
+    types = {
+        schema.field("label").type
+        for schema in map(pq.read_schema, files)
+        if "label" in schema.names
+    }
+    if not types:
+        return None
+    return "quantitative" if pa.float64() in types else "binary"
 
 
 def _check_edge(convention, held: list[dict]) -> None:
@@ -94,12 +111,12 @@ def process_results(doc, results) -> dict:
     if "label" in doc:
         settings = doc[TASK]
         item = (
-            variant_score(metrics["margin"], settings["score"]),
+            variant_score(metrics["margin"], settings.score),
             doc["label"],
             doc["chrom"],
-            settings["one_class_chromosomes"],
+            settings.one_class_chromosomes,
         )
-        names = CORRELATION_METRICS if settings["labels"] == "quantitative" else RANKING_METRICS
+        names = CORRELATION_METRICS if settings.labels == "quantitative" else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
 
