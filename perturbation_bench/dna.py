@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
 BASES = "ACGT"
+"""The four bases."""
 LETTERS = "ACGTN"
 """Letters a sequence may hold (in either case)."""
 
@@ -29,16 +28,6 @@ def first_foreign_letter(sequence: str) -> str:
         if letter.upper() not in LETTERS:
             return f"{letter!r} at position {position}"
     return "none"
-
-
-def changed_span(a: str, b: str) -> tuple[int, int] | None:
-    """``[s, e)`` from the first to the last position where two equal-length strings differ,
-    compared in upper case (a base is the same base in either case); None if they are equal."""
-    codes = [np.frombuffer(s.upper().encode("ascii", "replace"), dtype=np.uint8) for s in (a, b)]
-    differing = np.flatnonzero(codes[0] != codes[1])
-    if differing.size == 0:
-        return None
-    return int(differing[0]), int(differing[-1]) + 1
 
 
 def random_dna(rng: random.Random, length: int) -> str:

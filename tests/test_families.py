@@ -365,8 +365,8 @@ def test_a_model_with_its_own_code_runs_with_trust_remote_code_and_says_so_witho
 
 
 def test_a_hub_models_refusal_of_its_own_code_is_one_line():
+    from perturbation_bench.arguments import loading_errors
     from perturbation_bench.errors import OptionsError
-    from perturbation_bench.models.arguments import loading_errors
 
     with pytest.raises(OptionsError, match="^org/model ships its own model code"):
         with loading_errors("org/model"):
@@ -418,8 +418,8 @@ def test_a_local_folder_with_its_own_code_is_refused_before_transformers_is_aske
     config.json says enough."""
     import json
 
+    from perturbation_bench.arguments import check_remote_code
     from perturbation_bench.errors import OptionsError
-    from perturbation_bench.models.arguments import check_remote_code
 
     folder = tmp_path / "m"
     folder.mkdir()

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from perturbation_bench.bench.throughput import compare_lls, in_fresh_process, measure
+from perturbation_bench.dna import BASES
 
 WINDOW, HIDDEN, LAYERS, AT = 1024, 512, 4, 0.5
 TASK, CONFIG = "perturbation_variants", "saturation"
@@ -51,7 +52,7 @@ def prepare(folder: Path, bases: int) -> tuple[dict, Path]:
     length = 2 * WINDOW + bases
     fasta = folder / "genome.fa"
     fasta.parent.mkdir(parents=True, exist_ok=True)
-    fasta.write_text(">chr1\n" + "".join(rng.choice("ACGT") for _ in range(length)) + "\n")
+    fasta.write_text(">chr1\n" + "".join(rng.choice(BASES) for _ in range(length)) + "\n")
     genome = Genome(str(fasta))
     region = parse_region(f"chr1:{WINDOW + 1}-{WINDOW + bases}")
     rows, summary = saturation_rows(genome, [region])

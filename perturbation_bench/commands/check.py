@@ -5,7 +5,7 @@ up only after the weights are read. ``check`` takes the same ``--tasks``, ``--me
 ``--model_args`` (and ``--batch_size``, ``--include_path``) and, without loading any weight:
 
 1. checks the model arguments (``pretrained``/``tokenizer`` a folder or a usable hub id, the batch
-   size: ``models/arguments.py``);
+   size: ``arguments.py``);
 2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, which
    reads and checks every pair file and every task option (``tasks/loading.py``); other tasks are
    named and not checked;
@@ -45,10 +45,11 @@ def run(args) -> int:
     """Run the checks of the module docstring; print one line per task; return 0."""
     from lm_eval.utils import simple_parse_args_string
 
-    from perturbation_bench.models.arguments import (
+    from perturbation_bench.arguments import (
         check_batch_size,
         check_model_source,
         check_remote_code,
+        load_tokenizer,
     )
 
     try:
@@ -63,7 +64,7 @@ def run(args) -> int:
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     check_batch_size(args.batch_size)
-    tokenizer = _tokenizer(model_args)
+    tokenizer = load_tokenizer(model_args)
     for name, task in _build_tasks(args, model_args | metadata).items():
         docs = task.eval_docs
         sample = _sample(task, docs, tokenizer, args.sample)
@@ -92,20 +93,6 @@ def _build_tasks(args, metadata: dict) -> dict:
     if not ours:
         raise OptionsError(f"none of {names} is a perturbation-bench task")
     return manager.load(ours)["tasks"]
-
-
-def _tokenizer(model_args: dict):
-    name = model_args.get("tokenizer") or model_args.get("pretrained")
-    if not name:
-        return None
-    from transformers import AutoTokenizer
-
-    from perturbation_bench.models.arguments import loading_errors
-
-    with loading_errors(name):
-        return AutoTokenizer.from_pretrained(
-            name, trust_remote_code=str(model_args.get("trust_remote_code")).lower() == "true"
-        )
 
 
 def _sample(task, docs, tokenizer, size: int) -> str:

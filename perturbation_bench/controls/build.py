@@ -30,7 +30,7 @@ from pathlib import Path
 from perturbation_bench import __version__
 from perturbation_bench.controls.shuffles import element_rng, shuffle
 from perturbation_bench.dataset.build import unique_pairs
-from perturbation_bench.dna import reverse_complement
+from perturbation_bench.dna import BASES, reverse_complement
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.windows import centred_start
@@ -56,7 +56,7 @@ def control_pair(
     first, last = max(element.start, window_start), min(end, window_start + window)
     original = genome.fetch(chrom, window_start, window_start + window)
     bases = original[first - window_start : last - window_start]
-    if set(bases) - set("ACGT"):
+    if set(bases) - set(BASES):
         return "element_not_acgt"
     rng = element_rng(seed, element.chrom, element.start, element.end)
     for _ in range(TRIES):

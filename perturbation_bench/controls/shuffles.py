@@ -14,7 +14,8 @@ import hashlib
 
 import numpy as np
 
-BASES = "ACGT"
+from perturbation_bench.dna import BASES
+
 SHUFFLES = ("dinucleotide", "mononucleotide")
 STRANDS = ("forward", "both", "random")
 """``--strands``: the orientations a control is written in (``build.py``)."""

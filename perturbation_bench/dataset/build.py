@@ -54,6 +54,7 @@ from perturbation_bench.dataset.codons import CodonTable
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dataset.schema import SCHEMAS
 from perturbation_bench.dataset.settings import RECODINGS, BuildSettings
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
@@ -62,7 +63,7 @@ from perturbation_bench.pairs.windows import clamped_start
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
 BATCH_ROWS = 512  # rows per parquet row group: ~8 MB of 8 kb pairs
-DNA = frozenset("ACGT")
+DNA = frozenset(BASES)
 SHUFFLE_TRIES = 10
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench import __version__
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import OptionsError
 
 
@@ -78,7 +79,7 @@ PUBLISHED_MOTIF = {"config": "motif_human", "motif": "CAG", "repeats": 10, "offs
 def check_motif(settings: BuildSettings, allow_disruptive: bool) -> None:
     """The repeat must keep the reading frame and code for amino acids, unless the user asks."""
     repeat = settings.motif * settings.repeats
-    if set(settings.motif) - set("ACGT") or not repeat or settings.offset % 3:
+    if set(settings.motif) - set(BASES) or not repeat or settings.offset % 3:
         raise OptionsError(
             "--motif must be A/C/G/T letters and --offset a multiple of 3 (the patch starts on "
             "a codon boundary)"

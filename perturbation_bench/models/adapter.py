@@ -21,13 +21,13 @@ from __future__ import annotations
 from lm_eval.api.registry import register_model
 
 from perturbation_bench.active_models import announce, announce_share
-from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
-from perturbation_bench.models import MODELS
-from perturbation_bench.models.arguments import (
+from perturbation_bench.arguments import (
     check_batch_size,
     check_model_source,
     check_remote_code,
 )
+from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
+from perturbation_bench.models import MODELS
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.tokens import UnknownTokenCounter
 

@@ -26,7 +26,7 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    ``start_token: none``: then the sequence's own first token starts it and is not scored,
    ``pairs/conventions.py``); ``add_bos_token=True`` with a prefix logs a warning.
    Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
-   neither a folder nor a hub id: ``models/arguments.py``) are one-line user errors, raised
+   neither a folder nor a hub id: ``arguments.py``) are one-line user errors, raised
    before any weight is read.
 5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
    every token before the change; their common prefix is computed once and reused through the
@@ -47,9 +47,9 @@ import logging
 import torch
 from lm_eval.models.huggingface import HFLM
 
+from perturbation_bench.arguments import loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
-from perturbation_bench.models.arguments import loading_errors
 from perturbation_bench.models.causal_plan import Piece
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.parallel import join_process_group
@@ -116,11 +116,8 @@ class DnaHFLM(PackageModel, HFLM):
             kwargs.get("batch_size", 1),
             kwargs.get("trust_remote_code"),
         )
-        for name, value in (("share_prefix", share_prefix), ("dedupe", dedupe)):
-            if str(value).lower() not in ("true", "false"):
-                raise OptionsError(f"{name} must be true or false, got {value!r}")
-        self.share_prefix = str(share_prefix).lower() == "true"
-        self.dedupe = str(dedupe).lower() == "true"
+        self.share_prefix = truth(share_prefix, "share_prefix")
+        self.dedupe = truth(dedupe, "dedupe")
         self._pairs = self._instances = None
         if window_stride is not None and (
             isinstance(window_stride, bool) or not isinstance(window_stride, int)

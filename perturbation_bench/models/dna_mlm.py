@@ -20,9 +20,9 @@ import logging
 import torch
 from lm_eval.api.model import LM
 
+from perturbation_bench.arguments import load_tokenizer, loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
-from perturbation_bench.models.arguments import loading_errors
 from perturbation_bench.models.masked_scoring import SCORINGS, MaskedScorer
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
@@ -71,14 +71,12 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             {"pretrained": pretrained, "tokenizer": tokenizer}, batch_size, trust_remote_code
         )
         super().__init__()
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+        from transformers import AutoModelForMaskedLM
 
         unused.pop("max_batch_size", None)
         if unused:
             raise OptionsError(f"dna-mlm does not take {', '.join(sorted(unused))}")
-        if str(dedupe).lower() not in ("true", "false"):
-            raise OptionsError(f"dedupe must be true or false, got {dedupe!r}")
-        self.dedupe = str(dedupe).lower() == "true"
+        self.dedupe = truth(dedupe, "dedupe")
         if scoring not in SCORINGS:
             raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
         self.scoring = scoring
@@ -87,10 +85,15 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._device = self._start_data_parallel(device)
         self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
-        with loading_errors(tokenizer or pretrained):
-            self.tokenizer = AutoTokenizer.from_pretrained(
-                tokenizer or pretrained, trust_remote_code=trust_remote_code, revision=revision
-            )
+        trust_remote_code = truth(trust_remote_code, "trust_remote_code")
+        self.tokenizer = load_tokenizer(
+            {
+                "pretrained": pretrained,
+                "tokenizer": tokenizer,
+                "trust_remote_code": trust_remote_code,
+                "revision": revision,
+            }
+        )
         if self.tokenizer.mask_token_id is None:
             raise OptionsError(f"{pretrained}: the tokenizer has no mask token; not a masked LM?")
         with loading_errors(pretrained):

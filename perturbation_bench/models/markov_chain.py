@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataSourceError, OptionsError
 
 log = logging.getLogger(f"lm_eval.{__name__}")
@@ -37,7 +38,7 @@ CHUNK = 8_000_000
 """Bases read at a time from the FASTA."""
 
 _CODES = np.full(256, 4, dtype=np.uint8)
-for _i, _base in enumerate("ACGT"):
+for _i, _base in enumerate(BASES):
     _CODES[ord(_base)] = _CODES[ord(_base.lower())] = _i
 
 

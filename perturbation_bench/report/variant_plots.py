@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.report.plots import (
     DPI,
     LAYOUT,
@@ -153,7 +154,7 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
         mine = rows[rows["model"] == model]
         grid = np.full((4, len(positions)), np.nan)
         for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"]):
-            grid["ACGT".index(alt), positions.index(pos)] = llr
+            grid[BASES.index(alt), positions.index(pos)] = llr
         colours = plt.get_cmap("RdBu_r").with_extremes(bad=REFERENCE_COLOUR)
         image = heat.imshow(
             grid,
@@ -162,7 +163,7 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
             interpolation="nearest",
             norm=TwoSlopeNorm(0.0, -limit, limit),
         )
-        heat.set_yticks(range(4), list("ACGT"))
+        heat.set_yticks(range(4), list(BASES))
         heat.set_title(
             f"{Path(model).name}: {region}, n={len(mine)} variants (grey: the reference base)",
             fontsize="small",

@@ -37,7 +37,7 @@ from perturbation_bench.tasks.sources import (
     hub_parquet_files,
     local_parquet_files,
 )
-from perturbation_bench.tasks.token_counts import load_tokenizer, scored_tokens
+from perturbation_bench.tasks.token_counts import counting_tokenizer, scored_tokens
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -193,7 +193,7 @@ def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, ba
     ``bare``: the sequences start with no token before them (``start_token: none``)."""
     from tqdm import tqdm
 
-    tokenizer = load_tokenizer(metadata)
+    tokenizer = counting_tokenizer(metadata)
     for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
         doc[TOKEN_COUNTS] = [
             scored_tokens(tokenizer, dna_prefix, s, bare) for s in doc_to_sequences(doc)

@@ -9,31 +9,27 @@ so the number of scored tokens is ``len(tokens(continuation))`` or
 ``len(tokens(context + continuation)) - len(tokens(context))``, both without special tokens (a
 BOS added to both encodings cancels). With ``start_token: none`` (``pairs/conventions.py``) the
 context is empty and the first token of the continuation is not scored: one fewer. The counts are taken once, when the task loads, with the
-run's own tokenizer (``tokenizer`` or ``pretrained`` from ``--model_args``).
+run's own tokenizer (``tokenizer`` or ``pretrained`` from ``--model_args``, loaded by
+``arguments.load_tokenizer``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from perturbation_bench.arguments import load_tokenizer
 from perturbation_bench.errors import OptionsError
 
 
-def load_tokenizer(metadata: Mapping[str, Any]):
+def counting_tokenizer(metadata: Mapping[str, Any]):
     """The tokenizer of the run's model, named by ``tokenizer`` or ``pretrained`` in ``metadata``."""
-    name = metadata.get("tokenizer") or metadata.get("pretrained")
-    if not isinstance(name, str):
+    tokenizer = load_tokenizer(dict(metadata))
+    if tokenizer is None:
         raise OptionsError(
             "reduction 'mean' divides by the number of tokens, so it needs the model's tokenizer: "
             "pass pretrained=... (or tokenizer=...) in --model_args"
         )
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(
-        name,
-        trust_remote_code=bool(metadata.get("trust_remote_code", False)),
-        revision=metadata.get("revision") or None,
-    )
+    return tokenizer
 
 
 def scored_tokens(tokenizer, context: str, continuation: str, bare: bool = False) -> int:

@@ -43,19 +43,6 @@ REPORT_NAME = "_build_report.json"
 EXCLUDED_NAME = "_excluded.tsv"
 """Every excluded variant and why (leading ``_``: parquet dataset readers skip it)."""
 BATCH_ROWS = 512
-LEADING = (
-    "chrom",
-    "pos",
-    "ref",
-    "alt",
-    "variant_id",
-    "label",
-    "window_start",
-    "variant_offset",
-    "is_clamped",
-    "window_edge",
-)
-SEQUENCES = ("original_sequence", "sequence")
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {
     "chrom": pa.string(),

@@ -38,7 +38,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.dna import reverse_complement
+from perturbation_bench.dna import BASES, reverse_complement
 from perturbation_bench.variants.tables import write_variant_table
 
 CLASSES = (
@@ -61,7 +61,6 @@ POSITIVE = (
 )
 NEGATIVE = ("synonymous_variant",)
 INTERGENIC_DISTANCE = 5_000
-COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
 
 
 def standard_code() -> dict[str, str]:
@@ -115,7 +114,7 @@ class Transcript:
 
     def forward(self, base: str) -> str:
         """A transcript-strand base on the genome's forward strand."""
-        return base if self.strand == "+" else COMPLEMENT[base]
+        return base if self.strand == "+" else reverse_complement(base)
 
     def mutation(self, position: int, ref: str, alt: str, consequence: str) -> Mutation:
         return Mutation(
@@ -134,7 +133,7 @@ def coding_candidates(transcript: Transcript, code: dict, excluded: Counter):
     cds, last = transcript.cds, len(transcript.cds) // 3 - 1
     for index in range(last + 1):
         codon = cds[3 * index : 3 * index + 3]
-        if set(codon) - set("ACGT"):
+        if set(codon) - set(BASES):
             excluded["codon_with_non_acgt_base"] += 1
             continue
         if index == 0 and codon != "ATG":
@@ -144,7 +143,7 @@ def coding_candidates(transcript: Transcript, code: dict, excluded: Counter):
             excluded["last_codon_not_stop"] += 1
             continue
         for offset in range(3):
-            for alt in "ACGT".replace(codon[offset], ""):
+            for alt in BASES.replace(codon[offset], ""):
                 changed = codon[:offset] + alt + codon[offset + 1 :]
                 consequence = _codon_class(index, last, code[codon], code[changed])
                 if consequence:
@@ -184,7 +183,7 @@ def splice_candidates(transcript: Transcript, genome, excluded: Counter):
         for position, base, consequence in zip(
             sites, bases, ["splice_donor_variant"] * 2 + ["splice_acceptor_variant"] * 2
         ):
-            for alt in "ACGT".replace(base, ""):
+            for alt in BASES.replace(base, ""):
                 yield transcript.mutation(position, base, alt, consequence)
 
 
@@ -198,7 +197,7 @@ def frameshift_candidates(transcript: Transcript, genome):
     for index in range(3, len(transcript.cds) - 3):
         deleted = transcript.positions[index]
         before, base = genome.fetch(transcript.chrom, deleted - 1, deleted + 1)
-        if not {before, base} <= set("ACGT"):
+        if not {before, base} <= set(BASES):
             continue
         yield Mutation(
             transcript.chrom,
@@ -232,8 +231,8 @@ def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Ran
         for chrom, low, high in regions:
             if offset < high - low:
                 base = genome.fetch(chrom, low + offset, low + offset + 1)
-                if base in COMPLEMENT:
-                    alt = rng.choice("ACGT".replace(base, ""))
+                if base in BASES:
+                    alt = rng.choice(BASES.replace(base, ""))
                     out.append(
                         Mutation(chrom, low + offset + 1, base, alt, "intergenic_variant", "", "")
                     )

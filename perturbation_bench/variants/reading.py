@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perturbation_bench.arguments import truth_word
 from perturbation_bench.errors import DataSourceError, DataValidationError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 REQUIRED = ("chrom", "pos", "ref", "alt")
-TRUE, FALSE = {"true", "1", "yes", "t"}, {"false", "0", "no", "f"}
 
 
 @dataclass
@@ -204,11 +204,9 @@ def _truth(path: Path, index: int, value) -> bool | None:
         return bool(value)
     if isinstance(value, (int, float)) and value in (0, 1):  # 1.0/0.0 of a column with gaps
         return bool(value)
-    text = str(value).strip().lower()
-    if text in TRUE:
-        return True
-    if text in FALSE:
-        return False
+    read = truth_word(str(value))
+    if read is not None:
+        return read
     raise DataValidationError(
         f"{path}: record {index}: label {value!r} is not a truth value (true/false, 1/0)"
     )

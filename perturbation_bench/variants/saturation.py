@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.variants.tables import write_variant_table
 from perturbation_bench.variants.windows import resolve_chromosome
@@ -71,12 +72,12 @@ def saturation_rows(genome, regions) -> tuple[list[dict], dict]:
         bases = genome.fetch(fasta_name, start, end)
         left_out = 0
         for offset, ref in enumerate(bases):
-            if ref not in "ACGT":
+            if ref not in BASES:
                 left_out += 1
                 continue
             rows += [
                 {"chrom": chrom, "pos": start + offset + 1, "ref": ref, "alt": alt, "region": name}
-                for alt in "ACGT"
+                for alt in BASES
                 if alt != ref
             ]
         summary["regions"][name] = {

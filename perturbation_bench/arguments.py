@@ -1,4 +1,10 @@
-"""Model arguments checked before any weight is read: where the model comes from, batch sizes.
+"""Model arguments (``--model_args``), read and checked before any weight is read: true/false
+values, where the model comes from, batch sizes, and the run's tokenizer.
+
+A true/false argument (``trust_remote_code``, ``dedupe``, ...) is a bool, or one of the words of
+:data:`TRUE_WORDS` / :data:`FALSE_WORDS` in any case (lm-eval passes ``--model_args`` text
+through, and a Python caller may write ``"False"``): :func:`truth` reads it, so ``"False"`` is
+false, never a non-empty string taken for true.
 
 A run that is going to fail should fail in its first second, in one line, not after minutes of
 loading weights or a transformers traceback. ``pretrained`` (and ``tokenizer``) must be:
@@ -24,6 +30,49 @@ import contextlib
 import os
 
 from perturbation_bench.errors import OptionsError
+
+TRUE_WORDS = ("true", "1", "yes", "t")
+FALSE_WORDS = ("false", "0", "no", "f")
+
+
+def truth_word(value) -> bool | None:
+    """``value`` as a bool: a bool itself, or a word of :data:`TRUE_WORDS` / :data:`FALSE_WORDS`
+    (any case, spaces around it ignored); None for anything else."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower() if isinstance(value, str) else None
+    return True if text in TRUE_WORDS else False if text in FALSE_WORDS else None
+
+
+def truth(value, name: str) -> bool:
+    """The true/false model argument ``name`` (module docstring).
+
+    Raises:
+        OptionsError: ``value`` is neither a bool nor a truth word.
+    """
+    read = truth_word(value)
+    if read is None:
+        raise OptionsError(f"{name} must be true or false, got {value!r}")
+    return read
+
+
+def load_tokenizer(model_args: dict):
+    """The run's tokenizer: ``transformers.AutoTokenizer`` of ``tokenizer`` (else ``pretrained``)
+    at ``revision``, with ``trust_remote_code`` read by :func:`truth`; None when neither is
+    given. A loading failure is one line (:func:`loading_errors`)."""
+    name = model_args.get("tokenizer") or model_args.get("pretrained")
+    if not name:
+        return None
+    from transformers import AutoTokenizer
+
+    with loading_errors(name):
+        return AutoTokenizer.from_pretrained(
+            name,
+            trust_remote_code=truth(
+                model_args.get("trust_remote_code", False), "trust_remote_code"
+            ),
+            revision=model_args.get("revision") or None,
+        )
 
 
 def check_model_source(name, argument: str = "pretrained") -> None:
@@ -59,7 +108,7 @@ def check_remote_code(name, trust_remote_code) -> None:
     import json
 
     config = os.path.join(os.path.expanduser(name), "config.json") if isinstance(name, str) else ""
-    if str(trust_remote_code).lower() == "true" or not os.path.isfile(config):
+    if truth(trust_remote_code or False, "trust_remote_code") or not os.path.isfile(config):
         return
     try:
         auto_map = json.load(open(config)).get("auto_map")
