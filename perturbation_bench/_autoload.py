@@ -137,15 +137,15 @@ def with_tasks_dir(signature, self, args: tuple, kwargs: dict) -> tuple[tuple, d
 
 
 def register_models(models_module) -> None:
-    """Add this package's model table (``perturbation_bench.models.MODELS``) to lm-eval's model
+    """Add this package's model table (``perturbation_bench.families.MODELS``) to lm-eval's model
     registry as lazy placeholders."""
     from lm_eval.api.registry import model_registry
 
-    from perturbation_bench.models import MODELS
+    from perturbation_bench.families import MODELS
 
-    for name, target in MODELS.items():
+    for name, model in MODELS.items():
         if name not in model_registry:
-            model_registry.register(name, target=target)
+            model_registry.register(name, target=model.target)
 
 
 HOOKS = {"lm_eval.tasks.manager": add_tasks_to_defaults, "lm_eval.models": register_models}

@@ -152,11 +152,11 @@ def evaluate(
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from perturbation_bench.models import MODELS
+    from perturbation_bench.families import MODELS
     from perturbation_bench.paths import tasks_dir
 
     if model in MODELS:  # registered by importing it, with the autoload hook on or off
-        importlib.import_module(MODELS[model].split(":")[0])
+        importlib.import_module(MODELS[model].target.split(":")[0])
 
     if model == "kmer-markov":  # model_path is the genome it counts
         model_args = {"fasta": model_path, "order": 3, **model_args}

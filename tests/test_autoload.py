@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perturbation_bench import _autoload
-from perturbation_bench.models import MODELS
+from perturbation_bench.families import MODELS
 from perturbation_bench.paths import tasks_dir
 
 
@@ -161,20 +161,20 @@ def test_the_upcoming_lm_eval_plugin_entry_points_are_declared():
     assert model.load().__name__ == "DnaHFLM"
     (tasks,) = entry_points(group="lm_eval.tasks", name="perturbation_bench")
     assert tasks.load()() == tasks_dir()
-    assert MODELS["dna-hf"] == model.value
+    assert MODELS["dna-hf"].target == model.value
 
 
 def test_the_model_table_is_the_one_every_door_reads():
     """setup.cfg's entry points, the autoload hook's registrations and each adapter's lm-eval
-    name all come from ``perturbation_bench.models.MODELS``."""
+    name all come from ``perturbation_bench.families.MODELS``."""
     import importlib
     from importlib.metadata import entry_points
 
     from lm_eval.api.registry import get_model
 
     declared = {point.name: point.value for point in entry_points(group="lm_eval.models")}
-    assert declared == MODELS
-    for name, target in MODELS.items():
+    assert declared == {name: model.target for name, model in MODELS.items()}
+    for name, (target, _) in MODELS.items():
         importlib.import_module(target.split(":")[0])  # registers it, with the hook on or off
         cls = get_model(name)
         assert f"{cls.__module__}:{cls.__qualname__}" == target

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "perturbation_bench"
-GROUND = {"errors", "dna", "paths", "active_models", "arguments"}
+GROUND = {"errors", "dna", "paths", "active_models", "arguments", "families"}
 """Top-level modules every layer may use, with the package's ``__init__`` (its version)."""
 ALLOWED = {  # layer -> the layers its modules may import (besides its own and GROUND)
     "ground": set(),

@@ -27,7 +27,7 @@ from perturbation_bench.arguments import (
     check_remote_code,
 )
 from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
-from perturbation_bench.models import MODELS
+from perturbation_bench.families import MODELS
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
@@ -42,9 +42,9 @@ def registered(cls):
     import lm_eval.models  # noqa: F401  (lm-eval's models, before ours fill the registry)
 
     target = f"{cls.__module__}:{cls.__qualname__}"
-    names = [name for name, entry in MODELS.items() if entry == target]
+    names = [name for name, model in MODELS.items() if model.target == target]
     if len(names) != 1:
-        raise LookupError(f"{target} is not (or not once) in perturbation_bench.models.MODELS")
+        raise LookupError(f"{target} is not (or not once) in perturbation_bench.families.MODELS")
     cls.model_name = names[0]
     return register_model(names[0])(cls)
 

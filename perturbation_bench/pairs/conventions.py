@@ -23,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS
 from perturbation_bench.pairs.settings import SETTING, TaskSettings, settings_of
 
 START_TOKENS = SETTING["start_token"].choices
 EDGES = ("shift", "pad", "truncate")
 ONE_CLASS_RULES = SETTING["one_class_chromosomes"].choices
-CAUSAL_MODELS = ("dna-hf", "kmer-markov")
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ CONVENTIONS = {
         ),
         Convention(
             "gpn",
-            ("dna-mlm",),
+            MASKED_MODELS,
             "model",
             "sum",
             True,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
+from perturbation_bench.families import MASKED_MODELS
 from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
@@ -125,7 +126,6 @@ def find_run(folder: str | Path) -> Run:
     )
 
 
-MASKED_MODELS = ("dna-mlm",)
 """lm-eval model names whose LLs are masked marginals (:attr:`Run.scale`)."""
 
 

@@ -6,8 +6,8 @@ and lm-eval's own keys (``version``). It cannot tell a model argument from a typ
 it rejects a key that is not one of :data:`OPTION_KEYS` but close to one of them (``presets``,
 ``data-dir``, ``dna_prefx``), and passes every other key through untouched.
 
-A preset is a :class:`~perturbation_bench.pairs.requests.Formatting` (DNA prefix, k-mer size,
-overlapping k-mers; ``pairs/requests.py`` states how it shapes the requests); ``dna_prefix``,
+A preset is a model family's :class:`~perturbation_bench.pairs.requests.Formatting` (the family
+table ``families.FAMILIES``: DNA prefix, k-mer size, overlapping k-mers; ``pairs/requests.py`` states how it shapes the requests); ``dna_prefix``,
 ``kmer_size``, ``kmer_overlap`` and ``rc_average`` override it.
 
 Reduction of a sequence's token log-probs to its score (``reduction``):
@@ -36,17 +36,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.families import FAMILIES
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.settings import SETTINGS, TaskSettings
 
-PRESETS: dict[str, Formatting] = {
-    "default": Formatting(dna_prefix="", kmer_size=1),
-    "carbon": Formatting(dna_prefix="<dna>", kmer_size=6),
-    "generator": Formatting(dna_prefix="<s>", kmer_size=6),
-    "nucleotide_transformer": Formatting(dna_prefix="", kmer_size=6),
-    "dnabert": Formatting(dna_prefix="", kmer_size=6, kmer_overlap=True),
-}
+PRESETS = {family.preset: Formatting(**family.formatting) for family in FAMILIES}
+"""Each family's formatting (``families.FAMILIES``), by preset."""
 
 SOURCE_KEYS = ("data_dir", "dataset_revision", "config")
 """The options that say where the data is read from (not settings)."""
