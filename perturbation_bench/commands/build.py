@@ -238,8 +238,9 @@ def _build_pairs(args: argparse.Namespace) -> int:
 
 def _build_variants(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.pairs.layout import EXCLUDED_NAME
     from perturbation_bench.tasks.task_yaml import VARIANT_TEMPLATE
-    from perturbation_bench.variants.build import EXCLUDED_NAME, build_variant_dataset
+    from perturbation_bench.variants.build import build_variant_dataset
 
     if args.window < 2:
         raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
@@ -297,9 +298,10 @@ def _build_mutations(args: argparse.Namespace) -> int:
 def _build_saturation(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.variants import saturation
+    from perturbation_bench.variants.reading import read_bed
 
     regions = [saturation.parse_region(text) for text in args.region]
-    regions += saturation.read_bed(args.bed) if args.bed else []
+    regions += read_bed(args.bed) if args.bed else []
     if not regions:
         raise OptionsError("build saturation needs --region CHROM:START-END or --bed FILE")
     rows, summary = saturation.saturation_rows(Genome(args.fasta), regions)

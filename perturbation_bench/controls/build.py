@@ -23,7 +23,6 @@ excluded; rows = elements written x orientations.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -33,8 +32,8 @@ from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.dna import BASES, reverse_complement
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
+from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
 from perturbation_bench.pairs.windows import centred_start
-from perturbation_bench.variants.build import EXCLUDED_NAME, PARQUET_NAME, REPORT_NAME
 from perturbation_bench.variants.windows import resolve_chromosome
 
 TRIES = 10
@@ -107,8 +106,6 @@ def build_controls(
         DataValidationError: a BED region on a chromosome the FASTA lacks (file, line, name);
             no element made a pair.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
     from tqdm import tqdm
 
     excluded, named = Counter(), []
@@ -153,10 +150,8 @@ def build_controls(
             f"no element made a pair ({len(elements)} read; excluded: "
             f"{dict(sorted(excluded.items())) or 'none'})"
         )
-    folder = Path(out) / config
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PARQUET_NAME
-    pq.write_table(pa.Table.from_pylist(rows), path)
+    folder = config_folder(out, config)
+    path, _ = write_pairs(folder, rows)
     report = {
         "read": len(elements),
         "written_elements": len(elements) - sum(excluded.values()),
@@ -172,7 +167,6 @@ def build_controls(
             "script_version": f"perturbation-bench {__version__}",
         },
     }
-    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
-    lines = ["element\tchrom\tstart\tend\treason"] + ["\t".join(map(str, row)) for row in named]
-    (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")
+    write_report(folder, report)
+    write_excluded(folder, ("element", "chrom", "start", "end", "reason"), named)
     return path, len(rows), excluded, len(elements)

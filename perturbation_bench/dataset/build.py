@@ -38,8 +38,6 @@ most one batch (or the ``max_pairs`` sample).
 
 from __future__ import annotations
 
-import itertools
-import json
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -47,7 +45,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from perturbation_bench.dataset.annotation import CdsExon
 from perturbation_bench.dataset.codons import CodonTable
@@ -58,11 +55,9 @@ from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
+from perturbation_bench.pairs.layout import config_folder, write_pairs, write_report
 from perturbation_bench.pairs.windows import clamped_start
 
-PARQUET_NAME = "test-00000-of-00001.parquet"
-REPORT_NAME = "_build_report.json"  # leading "_": parquet dataset readers skip it
-BATCH_ROWS = 512  # rows per parquet row group: ~8 MB of 8 kb pairs
 DNA = frozenset(BASES)
 SHUFFLE_TRIES = 10
 
@@ -303,29 +298,24 @@ def build_dataset(
     Raises:
         DataValidationError: no exon made a pair (the reasons counted in the build report).
     """
-    folder = Path(out) / settings.config
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PARQUET_NAME
+    folder = config_folder(out, settings.config)
     excluded: Counter = Counter()
     rows = unique_pairs(candidate_rows(genome, exons, settings, table, excluded), excluded)
     if settings.max_pairs is not None:
         rows = iter(seeded_sample(rows, settings.max_pairs, settings.seed, excluded))
     schema = SCHEMAS[settings.kind]
-    written = 0
-    with pq.ParquetWriter(path, schema) as writer:
-        while batch := list(itertools.islice(rows, BATCH_ROWS)):
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-            written += len(batch)
+    path, written = write_pairs(
+        folder, rows, lambda batch, _: pa.Table.from_pylist(batch, schema=schema)
+    )
     report = {
         "written": written,
         "excluded": dict(sorted(excluded.items())),
         "settings": asdict(settings),
     }
-    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
-    if not written:
-        path.unlink()  # no empty dataset for a task to pick up
+    report_path = write_report(folder, report)
+    if not written:  # and no file: no empty dataset for a task to pick up
         raise DataValidationError(
             f"{settings.config}: no pair to write from {len(exons)} CDS exons (excluded: "
-            f"{dict(sorted(excluded.items())) or 'none'}); the counts are in {folder / REPORT_NAME}"
+            f"{dict(sorted(excluded.items())) or 'none'}); the counts are in {report_path}"
         )
     return path, written, excluded

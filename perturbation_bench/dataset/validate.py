@@ -43,6 +43,7 @@ from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
+from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
 @dataclass
@@ -188,7 +189,7 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
 def parquet_files(path: str | Path) -> list[Path]:
     """``path`` itself, or every ``*.parquet`` below it."""
     path = Path(path)
-    files = [path] if path.is_file() else sorted(path.rglob("*.parquet"))
+    files = [path] if path.is_file() else sorted(path.rglob(PARQUET_GLOB))
     if not files:
         raise DataSourceError(f"no parquet files at {path}")
     return files

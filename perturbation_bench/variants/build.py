@@ -20,17 +20,15 @@ the parquet file in batches in file order; same inputs, same bytes.
 
 from __future__ import annotations
 
-import itertools
-import json
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from perturbation_bench import __version__
 from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
 from perturbation_bench.variants.reading import read_variants
 from perturbation_bench.variants.windows import (
     allele_problem,
@@ -38,11 +36,6 @@ from perturbation_bench.variants.windows import (
     variant_windows,
 )
 
-PARQUET_NAME = "test-00000-of-00001.parquet"
-REPORT_NAME = "_build_report.json"
-EXCLUDED_NAME = "_excluded.tsv"
-"""Every excluded variant and why (leading ``_``: parquet dataset readers skip it)."""
-BATCH_ROWS = 512
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {
     "chrom": pa.string(),
@@ -122,9 +115,7 @@ def build_variant_dataset(
     Returns:
         The parquet path, rows written, exclusion counts, and variants read.
     """
-    folder = Path(out) / config
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PARQUET_NAME
+    folder = config_folder(out, config)
     excluded: Counter = Counter()
     named: list[tuple] = []
     carried, variants = read_variants(variants_path)
@@ -134,18 +125,15 @@ def build_variant_dataset(
         excluded,
         lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")),
     )
-    written, writer, schema = 0, None, None
-    try:
-        while batch := list(itertools.islice(rows, BATCH_ROWS)):
-            if writer is None:
-                schema = row_schema(batch[0], carried)
-                writer = pq.ParquetWriter(path, schema)
-            writer.write_table(_batch_table(batch, schema, variants_path, written))
-            written += len(batch)
-    finally:
-        if writer is not None:
-            writer.close()
-    if writer is None:
+    schema = None  # the first batch's, for every batch
+
+    def table_of(batch: list[dict], written: int):
+        nonlocal schema
+        schema = schema or row_schema(batch[0], carried)
+        return _batch_table(batch, schema, variants_path, written)
+
+    path, written = write_pairs(folder, rows, table_of)
+    if not written:
         raise DataValidationError(
             f"{variants_path}: no variant could be made into a pair (excluded: "
             f"{dict(sorted(excluded.items())) or 'none read'})"
@@ -163,9 +151,8 @@ def build_variant_dataset(
             "script_version": f"perturbation-bench {__version__}",
         },
     }
-    (folder / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
-    lines = ["\t".join((*VARIANT_KEYS, "reason"))] + ["\t".join(map(str, row)) for row in named]
-    (folder / EXCLUDED_NAME).write_text("\n".join(lines) + "\n")
+    write_report(folder, report)
+    write_excluded(folder, (*VARIANT_KEYS, "reason"), named)
     return path, written, excluded, counted.count
 
 

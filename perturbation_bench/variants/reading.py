@@ -1,4 +1,6 @@
-"""Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv, tsv).
+"""Reading the inputs of the builds by format: variant files, VCF (``.vcf``, ``.vcf.gz``, through
+pysam) or a table (parquet, csv, tsv), and BED regions (:func:`read_bed`; saturation scans,
+control elements). Genomes (FASTA) and annotations (GTF, GFF3) are read in ``dataset/``.
 
 Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, as in a VCF),
 ``ref``, ``alt`` and the record's other fields (``extra``):
@@ -210,3 +212,27 @@ def _truth(path: Path, index: int, value) -> bool | None:
     raise DataValidationError(
         f"{path}: record {index}: label {value!r} is not a truth value (true/false, 1/0)"
     )
+
+
+def read_bed(path: str | Path, numbered: bool = False) -> list[tuple]:
+    """The regions of a BED file (``track``/``browser``/``#`` lines skipped), each
+    ``(chrom, start0, end0, name)``, or ``(line number, (chrom, start0, end0, name))`` when
+    ``numbered``."""
+    regions = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+        if not line.strip() or line.startswith(("#", "track", "browser")):
+            continue
+        fields = line.split("\t")
+        try:
+            chrom, start, end = fields[0], int(fields[1]), int(fields[2])
+        except (IndexError, ValueError):
+            raise DataValidationError(
+                f"{path}: line {number}: expected CHROM<tab>START<tab>END, got {line!r}"
+            ) from None
+        if not 0 <= start < end:
+            raise DataValidationError(f"{path}: line {number}: need 0 <= START < END")
+        name = fields[3] if len(fields) > 3 and fields[3] else f"{chrom}:{start + 1}-{end}"
+        regions.append(
+            (number, (chrom, start, end, name)) if numbered else (chrom, start, end, name)
+        )
+    return regions

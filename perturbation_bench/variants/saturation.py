@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from perturbation_bench.dna import BASES
-from perturbation_bench.errors import DataValidationError, OptionsError
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.variants.tables import write_variant_table
 from perturbation_bench.variants.windows import resolve_chromosome
 
@@ -31,30 +31,6 @@ def parse_region(text: str) -> tuple[str, int, int, str]:
     if not 1 <= start <= end:
         raise OptionsError(f"--region {text!r}: need 1 <= START <= END (1-based, both included)")
     return match["chrom"], start - 1, end, text.strip()
-
-
-def read_bed(path: str | Path, numbered: bool = False) -> list[tuple]:
-    """The regions of a BED file (``track``/``browser``/``#`` lines skipped), each
-    ``(chrom, start0, end0, name)``, or ``(line number, (chrom, start0, end0, name))`` when
-    ``numbered``."""
-    regions = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip() or line.startswith(("#", "track", "browser")):
-            continue
-        fields = line.split("\t")
-        try:
-            chrom, start, end = fields[0], int(fields[1]), int(fields[2])
-        except (IndexError, ValueError):
-            raise DataValidationError(
-                f"{path}: line {number}: expected CHROM<tab>START<tab>END, got {line!r}"
-            ) from None
-        if not 0 <= start < end:
-            raise DataValidationError(f"{path}: line {number}: need 0 <= START < END")
-        name = fields[3] if len(fields) > 3 and fields[3] else f"{chrom}:{start + 1}-{end}"
-        regions.append(
-            (number, (chrom, start, end, name)) if numbered else (chrom, start, end, name)
-        )
-    return regions
 
 
 def saturation_rows(genome, regions) -> tuple[list[dict], dict]:

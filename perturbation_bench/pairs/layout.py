@@ -1,0 +1,77 @@
+"""The on-disk layout of pair data (the Hugging Face hub's), for every builder and every reader.
+
+    DIR/<config>/*.parquet                 the pairs of one config (the files a task reads)
+    DIR/<config>/test-00000-of-00001.parquet   what ``perturbation-bench build`` writes there
+    DIR/<config>/_build_report.json        what a build read, wrote and excluded, and its settings
+    DIR/<config>/_excluded.tsv             each excluded item and the reason
+    DIR/perturbation_<config>.yaml         the built config's task (``tasks/task_yaml.py``)
+
+A name that starts with ``_`` is skipped by parquet dataset readers. A build writes its pairs in
+row groups of :data:`WRITE_ROWS` as they are made, so it holds one batch, never the dataset.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+PARQUET_GLOB = "*.parquet"
+PARQUET_NAME = "test-00000-of-00001.parquet"
+REPORT_NAME = "_build_report.json"
+EXCLUDED_NAME = "_excluded.tsv"
+WRITE_ROWS = 512
+"""Rows per parquet row group a build writes: about 8 MB of 8 kb pairs."""
+
+
+def config_folder(out: str | Path, config: str) -> Path:
+    """``out/<config>``, made if missing."""
+    folder = Path(out) / config
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def write_pairs(
+    folder: Path, rows: Iterable[dict], table_of: Callable[[list[dict], int], object] | None = None
+) -> tuple[Path, int]:
+    """Write ``rows`` to ``folder/test-00000-of-00001.parquet`` in row groups of
+    :data:`WRITE_ROWS`; return the path and the number of rows written. No file is written
+    when there is no row.
+
+    ``table_of(batch, written)`` makes each batch's arrow table (``written``: the rows before
+    it); by default the first batch's inferred schema is every batch's.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path, rows, written, writer = folder / PARQUET_NAME, iter(rows), 0, None
+    try:
+        while batch := list(itertools.islice(rows, WRITE_ROWS)):
+            if table_of is not None:
+                table = table_of(batch, written)
+            else:
+                table = pa.Table.from_pylist(batch, schema=writer.schema if writer else None)
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+            written += len(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    return path, written
+
+
+def write_report(folder: Path, report: dict) -> Path:
+    """``folder/_build_report.json``: ``report`` as indented JSON."""
+    path = folder / REPORT_NAME
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    return path
+
+
+def write_excluded(folder: Path, columns: tuple[str, ...], rows: Iterable[tuple]) -> Path:
+    """``folder/_excluded.tsv``: a header of ``columns`` (the last one ``reason``), a line each."""
+    path = folder / EXCLUDED_NAME
+    lines = ["\t".join(columns)] + ["\t".join(map(str, row)) for row in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
