@@ -17,20 +17,20 @@ A user error prints one line and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
 from perturbation_bench import __version__
+from perturbation_bench.commands import bench, build, check, report, validate
 from perturbation_bench.errors import UserInputError
 
 COMMANDS = {
-    "build": "build a dataset from a genome and an annotation",
-    "validate": "check a dataset's invariants",
-    "report": "intervals, strata, comparisons, plots from runs",
-    "check": "dry run of lm_eval's --tasks/--metadata/--model_args",
-    "bench": "benchmarks: throughput, --sharing, --saturation, --scale",
+    "build": (build, "build a dataset from a genome and an annotation"),
+    "validate": (validate, "check a dataset's invariants"),
+    "report": (report, "intervals, strata, comparisons, plots from runs"),
+    "check": (check, "dry run of lm_eval's --tasks/--metadata/--model_args"),
+    "bench": (bench, "benchmarks: throughput, --sharing, --saturation, --scale"),
 }
-"""Subcommand -> its help; its module is ``perturbation_bench.commands.<subcommand>``."""
+"""Subcommand -> its module and its help."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,10 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("path", help="print the task folder for lm_eval --include_path")
-    modules = {}
-    for name, summary in COMMANDS.items():
-        modules[name] = importlib.import_module(f"perturbation_bench.commands.{name}")
-        modules[name].add_arguments(commands.add_parser(name, help=summary))
+    for name, (module, summary) in COMMANDS.items():
+        module.add_arguments(commands.add_parser(name, help=summary))
     args = parser.parse_args(argv)
     try:
         if args.command == "path":
@@ -53,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(tasks_dir())
             return 0
-        return modules[args.command].run(args)
+        return COMMANDS[args.command][0].run(args)
     except UserInputError as err:
         print(f"perturbation-bench error: {err}", file=sys.stderr)
         return 2

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "perturbation_bench"
+ARCHITECTURE = Path(__file__).parents[1] / "docs" / "architecture.md"
 GROUND = {"errors", "dna", "paths", "active_models", "arguments", "families"}
 """Top-level modules every layer may use, with the package's ``__init__`` (its version)."""
 ALLOWED = {  # layer -> the layers its modules may import (besides its own and GROUND)
@@ -36,7 +38,7 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
         "controls",
     },
     "cli": {"commands"},
-    "_autoload": {"models"},
+    "_autoload": set(),
 }
 TOP_LEVEL_MODULES = 10
 
@@ -164,3 +166,39 @@ def test_every_subpackage_is_installed():
         for init in PACKAGE.rglob("__init__.py")
     }
     assert found <= listed, sorted(found - listed)
+
+
+def _named(cell: str) -> set[str]:
+    """The layers a cell of the architecture page's layer table names: ``pairs/`` -> pairs."""
+    return {re.sub(r"(/|\.py)$", "", name) for name in re.findall(r"`([\w./]+)`", cell)}
+
+
+def test_the_architecture_page_s_layer_table_is_the_one_this_test_holds():
+    page = ARCHITECTURE.read_text()
+    table = page[page.index("| layer | may import") :].split("\n\n")[0].splitlines()[2:]
+    documented, ground = {}, set()
+    for row in table:
+        layer, allowed = row.strip("|").split("|")
+        if layer.strip().startswith("ground floor"):
+            ground = _named(layer)
+            documented["ground"] = _named(allowed)
+        else:
+            (name,) = _named(layer)
+            documented[name] = _named(allowed)
+    assert ground == GROUND and documented == ALLOWED
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.count(".") == 2))
+def test_every_module_is_named_by_its_package_and_the_architecture_page(module):
+    package, name = module.rsplit(".", 1)
+    file_name = f"{name}.py"
+    assert file_name in (importlib.import_module(package).__doc__ or ""), package
+    assert file_name in ARCHITECTURE.read_text()
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(m for m, path in MODULES.items() if m.count(".") == 1 and path.name != "__init__.py"),
+)
+def test_every_top_level_module_is_named_by_the_architecture_page(module):
+    assert f"{module.rsplit('.', 1)[1]}.py" in ARCHITECTURE.read_text()

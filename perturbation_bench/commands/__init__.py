@@ -1,3 +1,10 @@
 """The subcommands of ``perturbation-bench``, one module each, with ``add_arguments(parser)`` and
 ``run(args) -> exit status`` (``cli.py`` parses and dispatches). They turn command lines into
-calls of the other subpackages and print what those return; the rules live there."""
+calls of the other subpackages and print what those return; the rules live there.
+
+- ``build.py``: ``build syn|motif|variants|mutations|saturation|controls``;
+- ``validate.py``: a dataset's invariants;
+- ``report.py``: the report from run folders;
+- ``check.py``: a dry run of an lm_eval command line;
+- ``bench.py``: the benchmarks.
+"""

@@ -1,1 +1,8 @@
-"""Paired controls: real elements against composition-preserving shuffles of themselves."""
+"""Paired controls: real elements against composition-preserving shuffles of themselves
+(``build controls``):
+
+- ``elements.py``: the elements, from a BED file or an annotation's transcript features;
+- ``shuffles.py``: the shuffles that keep an element's composition, seeded per element;
+- ``build.py``: one pair per element, its window against the same window with the element
+  shuffled, written in the pair layout.
+"""

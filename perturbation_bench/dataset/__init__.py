@@ -1,2 +1,11 @@
-"""Build and check datasets in the published schema: genome, annotation, codon tables, build,
-validate, and the synthetic genome behind the demo data. Independent of the lm-eval tasks."""
+"""Build and check datasets in the published schema; independent of the lm-eval tasks:
+
+- ``genome.py``: random access to a FASTA genome;
+- ``annotation.py``: CDS exons of one transcript per gene, from a GTF or a GFF3;
+- ``codons.py``: codon usage tables, the most frequent synonym, translation;
+- ``settings.py``: what decides a ``build syn`` / ``build motif`` output, and its rules;
+- ``schema.py``: the published dataset's columns and dtypes;
+- ``build.py``: the ``syn`` and ``motif`` pairs, written in the pair layout;
+- ``validate.py``: the invariants a dataset must hold, optionally against the genome;
+- ``synthetic.py``: the synthetic genome and annotation behind the demo data.
+"""

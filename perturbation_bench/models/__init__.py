@@ -4,4 +4,14 @@
 Their names, classes and kinds are the model table, ``perturbation_bench.families.MODELS``.
 Importing this package imports nothing else. The models score requests of any task: nothing
 here imports :mod:`perturbation_bench.tasks`.
+
+- ``adapter.py``: what every model of this package does (argument checks, provenance, ...);
+- ``dna_hf.py``: ``dna-hf``, with ``causal_plan.py`` (which token passes a set of requests
+  needs) and ``causal_scoring.py`` (running them);
+- ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL) and
+  ``pair_cache.py`` (resumable runs of pairs);
+- ``kmer_markov.py``: ``kmer-markov``, with ``markov_chain.py`` (the chain counted on a genome);
+- ``parallel.py``: data parallelism on GPUs and CPUs;
+- ``tokens.py``: unknown tokens, counted or refused;
+- ``provenance.py``: what a results file records of the run.
 """

@@ -5,15 +5,18 @@ A pair is a real window (``original_sequence``) and a perturbed copy of equal le
 stated here once:
 
 - ``files.py``: reading pair parquet files and the rules every pair must pass;
+- ``layout.py``: the on-disk layout every build writes and every reader finds;
 - ``changes.py``: where the two sequences differ (the changed span), and the perturbed copy
   stored as that span and rebuilt from it;
 - ``windows.py``: the centre-and-clamp rule that places a window on a longer sequence;
 - ``fields.py``: the names of the fields the tasks add to each document;
+- ``settings.py``: the one table of a task's settings, and the object its documents share;
 - ``requests.py``: how a pair becomes loglikelihood requests (formatting, requests per pair,
   the strand average) and how the responses pair up again;
 - ``outcome.py``: the decision rule and the per-pair values (correct, tie, margin);
-- ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome);
+- ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome) and correlations;
+- ``conventions.py``: upstream scoring conventions, and which settings apply to which model;
 - ``identity.py``: the content hash of a pair and of a dataset's files.
 
-Imports only :mod:`perturbation_bench.dna` and :mod:`perturbation_bench.errors`.
+Imports only the ground floor (``dna.py``, ``errors.py``, ``families.py``, ...).
 """

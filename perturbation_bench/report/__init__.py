@@ -1,2 +1,11 @@
 """Reports from finished lm-eval runs: reading run folders, statistics, tables and plots. Needs no
-model and no lm-eval."""
+model and no lm-eval.
+
+- ``runs.py``: run folders read as per-pair rows; ``run_names.py``: which runs are one row and
+  what each is called; ``consistency.py``: shards and data that belong together;
+- ``statistics.py``: intervals and tests;
+- ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
+  variant sections;
+- ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
+- ``make.py``: the whole report from run folders.
+"""

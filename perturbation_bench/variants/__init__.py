@@ -1,1 +1,9 @@
-"""Variant effect prediction: variant files and genomes made into pairs (``build variants``)."""
+"""Variant effect prediction: variant files and genomes made into pairs (``build variants``), and
+the variant tables of in-silico scans.
+
+- ``reading.py``: the builds' inputs by format: variant files (VCF, tables) and BED regions;
+- ``windows.py``: a variant's reference and alternate windows, and the edge rules;
+- ``build.py``: the variant pairs, written in the pair layout;
+- ``tables.py``: writing variant tables; ``mutations.py``: mutations by consequence class
+  (``build mutations``); ``saturation.py``: every base to each other base (``build saturation``).
+"""
