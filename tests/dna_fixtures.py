@@ -16,6 +16,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 from Bio.Seq import Seq
@@ -34,6 +35,12 @@ from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TOKENIZER_KINDS = ("char", "kmer6", "bpe")
+REPO = Path(__file__).parents[1]
+"""The repository's root (its scripts/, yaml/, docs/)."""
+DP_DRIVER = Path(__file__).with_name("dp_driver.py")
+"""The script that runs a task through lm-eval in each of several processes."""
+RESUME_DRIVER = Path(__file__).with_name("resume_driver.py")
+"""The script that runs a task with lm-eval's cache, to be killed and resumed."""
 
 
 def build_tokenizer(kind: str):
@@ -211,7 +218,7 @@ def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
             "torch.distributed.run",
             "--nproc_per_node",
             "2",
-            str(Path(__file__).with_name("dp_driver.py")),
+            str(DP_DRIVER),
             model_path,
             str(pair_data),
             str(out),
@@ -419,3 +426,47 @@ def random_genome(folder: Path, lengths: dict[str, int], seed: int) -> tuple[Pat
                 f">{name}\n" + "\n".join(seq[i : i + 60] for i in range(0, len(seq), 60)) + "\n"
             )
     return path, sequences
+
+
+def upstream_ll(model, tokenizer, sequence: str) -> float:
+    """TraitGym's, biofoundation's and Evo 2's sum: the raw window's tokens, nothing before
+    them, ``sum_{t >= 1} log p(x_t | x_<t)`` in float32 log-softmax, summed in float64."""
+    ids = torch.tensor([tokenizer(sequence, add_special_tokens=False)["input_ids"]])
+    with torch.no_grad():
+        log_probs = torch.log_softmax(model(ids).logits[0, :-1].float(), dim=-1)
+    return log_probs.gather(1, ids[0, 1:, None])[:, 0].double().sum().item()
+
+
+def build_variants(tmp_path, variants: Path, fasta: Path, config="toy", *extra, window=200):
+    """``perturbation-bench build variants`` into ``tmp_path/out``; the config's rows."""
+    from perturbation_bench.cli import main
+
+    args = ["build", "variants", "--variants", str(variants), "--fasta", str(fasta)]
+    args += ["--config", config, "--out", str(tmp_path / "out"), "--window", str(window), *extra]
+    assert main(args) == 0
+    return pd.read_parquet(tmp_path / "out" / config / "test-00000-of-00001.parquet")
+
+
+def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
+    """TraitGym's Mendelian columns and types: chrom without chr, 1-based pos, SNVs, bool label."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        chrom = rng.choice(["1", "2"])
+        seq = sequences[f"chr{chrom}"]
+        pos = rng.randrange(1, len(seq) + 1)
+        ref = seq[pos - 1]
+        rows.append(
+            {
+                "chrom": chrom,
+                "pos": pos,
+                "ref": ref,
+                "alt": rng.choice([b for b in "ACGT" if b != ref]),
+                "OMIM": f"MIM {i}",
+                "consequence": rng.choice(["PLS", "dELS", "missense_variant"]),
+                "label": i % 4 == 0,
+                "tss_dist": rng.randrange(10**5),
+                "match_group": f"g{i // 10}",
+            }
+        )
+    return pd.DataFrame(rows).astype({"pos": "int64", "label": bool})

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dna_fixtures import assert_same_results, evaluate
+from dna_fixtures import RESUME_DRIVER, assert_same_results, evaluate
 from perturbation_bench.fixtures.random_models import (
     as_masked_lm_tokenizer,
     save_random_bert,
@@ -31,7 +31,7 @@ from perturbation_bench.tasks.pairing import logged_pairs
 pytestmark = pytest.mark.slow  # every test here starts processes
 
 TASK = "perturbation_syn_human"
-DRIVER = Path(__file__).with_name("resume_driver.py")
+DRIVER = RESUME_DRIVER
 PAIRS = 60
 
 

@@ -14,7 +14,14 @@ import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from dna_fixtures import evaluate, expected_edge_pair, random_genome
+from dna_fixtures import (
+    DP_DRIVER,
+    build_variants,
+    evaluate,
+    expected_edge_pair,
+    random_genome,
+    traitgym_like,
+)
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.ranking import by_chromosome
@@ -40,26 +47,6 @@ def expected_pair(sequences, chrom: str, pos: int, ref: str, alt: str, window: i
     return seq[start : start + window], edited[start : start + window], start, p - start
 
 
-def build(tmp_path, variants: Path, fasta: Path, config="toy", *extra) -> pd.DataFrame:
-    args = [
-        "build",
-        "variants",
-        "--variants",
-        str(variants),
-        "--fasta",
-        str(fasta),
-        "--config",
-        config,
-        "--out",
-        str(tmp_path / "out"),
-        "--window",
-        str(W),
-        *extra,
-    ]
-    assert main(args) == 0
-    return pd.read_parquet(tmp_path / "out" / config / "test-00000-of-00001.parquet")
-
-
 def cases(sequences):
     """(chrom as written, pos, ref, alt) of each kind of variant, alleles from the genome."""
     s1, s2 = sequences["chr1"], sequences["chr2"]
@@ -79,7 +66,7 @@ def test_windows_equal_an_independent_construction(genome, tmp_path):
     fasta, sequences = genome
     table = pd.DataFrame(cases(sequences), columns=["chrom", "pos", "ref", "alt"])
     table.to_csv(tmp_path / "v.tsv", sep="\t", index=False)
-    rows = build(tmp_path, tmp_path / "v.tsv", fasta)
+    rows = build_variants(tmp_path, tmp_path / "v.tsv", fasta)
     assert len(rows) == len(table)
     for row, (chrom, pos, ref, alt) in zip(rows.to_dict("records"), table.itertuples(index=False)):
         name = chrom if chrom.startswith("chr") else f"chr{chrom}"
@@ -173,7 +160,7 @@ def test_exclusions_are_counted_and_counts_add_up(genome, tmp_path, capsys):
         ("1", 6000, "A", "C"),
     ]
     pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
-    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    built = build_variants(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["excluded"] == {
         "chromosome_not_in_fasta": 1,
@@ -261,9 +248,9 @@ def test_vcf_multiallelic_records_split_and_gzip_reads_the_same(genome, tmp_path
             f"chr2\t1000\t.\t{sequences['chr2'][999]}\t<DUP>\t.\t.\t.",
         ],
     )
-    plain = build(tmp_path / "plain", vcf, fasta)
+    plain = build_variants(tmp_path / "plain", vcf, fasta)
     pysam.tabix_compress(str(vcf), str(tmp_path / "v.vcf.gz"))
-    gzipped = build(tmp_path / "gz", tmp_path / "v.vcf.gz", fasta)
+    gzipped = build_variants(tmp_path / "gz", tmp_path / "v.vcf.gz", fasta)
     pd.testing.assert_frame_equal(plain, gzipped)
     assert list(plain["alt"]) == alts[:2] and list(plain["variant_id"]) == ["rs1", "rs1"]
     for row in plain.to_dict("records"):
@@ -272,36 +259,11 @@ def test_vcf_multiallelic_records_split_and_gzip_reads_the_same(genome, tmp_path
         )[:2]
 
 
-def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
-    """TraitGym's Mendelian columns and types: chrom without chr, 1-based pos, SNVs, bool label."""
-    rng = random.Random(seed)
-    rows = []
-    for i in range(n):
-        chrom = rng.choice(["1", "2"])
-        seq = sequences[f"chr{chrom}"]
-        pos = rng.randrange(1, len(seq) + 1)
-        ref = seq[pos - 1]
-        rows.append(
-            {
-                "chrom": chrom,
-                "pos": pos,
-                "ref": ref,
-                "alt": rng.choice([b for b in "ACGT" if b != ref]),
-                "OMIM": f"MIM {i}",
-                "consequence": rng.choice(["PLS", "dELS", "missense_variant"]),
-                "label": i % 4 == 0,
-                "tss_dist": rng.randrange(10**5),
-                "match_group": f"g{i // 10}",
-            }
-        )
-    return pd.DataFrame(rows).astype({"pos": "int64", "label": bool})
-
-
 def test_traitgym_parquet_loads_as_it_is_and_builds_the_same_bytes_twice(genome, tmp_path):
     fasta, sequences = genome
     traitgym_like(sequences).to_parquet(tmp_path / "test.parquet")
-    first = build(tmp_path / "a", tmp_path / "test.parquet", fasta)
-    build(tmp_path / "b", tmp_path / "test.parquet", fasta)
+    first = build_variants(tmp_path / "a", tmp_path / "test.parquet", fasta)
+    build_variants(tmp_path / "b", tmp_path / "test.parquet", fasta)
     assert list(first.columns) == [
         "chrom",
         "pos",
@@ -371,7 +333,7 @@ def labelled_variants(genome, tmp_path_factory):
     fasta, sequences = genome
     root = tmp_path_factory.mktemp("variants")
     traitgym_like(sequences, n=40, seed=5).to_parquet(root / "test.parquet")
-    build(root, root / "test.parquet", fasta, "labelled")
+    build_variants(root, root / "test.parquet", fasta, "labelled")
     return root / "out"
 
 
@@ -413,7 +375,7 @@ def test_a_variant_config_without_labels_reports_the_pair_metrics_only(
 ):
     fasta, sequences = genome
     traitgym_like(sequences, n=8).drop(columns=["label"]).to_parquet(tmp_path / "v.parquet")
-    build(tmp_path, tmp_path / "v.parquet", fasta, "unlabelled")
+    build_variants(tmp_path, tmp_path / "v.parquet", fasta, "unlabelled")
     result = evaluate(
         tiny_models["char"], [TASK], {"config": "unlabelled", "data_dir": str(tmp_path / "out")}
     )
@@ -452,7 +414,7 @@ def test_two_processes_report_the_same_ranking_metrics_as_one(
             "torch.distributed.run",
             "--nproc_per_node",
             "2",
-            str(Path(__file__).with_name("dp_driver.py")),
+            str(DP_DRIVER),
             tiny_models["char"],
             str(labelled_variants),
             str(out),
@@ -495,7 +457,7 @@ def test_dna_mlm_on_single_base_variants_equals_gpns_run_vep(genome, tmp_path):
     variants = traitgym_like(sequences, n=30, seed=9)
     variants = variants[variants["pos"].between(W, 2900)].reset_index(drop=True)  # unclamped
     variants.to_parquet(tmp_path / "v.parquet")
-    build(tmp_path, tmp_path / "v.parquet", fasta, "gpn_check")
+    build_variants(tmp_path, tmp_path / "v.parquet", fasta, "gpn_check")
     gpn_window = 128
 
     def on_the_cpu(**kwargs):
@@ -639,7 +601,7 @@ def test_a_repeated_variant_is_dropped_and_counted_as_a_duplicate_pair(genome, t
     snv = ("1", 1000, s1[999], "G" if s1[999] != "G" else "T")
     rows = [snv, ("1", 1200, s1[1199], "A" if s1[1199] != "A" else "C"), snv]
     pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
-    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    built = build_variants(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["excluded"] == {"duplicate_pair": 1}
     assert list(built["pos"]) == [1000, 1200] and report["read"] == 3
@@ -666,7 +628,7 @@ def test_variant_rules_users_rely_on(genome, tmp_path, capsys):
         },
     ]
     pd.DataFrame(rows).to_parquet(tmp_path / "v.parquet")
-    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    built = build_variants(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["excluded"] == {
         "ref_mismatch": 1,
@@ -693,7 +655,7 @@ def test_mitochondrial_names_match_across_conventions(tmp_path):
         ]
     )
     variants.to_parquet(tmp_path / "v.parquet")
-    built = build(tmp_path, tmp_path / "v.parquet", tmp_path / "mt.fa")
+    built = build_variants(tmp_path, tmp_path / "v.parquet", tmp_path / "mt.fa")
     assert list(built["chrom"]) == ["MT", "M"] and len(built) == 2
 
 
@@ -704,7 +666,7 @@ def test_counts_add_up_past_one_batch_of_rows(genome, tmp_path):
     rows = [("1", p, s1[p - 1], "A" if s1[p - 1] != "A" else "C") for p in range(150, 4850, 4)]
     rows += [("chr9", 5, "A", "C")] * 3
     pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt"]).to_parquet(tmp_path / "v.parquet")
-    built = build(tmp_path, tmp_path / "v.parquet", fasta)
+    built = build_variants(tmp_path, tmp_path / "v.parquet", fasta)
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["read"] == len(rows) == report["written"] + sum(report["excluded"].values())
     assert report["written"] == len(built) == len(rows) - 3 > 1024

@@ -55,7 +55,7 @@ def test_merged_shards_report_the_unsharded_metrics(tiny_models, pair_data, tmp_
 def test_merged_shards_of_a_labelled_variant_task(tiny_models, tmp_path):
     import random
 
-    from test_variants import build, traitgym_like
+    from dna_fixtures import build_variants, traitgym_like
 
     rng = random.Random(3)
     sequences = {
@@ -65,7 +65,7 @@ def test_merged_shards_of_a_labelled_variant_task(tiny_models, tmp_path):
     fasta = tmp_path / "g.fa"
     fasta.write_text("".join(f">{k}\n{v}\n" for k, v in sequences.items()))
     traitgym_like(sequences, n=40, seed=5).to_parquet(tmp_path / "v.parquet")
-    build(tmp_path, tmp_path / "v.parquet", fasta, "labelled")
+    build_variants(tmp_path, tmp_path / "v.parquet", fasta, "labelled")
     metadata = {"config": "labelled"}
     data = tmp_path / "out"
     evaluate(

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from Bio import bgzf
 
-from dna_fixtures import evaluate
+from dna_fixtures import REPO, evaluate
 from perturbation_bench.cli import main
 from perturbation_bench.dataset.annotation import choose_transcripts, read_cds_exons, read_gff3_cds
 from perturbation_bench.dataset.codons import load_codon_table
@@ -513,7 +513,7 @@ def test_demo_dataset_is_what_the_script_builds(tmp_path):
 
     from perturbation_bench.paths import demo_data_dir
 
-    script = runpy.run_path(str(Path(__file__).parents[1] / "scripts" / "make_demo_data.py"))
+    script = runpy.run_path(str(REPO / "scripts" / "make_demo_data.py"))
     script["make"](tmp_path)
     for config in ("syn_human", "syn_mouse", "motif_human"):
         shipped = demo_data_dir() / config / "test-00000-of-00001.parquet"

@@ -7,7 +7,6 @@ import logging
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -16,6 +15,7 @@ from tokenizers import processors
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from dna_fixtures import (
+    REPO,
     assert_same_results,
     build_tokenizer,
     evaluate,
@@ -193,7 +193,7 @@ def test_accelerate_launch_of_the_lm_eval_cli_matches_one_process(tiny_models, p
             "-m",
             "accelerate.commands.launch",
             "--config_file",
-            str(Path(__file__).parents[1] / "yaml" / "accelerate" / "cpu_2_processes.yaml"),
+            str(REPO / "yaml" / "accelerate" / "cpu_2_processes.yaml"),
             "-m",
             "lm_eval",
             "--model",

@@ -13,7 +13,7 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 
-from dna_fixtures import launch, reverse_complement
+from dna_fixtures import DP_DRIVER, launch, reverse_complement
 from perturbation_bench.dna import random_dna
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.models import markov_chain
@@ -158,7 +158,6 @@ def test_a_bgzip_fasta_counts_the_same(fasta, tmp_path):
 
 @pytest.mark.slow
 def test_kmer_markov_in_two_processes_matches_one_and_each_holds_its_share(tmp_path):
-    from pathlib import Path
 
     from dna_fixtures import assert_same_results, evaluate
     from perturbation_bench.fixtures.random_pairs import write_random_genome
@@ -176,7 +175,7 @@ def test_kmer_markov_in_two_processes_matches_one_and_each_holds_its_share(tmp_p
             "torch.distributed.run",
             "--nproc_per_node",
             "2",
-            str(Path(__file__).with_name("dp_driver.py")),
+            str(DP_DRIVER),
             str(fasta),
             str(tmp_path / "data"),
             str(out),

@@ -7,6 +7,7 @@ import json
 import pandas as pd
 import pytest
 
+from dna_fixtures import DP_DRIVER
 from perturbation_bench.cli import main
 
 
@@ -270,7 +271,6 @@ def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(
 def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp_path, model):
     """lm-eval splits the documents among processes; each dedupes its own share."""
     import sys
-    from pathlib import Path
 
     from dna_fixtures import assert_same_results, evaluate, launch
     from perturbation_bench.tasks.pairing import logged_pairs
@@ -288,7 +288,7 @@ def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp
             "torch.distributed.run",
             "--nproc_per_node",
             "2",
-            str(Path(__file__).with_name("dp_driver.py")),
+            str(DP_DRIVER),
             path,
             str(data),
             str(out),
