@@ -121,3 +121,15 @@ def test_strict_pairing_refuses_a_pair_of_unequal_lengths():
     with pytest.raises(UnsupportedTaskError, match=r"continuations of \[4, 2\] characters"):
         document_pairs(requests, strict=True)
     assert document_pairs(requests, strict=False) == []
+
+
+def test_a_document_whose_requests_have_two_contexts_is_not_a_pair():
+    """The one-context rule: two choices after different contexts (a multiple-choice question)
+    are two questions, not a pair of sequences scored alike."""
+    requests = [request("a", 0, 0, "ACGT"), request("a", 0, 1, "ACGA")]
+    requests[1].args = ("<dna>", "ACGA")
+    with pytest.raises(UnsupportedTaskError, match="task 'a' document 0 has 2 request"):
+        document_pairs(requests, strict=True)
+    assert document_pairs(requests, strict=False) == []
+    requests[1].args = ("", "ACGA")
+    assert document_pairs(requests, strict=True) == [(0, 1)]

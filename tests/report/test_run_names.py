@@ -221,3 +221,53 @@ def test_only_the_sections_that_apply(tmp_path):
     assert "(thin: 2 chromosomes)" in markdown
     assert any("resample 2 chromosome(s)" in note for note in report["notes"])
     assert report["figures"]["class_ladder"] and report["figures"]["roc"]
+
+
+def named(*identities) -> list[str]:
+    from perturbation_bench.report.run_names import run_names
+
+    runs = [
+        {"folder": f"r{i}", "base": "m", "identity": item, "shards": {TASK: None}}
+        for i, item in enumerate(identities)
+    ]
+    names = run_names(runs)
+    return [names[run["folder"]] for run in runs]
+
+
+def test_the_weights_dtype_tells_runs_apart_and_where_they_run_does_not():
+    from perturbation_bench.report.run_names import identity
+
+    settings = {TASK: TaskSettings(data="sha256:aa")}
+    bf16, fp32 = (
+        identity("dna-hf", {"pretrained": "m", "dtype": d}, {}, settings)
+        for d in ("bfloat16", "float32")
+    )
+    assert named(bf16, fp32) == ["m dtype=bfloat16", "m dtype=float32"]
+    cpu, gpu = (
+        identity("dna-hf", {"pretrained": "m", "device": d}, {}, settings) for d in ("cpu", "cuda")
+    )
+    assert cpu == gpu
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("start_token", "none"), ("reduction", "mean"), ("score", "abs_llr"), ("convention", "evo2"),
+     ("one_class_chromosomes", "keep"), ("context_bp", 512), ("kmer_overlap", True)],
+)  # fmt: skip
+def test_every_setting_that_identifies_a_run_names_two_runs_apart(name, value):
+    from perturbation_bench.report.run_names import identity
+
+    plain, changed = (
+        identity("dna-hf", {"pretrained": "m"}, {}, {TASK: TaskSettings(data="sha256:aa", **extra)})
+        for extra in ({}, {name: value})
+    )
+    first, second = named(plain, changed)
+    assert first != second and second.endswith(f"{name}={value}")
+
+
+def test_a_model_argument_from_a_command_line_equals_the_same_value_from_python():
+    from perturbation_bench.report.run_names import identity
+
+    settings = {TASK: TaskSettings(data="sha256:aa")}
+    typed = identity("kmer-markov", {"fasta": "g.fa", "order": 5}, {}, settings)
+    assert identity("kmer-markov", {"fasta": "g.fa", "order": "5"}, {}, settings) == typed
