@@ -139,6 +139,7 @@ def shard_runs(root, shards, data):
         (["0/2", None], ["sha256:aa"] * 2, False, r"sharded and unsharded runs mixed: \{"),
         (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], True, r"a foreign shard, other data"),
         (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], False, r"data=aa\): shard\(s\) 1/2 missing"),
+        (["1/3", "2/3"], ["sha256:aa"] * 2, False, r"\): shard\(s\) 0/3 missing"),  # the first
     ],
 )
 def test_shards_that_do_not_make_one_run_are_refused(tmp_path, shards, data, named, message):

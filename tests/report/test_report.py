@@ -303,3 +303,28 @@ def test_the_margins_wilcoxon_test_and_quantiles_are_scipys_on_the_logged_margin
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert f"| {expected.statistic:.1f} | {expected.pvalue:.3g} |" in markdown
     assert "n/a (every margin 0) | n/a" in markdown
+
+
+def test_exon_ranks_from_five_on_are_one_stratum_and_the_others_their_own():
+    import pandas as pd
+
+    from perturbation_bench.report.summaries import strata
+
+    ranks = [1, 2, 4, 5, 5, 6, 9, None]
+    pairs = pd.DataFrame(
+        {
+            "model": "m",
+            "task": "t",
+            "correct": [1, 0, 1, 1, 0, 1, 1, 0],
+            "exon_rank": ranks,
+            "fraction_codons_changed": None,
+            **{
+                column: None
+                for column in ("is_first_exon", "strand", "chr", "is_clamped", "consequence")
+            },
+        }
+    )
+    rows = {
+        row["value"]: row["n"] for row in strata(pairs, n_boot=20) if row["column"] == "exon_rank"
+    }
+    assert rows == {"1": 1, "2": 1, "4": 1, "5+": 4}
