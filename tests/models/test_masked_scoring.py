@@ -27,3 +27,20 @@ def test_every_masked_position_is_masked_in_every_window_that_holds_it():
     for start, item in zip(starts, inputs):
         for position in range(start, start + 16):
             assert (item.ids[position - start] == -1) == (position in masked), (start, position)
+
+
+class LiteralWords:
+    """A slow tokenizer's token strings: the text's space-separated words, after a [CLS]."""
+
+    all_special_ids, unk_token_id, name_or_path = [1], 0, "words"
+
+    def convert_ids_to_tokens(self, ids):
+        words = {2: "ACG", 3: "CGT", 4: "GTA"}
+        return ["[CLS]" if i == 1 else words[i] for i in ids]
+
+
+def test_literal_offsets_skip_the_spaces_between_tokens():
+    from perturbation_bench.models.masked_scoring import literal_offsets
+
+    offsets = literal_offsets(LiteralWords(), [1, 2, 3, 4], "ACG CGT  GTA")
+    assert offsets == [(0, 0), (0, 3), (4, 7), (9, 12)]

@@ -159,3 +159,27 @@ def test_a_pair_seen_on_two_ranks_counts_once(monkeypatch):
     monkeypatch.setattr(torch.distributed, "all_gather_object", gather)
     summary = ranks[0].summary(world_size=2)
     assert summary == {"pairs": 3, "tokens": 9, "first_pair": f"{TASK} doc 0 (benchmark_id='b0')"}
+
+
+class SlowWordTokenizer:
+    """A slow tokenizer of space-separated 3-mers (DNABERT's overlapping k-mers as text)."""
+
+    is_fast = False
+    unk_token_id, unk_token, name_or_path = 0, "<unk>", "slow-words"
+
+    def __call__(self, text, add_special_tokens=False):
+        import itertools
+
+        vocab = {"".join(k): i + 1 for i, k in enumerate(itertools.product("ACGT", repeat=3))}
+        return {"input_ids": [vocab.get(word, 0) for word in text.split()]}
+
+
+def test_the_spaces_between_overlapping_k_mers_are_not_read_as_bases():
+    """A window with an N gives unknown k-mers that hold the N, which are counted; the spaces
+    that separate the words must not become bases when the slow check re-reads the text."""
+    tokenizer = SlowWordTokenizer()
+    text = "ACG CGN GNT NTA TAC"
+    ids = tokenizer(text)["input_ids"]
+    assert ids.count(0) == 3 and unknown_tokens(tokenizer, text, ids) == 3
+    with pytest.raises(TokenizationError, match="has only A/C/G/T bases"):
+        unknown_tokens(tokenizer, "ACG CGT GTAC", tokenizer("ACG CGT GTAC")["input_ids"])
