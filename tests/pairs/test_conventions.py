@@ -202,3 +202,20 @@ def test_only_a_document_that_says_start_token_none_starts_bare():
     settings = TaskSettings()
     assert not bare_start(None) and not bare_start({}) and not bare_start({TASK: settings})
     assert bare_start({TASK: TaskSettings(start_token="none")})
+
+
+@pytest.mark.parametrize(
+    "name, key",
+    [(name, key) for name in sorted(CONVENTIONS) for key in CONVENTIONS[name].pieces()],
+)
+def test_every_piece_a_convention_sets_is_refused_when_given_otherwise(name, key):
+    from perturbation_bench.pairs.settings import SETTING
+
+    value = CONVENTIONS[name].pieces()[key]
+    other = next(choice for choice in SETTING[key].choices if choice != value)
+    with pytest.raises(
+        OptionsError,
+        match=f"convention '{name}' sets {key}={value!r}, and {key}={other!r} was given",
+    ):
+        parse_options({"convention": name, key: other})
+    assert getattr(parse_options({"convention": name, key: value}).settings, key) == value

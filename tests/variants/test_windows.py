@@ -5,6 +5,7 @@ warning when a convention's edge rule is not the data's (``tasks/variants.py``).
 from __future__ import annotations
 
 import json
+import random
 
 import pandas as pd
 import pytest
@@ -229,3 +230,22 @@ def test_a_chromosome_shorter_than_the_window_is_excluded_only_when_shifting(tmp
     assert lengths == {"pad": 32, "truncate": 20}
     with pytest.raises(ValueError, match="unknown edge rule 'mirror'; rules: shift, pad, truncate"):
         _window_span(0, 32, 100, "mirror")
+
+
+@pytest.mark.parametrize("edge", ["shift", "pad", "truncate"])
+def test_a_window_that_just_fits_at_either_end_is_not_clamped_and_one_more_base_is(tmp_path, edge):
+    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.variants.windows import variant_windows
+
+    sequence = "".join(random.Random(8).choice("ACGT") for _ in range(100))
+    (tmp_path / "g.fa").write_text(f">c\n{sequence}\n")
+    genome = Genome(tmp_path / "g.fa")
+
+    def clamped(pos: int) -> bool:
+        ref = sequence[pos - 1]
+        windows = variant_windows(genome, "c", pos, ref, "A" if ref != "A" else "C", 20, edge)
+        return windows.is_clamped
+
+    # window [p - 10, p + 10): it fits exactly for p = 10 (starts at 0) and p = 90 (ends at 100)
+    assert (clamped(11), clamped(91)) == (False, False)
+    assert (clamped(10), clamped(92)) == (True, True)
