@@ -205,27 +205,22 @@ def launch(command: list[str]) -> subprocess.CompletedProcess:
     return run
 
 
+def run_two_processes(model_path, data_dir, tmp_path, model: str, *task_and_metadata):
+    """``dp_driver.py`` under torchrun with 2 CPU processes (a task and its metadata JSON
+    optional); the finished process and what rank 0 wrote: results and logged pairs."""
+    out = tmp_path / "dp.json"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
+    arguments = [str(DP_DRIVER), str(model_path), str(data_dir), str(out), model]
+    run = launch([*command, *arguments, *task_and_metadata])
+    return run, json.loads(out.read_text())
+
+
 def two_processes_match_one(model_path: str, pair_data, tmp_path, model: str):
     """Run the task under torchrun with 2 CPU processes; assert it equals a 1-process run."""
 
     task = "perturbation_syn_human"
     single = evaluate(model_path, [task], {"data_dir": str(pair_data)}, model=model)
-    out = tmp_path / "dp.json"
-    run = launch(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nproc_per_node",
-            "2",
-            str(DP_DRIVER),
-            model_path,
-            str(pair_data),
-            str(out),
-            model,
-        ]
-    )
-    parallel = json.loads(out.read_text())
+    run, parallel = run_two_processes(model_path, pair_data, tmp_path, model)
     assert_same_results(parallel["results"], single["results"][task])
     for got, expected in zip(parallel["lls"], logged_pairs(single, task), strict=True):
         assert got == pytest.approx(list(expected), rel=1e-6, abs=1e-3)

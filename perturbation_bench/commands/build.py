@@ -7,7 +7,10 @@
 - ``saturation``: every base of regions to each other base (``variants/saturation.py``);
 - ``controls``: elements against shuffles of themselves (``controls/build.py``).
 
-``syn``, ``motif``, ``variants`` and ``controls`` also write the built config's own task YAML beside the data
+Each kind's options are declared beside its builder, in a module that imports nothing heavy
+(``KINDS``), so the parser is built without reading pyarrow or a model; the calls here read
+the arguments and print what the builders return. ``syn``, ``motif``, ``variants`` and
+``controls`` also write the built config's own task YAML beside the data
 (``tasks/task_yaml.py``).
 """
 
@@ -16,153 +19,27 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from perturbation_bench.controls import elements
+from perturbation_bench.dataset import settings as pair_settings
 from perturbation_bench.errors import DataValidationError, OptionsError
-from perturbation_bench.pairs.conventions import EDGES
+from perturbation_bench.variants import mutations, saturation, windows
+
+KINDS = {
+    "syn": (pair_settings.add_arguments, "synonymous recoding to the most frequent codons"),
+    "motif": (pair_settings.add_arguments, "an in-frame repeat (default CAG x 10)"),
+    "variants": (windows.add_arguments, "reference/alternate windows of a variant file"),
+    "mutations": (mutations.add_arguments, "a variant table of mutations by consequence class"),
+    "saturation": (saturation.add_arguments, "every base of regions to each other base"),
+    "controls": (elements.add_arguments, "elements against shuffles of themselves"),
+}
+"""Kind -> the function that adds its options (beside its builder) and its help."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``build`` subcommand's kinds and their options."""
+    """The ``build`` subcommand's kinds; each kind's options are its builder's (``KINDS``)."""
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
-    _add_build_arguments(
-        kinds.add_parser("syn", help="synonymous recoding to the most frequent codons")
-    )
-    _add_build_arguments(kinds.add_parser("motif", help="an in-frame repeat (default CAG x 10)"))
-    variants = kinds.add_parser("variants", help="reference/alternate windows of a variant file")
-    variants.add_argument(
-        "--variants",
-        required=True,
-        help="VCF (.vcf, .vcf.gz) or table "
-        "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt",
-    )
-    variants.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    variants.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
-    variants.add_argument("--out", required=True, help="output folder (hub layout)")
-    variants.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
-    variants.add_argument(
-        "--edge",
-        choices=EDGES,
-        default="shift",
-        help="at a chromosome end: shift the window inwards (default), pad it "
-        "with N (GPN, TraitGym), or truncate it (Evo 2)",
-    )
-    mutations = kinds.add_parser(
-        "mutations", help="a variant table of mutations by consequence class"
-    )
-    mutations.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    annotation = mutations.add_mutually_exclusive_group(required=True)
-    annotation.add_argument("--gtf", help="annotation GTF (a .gff3/.gff name is read as GFF3)")
-    annotation.add_argument("--gff3", help="annotation GFF3")
-    mutations.add_argument("--out", required=True, help="the variant table to write (.parquet)")
-    mutations.add_argument("--classes", help="comma-separated classes (default: all)")
-    mutations.add_argument(
-        "--positive",
-        help="classes labelled true (default: stop_gained,"
-        "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)",
-    )
-    mutations.add_argument(
-        "--per-class", type=int, default=500, help="variants per class (default 500)"
-    )
-    mutations.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
-    mutations.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    saturation = kinds.add_parser("saturation", help="every base of regions to each other base")
-    saturation.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    saturation.add_argument(
-        "--region",
-        action="append",
-        default=[],
-        metavar="CHROM:START-END",
-        help="1-based, both ends included (repeatable)",
-    )
-    saturation.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
-    saturation.add_argument("--out", required=True, help="the variant table to write (.parquet)")
-    _add_controls_arguments(
-        kinds.add_parser("controls", help="elements against shuffles of themselves")
-    )
-
-
-def _add_controls_arguments(parser: argparse.ArgumentParser) -> None:
-    from perturbation_bench.controls.elements import DEFAULT_PROMOTER_BP, FEATURES
-    from perturbation_bench.controls.shuffles import SHUFFLES, STRANDS
-
-    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--bed", help="elements: the regions of a BED file (0-based, half-open)")
-    source.add_argument("--gtf", help="elements: --feature of each gene's chosen transcript")
-    source.add_argument("--gff3", help="as --gtf, from a GFF3")
-    parser.add_argument("--feature", choices=FEATURES, help="with --gtf/--gff3: which feature")
-    parser.add_argument(
-        "--promoter-bp",
-        type=int,
-        default=DEFAULT_PROMOTER_BP,
-        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})",
-    )
-    parser.add_argument("--shuffle", required=True, choices=SHUFFLES, help="what the shuffle keeps")
-    parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
-    parser.add_argument(
-        "--strands",
-        choices=STRANDS,
-        default="forward",
-        help="forward (default), both (a reverse-complemented row too), random",
-    )
-    parser.add_argument("--config", required=True, help="config name, e.g. controls_ccre_dinuc")
-    parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-
-
-def _add_build_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
-    annotation = parser.add_mutually_exclusive_group(required=True)
-    annotation.add_argument(
-        "--gtf", help="annotation GTF (plain or .gz; a .gff3/.gff name is read as GFF3)"
-    )
-    annotation.add_argument("--gff3", help="annotation GFF3 (plain or .gz), e.g. NCBI RefSeq, SGD")
-    parser.add_argument(
-        "--species", required=True, help="human, mouse, yeast, ... (names the config)"
-    )
-    parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--config", help="config name (default: <kind>_<species>)")
-    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
-    parser.add_argument(
-        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default 1024)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--max-pairs", type=int, help="keep a seeded random sample of this many")
-    parser.add_argument("--assembly", help="genome_assembly column (default: FASTA file name)")
-    parser.add_argument(
-        "--annotation-source", help="annotation_source column (default: GTF file name)"
-    )
-    if parser.prog.endswith("syn"):
-        parser.add_argument(
-            "--optimization-rate",
-            type=float,
-            default=1.0,
-            help="share of eligible codons to recode (default 1)",
-        )
-        from perturbation_bench.dataset.settings import RECODINGS
-
-        parser.add_argument(
-            "--recode",
-            choices=RECODINGS,
-            default="most_frequent",
-            help="most_frequent (default: the published recoding) or shuffle "
-            "(synonymous codons permuted: the codon control)",
-        )
-        parser.add_argument(
-            "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
-        )
-    else:
-        parser.add_argument("--motif", default="CAG", help="repeat unit (default CAG)")
-        parser.add_argument(
-            "--repeats", type=int, default=10, help="copies of the unit (default 10)"
-        )
-        parser.add_argument(
-            "--allow-stop-or-frameshift",
-            action="store_true",
-            help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
-        )
-        parser.add_argument(
-            "--offset", type=int, default=60, help="bp after the first complete codon (default 60)"
-        )
+    for kind, (add_kind_arguments, summary) in KINDS.items():
+        add_kind_arguments(kinds.add_parser(kind, help=summary))
 
 
 def _some(names: list[str], shown: int = 5) -> str:
@@ -258,7 +135,6 @@ def _build_variants(args: argparse.Namespace) -> int:
 def _build_mutations(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.annotation import exons_of
     from perturbation_bench.dataset.genome import Genome
-    from perturbation_bench.variants import mutations
 
     def class_list(text, default):
         names = tuple(n.strip() for n in text.split(",") if n.strip()) if text else default
@@ -297,7 +173,6 @@ def _build_mutations(args: argparse.Namespace) -> int:
 
 def _build_saturation(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.genome import Genome
-    from perturbation_bench.variants import saturation
     from perturbation_bench.variants.reading import read_bed
 
     regions = [saturation.parse_region(text) for text in args.region]

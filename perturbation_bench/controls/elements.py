@@ -108,3 +108,32 @@ def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[in
     after = [(max(start, last), end) for start, end in exons if end > last]
     upstream, downstream = (before, after) if strand == "+" else (after, before)
     return upstream if feature == "utr5" else downstream
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build controls``: the elements, the shuffle, the window, the strands."""
+    from perturbation_bench.controls.shuffles import SHUFFLES, STRANDS
+
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--bed", help="elements: the regions of a BED file (0-based, half-open)")
+    source.add_argument("--gtf", help="elements: --feature of each gene's chosen transcript")
+    source.add_argument("--gff3", help="as --gtf, from a GFF3")
+    parser.add_argument("--feature", choices=FEATURES, help="with --gtf/--gff3: which feature")
+    parser.add_argument(
+        "--promoter-bp",
+        type=int,
+        default=DEFAULT_PROMOTER_BP,
+        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})",
+    )
+    parser.add_argument("--shuffle", required=True, choices=SHUFFLES, help="what the shuffle keeps")
+    parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
+    parser.add_argument(
+        "--strands",
+        choices=STRANDS,
+        default="forward",
+        help="forward (default), both (a reverse-complemented row too), random",
+    )
+    parser.add_argument("--config", required=True, help="config name, e.g. controls_ccre_dinuc")
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

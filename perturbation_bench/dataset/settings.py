@@ -104,3 +104,58 @@ def check_motif(settings: BuildSettings, allow_disruptive: bool) -> None:
             f"motif_human is the published config (CAG x 10, offset 60); name this dataset "
             f"after its own repeat with --config, e.g. motif_{settings.motif.lower()}_{settings.species}"
         )
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build syn`` and ``build motif`` (the parser's name says which)."""
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    annotation = parser.add_mutually_exclusive_group(required=True)
+    annotation.add_argument(
+        "--gtf", help="annotation GTF (plain or .gz; a .gff3/.gff name is read as GFF3)"
+    )
+    annotation.add_argument("--gff3", help="annotation GFF3 (plain or .gz), e.g. NCBI RefSeq, SGD")
+    parser.add_argument(
+        "--species", required=True, help="human, mouse, yeast, ... (names the config)"
+    )
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--config", help="config name (default: <kind>_<species>)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument(
+        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default 1024)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--max-pairs", type=int, help="keep a seeded random sample of this many")
+    parser.add_argument("--assembly", help="genome_assembly column (default: FASTA file name)")
+    parser.add_argument(
+        "--annotation-source", help="annotation_source column (default: GTF file name)"
+    )
+    if parser.prog.endswith("syn"):
+        parser.add_argument(
+            "--optimization-rate",
+            type=float,
+            default=1.0,
+            help="share of eligible codons to recode (default 1)",
+        )
+        parser.add_argument(
+            "--recode",
+            choices=RECODINGS,
+            default="most_frequent",
+            help="most_frequent (default: the published recoding) or shuffle "
+            "(synonymous codons permuted: the codon control)",
+        )
+        parser.add_argument(
+            "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
+        )
+    else:
+        parser.add_argument("--motif", default="CAG", help="repeat unit (default CAG)")
+        parser.add_argument(
+            "--repeats", type=int, default=10, help="copies of the unit (default 10)"
+        )
+        parser.add_argument(
+            "--allow-stop-or-frameshift",
+            action="store_true",
+            help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
+        )
+        parser.add_argument(
+            "--offset", type=int, default=60, help="bp after the first complete codon (default 60)"
+        )

@@ -349,3 +349,23 @@ def write_table(mutations, summary: dict, out: Path, positive=POSITIVE) -> Path:
         for m in mutations
     ]
     return write_variant_table(rows, columns, summary, out)
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build mutations``."""
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    annotation = parser.add_mutually_exclusive_group(required=True)
+    annotation.add_argument("--gtf", help="annotation GTF (a .gff3/.gff name is read as GFF3)")
+    annotation.add_argument("--gff3", help="annotation GFF3")
+    parser.add_argument("--out", required=True, help="the variant table to write (.parquet)")
+    parser.add_argument("--classes", help="comma-separated classes (default: all)")
+    parser.add_argument(
+        "--positive",
+        help="classes labelled true (default: stop_gained,"
+        "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)",
+    )
+    parser.add_argument(
+        "--per-class", type=int, default=500, help="variants per class (default 500)"
+    )
+    parser.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -77,3 +77,17 @@ def write_saturation(rows: list[dict], summary: dict, out: str | Path) -> Path:
         ("region", pa.string()),
     ]
     return write_variant_table(rows, columns, summary, out)
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build saturation``."""
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    parser.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        metavar="CHROM:START-END",
+        help="1-based, both ends included (repeatable)",
+    )
+    parser.add_argument("--bed", help="regions from a BED file (0-based, half-open)")
+    parser.add_argument("--out", required=True, help="the variant table to write (.parquet)")

@@ -130,3 +130,24 @@ def _window_span(centred: int, window: int, length: int, edge: str) -> tuple[int
     if edge == "truncate":
         return max(0, centred), min(length, centred + window)
     raise ValueError(f"unknown edge rule {edge!r}; rules: {', '.join(EDGES)}")
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build variants``: its inputs, the window and its edge rule."""
+    parser.add_argument(
+        "--variants",
+        required=True,
+        help="VCF (.vcf, .vcf.gz) or table "
+        "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt",
+    )
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    parser.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument(
+        "--edge",
+        choices=EDGES,
+        default="shift",
+        help="at a chromosome end: shift the window inwards (default), pad it "
+        "with N (GPN, TraitGym), or truncate it (Evo 2)",
+    )

@@ -3,17 +3,15 @@ independently (1e-9 relative), the cache, and a run through lm-eval."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
-import sys
 from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
 
-from dna_fixtures import DP_DRIVER, launch, reverse_complement
+from dna_fixtures import reverse_complement, run_two_processes
 from perturbation_bench.dna import random_dna
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.models import markov_chain
@@ -167,22 +165,7 @@ def test_kmer_markov_in_two_processes_matches_one_and_each_holds_its_share(tmp_p
     write_parquet(random_pairs(9, 120, seed=8), tmp_path / "data", "syn_human")
     task = "perturbation_syn_human"
     single = evaluate(str(fasta), [task], {"data_dir": str(tmp_path / "data")}, model="kmer-markov")
-    out = tmp_path / "dp.json"
-    run = launch(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nproc_per_node",
-            "2",
-            str(DP_DRIVER),
-            str(fasta),
-            str(tmp_path / "data"),
-            str(out),
-            "kmer-markov",
-        ]
-    )
-    parallel = json.loads(out.read_text())
+    run, parallel = run_two_processes(fasta, tmp_path / "data", tmp_path, "kmer-markov")
     assert_same_results(parallel["results"], single["results"][task])
     assert parallel["lls"] == [list(pair) for pair in logged_pairs(single, task)]
     assert "this process scores 5 of the 9 pairs and holds only those" in run.stderr

@@ -15,11 +15,11 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from dna_fixtures import (
-    DP_DRIVER,
     build_variants,
     evaluate,
     expected_edge_pair,
     random_genome,
+    run_two_processes,
     traitgym_like,
 )
 from perturbation_bench.cli import main
@@ -395,9 +395,8 @@ def test_a_non_variant_config_is_refused_by_the_variant_task(pair_data):
 def test_two_processes_report_the_same_ranking_metrics_as_one(
     tiny_models, labelled_variants, tmp_path
 ):
-    import sys
 
-    from dna_fixtures import assert_same_results, launch
+    from dna_fixtures import assert_same_results
 
     metadata = {"config": "labelled"}
     single = evaluate(
@@ -406,24 +405,9 @@ def test_two_processes_report_the_same_ranking_metrics_as_one(
         {"data_dir": str(labelled_variants), **metadata},
         model="dna-hf",
     )
-    out = tmp_path / "dp.json"
-    run = launch(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nproc_per_node",
-            "2",
-            str(DP_DRIVER),
-            tiny_models["char"],
-            str(labelled_variants),
-            str(out),
-            "dna-hf",
-            TASK,
-            json.dumps(metadata),
-        ]
+    run, parallel = run_two_processes(
+        tiny_models["char"], labelled_variants, tmp_path, "dna-hf", TASK, json.dumps(metadata)
     )
-    parallel = json.loads(out.read_text())
     assert_same_results(parallel["results"], single["results"][TASK])
     assert "dna-hf process 1 of 2: 40 loglikelihood requests" in run.stderr  # 20 of 40 variants
 

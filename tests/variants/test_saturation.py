@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from dna_fixtures import DP_DRIVER
+from dna_fixtures import run_two_processes
 from perturbation_bench.cli import main
 
 
@@ -270,9 +270,8 @@ def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(
 @pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
 def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp_path, model):
     """lm-eval splits the documents among processes; each dedupes its own share."""
-    import sys
 
-    from dna_fixtures import assert_same_results, evaluate, launch
+    from dna_fixtures import assert_same_results, evaluate
     from perturbation_bench.tasks.pairing import logged_pairs
 
     data, masked = saturation_pairs
@@ -280,24 +279,9 @@ def test_two_processes_with_dedupe_match_one(saturation_pairs, causal_model, tmp
     single = evaluate(
         path, ["perturbation_variants"], {"data_dir": str(data), "config": "sat"}, model=model
     )
-    out = tmp_path / "dp.json"
-    launch(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--nproc_per_node",
-            "2",
-            str(DP_DRIVER),
-            path,
-            str(data),
-            str(out),
-            model,
-            "perturbation_variants",
-            json.dumps({"config": "sat"}),
-        ]
+    _, parallel = run_two_processes(
+        path, data, tmp_path, model, "perturbation_variants", json.dumps({"config": "sat"})
     )
-    parallel = json.loads(out.read_text())
     assert_same_results(parallel["results"], single["results"]["perturbation_variants"])
     for a, b in zip(parallel["lls"], logged_pairs(single, "perturbation_variants"), strict=True):
         assert a == pytest.approx(list(b), rel=1e-6, abs=1e-3)
