@@ -1,10 +1,14 @@
-"""Which of this package's models were created in this process, for advice meant for others.
+"""Which of this package's models scores in this process, for the tasks that load after it.
 
 lm-eval creates the model before it builds the tasks, in the same process. This package's models
 (``dna-hf``, ``dna-mlm``, ``kmer-markov``) :func:`announce` themselves when created, and the tasks
-skip advice that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA
-prefix) when one of them is scoring. They also :func:`announce_share` the rank and world size
-lm-eval will shard documents by, so that a task holds only its process's documents.
+read :func:`scoring_model`: they refuse settings that do not apply to it
+(``pairs/conventions.check_model``), count scored tokens the way it scores them, and skip advice
+that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA prefix). None
+means a model of lm-eval's own (or no model yet). ``perturbation-bench check`` builds the tasks
+:func:`as_scoring` the model it checks for, without creating it. The models also
+:func:`announce_share` the rank and world size lm-eval will shard documents by, so that a task
+holds only its process's documents.
 
 Why a module-level record and not an argument: lm-eval (0.4.x) calls a task's
 ``custom_dataset`` with the run's metadata and the task's ``dataset_kwargs`` only; neither the
@@ -16,18 +20,32 @@ model, in the process that builds the tasks, and read when they load.
 
 from __future__ import annotations
 
-_created: set[str] = set()
+from contextlib import contextmanager
+
+_scoring: str | None = None
 _share: tuple[int, int] | None = None
 
 
 def announce(name: str) -> None:
-    """Record that this package's model ``name`` was created in this process."""
-    _created.add(name)
+    """Record that this package's model ``name`` was created in this process (and scores)."""
+    global _scoring
+    _scoring = name
 
 
-def package_model_created() -> bool:
-    """Whether any of this package's models was created in this process."""
-    return bool(_created)
+def scoring_model() -> str | None:
+    """The name of this package's model created last in this process; None if none was."""
+    return _scoring
+
+
+@contextmanager
+def as_scoring(name: str | None):
+    """Within the block, :func:`scoring_model` is ``name`` (None: a model of lm-eval's own)."""
+    global _scoring
+    before, _scoring = _scoring, name
+    try:
+        yield
+    finally:
+        _scoring = before
 
 
 def announce_share(rank: int, world_size: int) -> None:

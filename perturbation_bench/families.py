@@ -1,9 +1,10 @@
 """The model table and the family table: the lm-eval models this package adds, and the model
 families it knows how to run (each one a preset).
 
-:data:`MODELS` names each lm-eval model with the class that implements it and its kind:
+:data:`MODELS` names each lm-eval model with the class that implements it, its kind:
 ``causal`` (log-likelihoods of whole sequences: ``dna-hf``, ``kmer-markov``) or ``masked``
-(masked marginals over the positions that differ: ``dna-mlm``). The autoload hook registers
+(masked marginals over the positions that differ: ``dna-mlm``), and what it reads: ``tokens``
+of a tokenizer, or ``bases`` (``kmer-markov``: one scored term per base, no tokenizer). The autoload hook registers
 them with lm-eval from it (lazily, without importing them), each adapter takes its name from it
 (``models/adapter.registered``), and a test holds ``setup.cfg``'s ``lm_eval.models`` entry points
 to it. What follows from the kind (which conventions apply, what scale a report puts a run on)
@@ -30,20 +31,26 @@ from typing import NamedTuple
 
 
 class Model(NamedTuple):
-    """One lm-eval model of this package: ``module:Class`` and its kind."""
+    """One lm-eval model of this package: ``module:Class``, its kind and what it reads."""
 
     target: str
     kind: str
+    reads: str = "tokens"
 
 
 MODELS = {
     "dna-hf": Model("perturbation_bench.models.dna_hf:DnaHFLM", "causal"),
     "dna-mlm": Model("perturbation_bench.models.dna_mlm:DnaMaskedLM", "masked"),
-    "kmer-markov": Model("perturbation_bench.models.kmer_markov:KmerMarkovLM", "causal"),
+    "kmer-markov": Model("perturbation_bench.models.kmer_markov:KmerMarkovLM", "causal", "bases"),
 }
 """lm-eval model name -> :class:`Model`."""
 CAUSAL_MODELS = tuple(name for name, model in MODELS.items() if model.kind == "causal")
 MASKED_MODELS = tuple(name for name, model in MODELS.items() if model.kind == "masked")
+
+
+def reads_bases(model: str | None) -> bool:
+    """Whether ``model`` (a name; None for one of lm-eval's) scores bases, not tokens."""
+    return model in MODELS and MODELS[model].reads == "bases"
 
 
 class Family(NamedTuple):

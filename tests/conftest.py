@@ -24,6 +24,13 @@ from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _as_a_fresh_process(monkeypatch):
+    """Each test starts as a new lm-eval process would: no model of this package created yet
+    (``active_models.py``), whatever an earlier test created."""
+    monkeypatch.setattr("perturbation_bench.active_models._scoring", None)
+
+
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory) -> dict:
     """One random tiny Llama per tokenizer kind, saved once per session: kind -> folder."""

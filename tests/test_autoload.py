@@ -174,7 +174,8 @@ def test_the_model_table_is_the_one_every_door_reads():
 
     declared = {point.name: point.value for point in entry_points(group="lm_eval.models")}
     assert declared == {name: model.target for name, model in MODELS.items()}
-    for name, (target, _) in MODELS.items():
+    for name, model in MODELS.items():
+        target = model.target
         importlib.import_module(target.split(":")[0])  # registers it, with the hook on or off
         cls = get_model(name)
         assert f"{cls.__module__}:{cls.__qualname__}" == target

@@ -1,18 +1,21 @@
 """``perturbation-bench check``: a dry run of an ``lm_eval`` command line, in seconds, no weights.
 
 lm-eval loads the model before it builds the tasks, so a misspelt option or a bad data file shows
-up only after the weights are read. ``check`` takes the same ``--tasks``, ``--metadata``,
-``--model_args`` (and ``--batch_size``, ``--include_path``) and, without loading any weight:
+up only after the weights are read. ``check`` takes the same ``--model``, ``--tasks``,
+``--metadata``, ``--model_args`` (and ``--batch_size``, ``--include_path``) and, without loading
+any weight, runs the checks the run makes, with the same code:
 
-1. checks the model arguments (``pretrained``/``tokenizer`` a folder or a usable hub id, the batch
-   size: ``arguments.py``);
-2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, which
-   reads and checks every pair file and every task option (``tasks/loading.py``); other tasks are
-   named and not checked;
+1. checks the model arguments: each one the model takes (``models/model_arguments.py``),
+   ``pretrained``/``tokenizer`` a folder or a usable hub id, the batch size (``arguments.py``);
+2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, for
+   the model (``active_models.as_scoring``), which reads and checks every pair file and every
+   task option, and refuses settings that do not apply to the model (``tasks/loading.py``,
+   ``pairs/conventions.check_model``); other tasks are named and not checked;
 3. tokenizes the first ``--sample`` pairs of each task with the model's tokenizer, as the model
-   will (unknown tokens: ``models/tokens.py``), and prints the range of tokens per sequence and
-   the unknown tokens in those pairs, and how many pairs of the whole task hold a base other
-   than A/C/G/T (``N``), which a k-mer tokenizer reads as unknown tokens.
+   will (unknown tokens, overlapping k-mers: ``models/tokens.py``), and prints the range of
+   tokens per sequence and the unknown tokens in those pairs, and how many pairs of the whole
+   task hold a base other than A/C/G/T (``N``), which a k-mer tokenizer reads as unknown tokens.
+   A model that reads bases (``kmer-markov``) has no tokenizer to check.
 
 Exit status 0 when all is well, 2 with one line on the first problem.
 """
@@ -24,6 +27,7 @@ import json
 import re
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.families import reads_bases
 
 DEFAULT_SAMPLE = 8
 _NOT_ACGT = re.compile("[^ACGTacgt]")
@@ -31,6 +35,7 @@ _NOT_ACGT = re.compile("[^ACGTacgt]")
 
 def add_arguments(parser) -> None:
     """The ``check`` subcommand's arguments (the ``lm_eval`` ones it mirrors)."""
+    parser.add_argument("--model", default="hf", help="as lm_eval --model (default hf, as lm_eval)")
     parser.add_argument("--tasks", required=True, help="comma-separated task names, as lm_eval")
     parser.add_argument("--metadata", default="{}", help="JSON, as lm_eval --metadata")
     parser.add_argument("--model_args", default="", help="k=v,k=v, as lm_eval --model_args")
@@ -45,6 +50,7 @@ def run(args) -> int:
     """Run the checks of the module docstring; print one line per task; return 0."""
     from lm_eval.utils import simple_parse_args_string
 
+    from perturbation_bench.active_models import as_scoring
     from perturbation_bench.arguments import (
         check_batch_size,
         check_model_source,
@@ -63,17 +69,34 @@ def run(args) -> int:
         if argument in model_args:
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
+    model = _package_model(args.model, model_args)
     check_batch_size(args.batch_size)
-    tokenizer = load_tokenizer(model_args)
-    for name, task in _build_tasks(args, model_args | metadata).items():
+    tokenizer = None if reads_bases(model) else load_tokenizer(model_args)
+    with as_scoring(model):
+        tasks = _build_tasks(args, model_args | metadata)
+    for name, task in tasks.items():
         docs = task.eval_docs
-        sample = _sample(task, docs, tokenizer, args.sample)
+        sample = (
+            f"{model} reads bases, no tokenizer"
+            if reads_bases(model)
+            else _sample(task, docs, tokenizer, args.sample)
+        )
         other = sum(_holds_other_bases(doc) for doc in docs)
         print(
             f"{name}: {len(docs)} pairs, options and files OK; {sample}; {other} of "
             f"{len(docs)} pairs hold a base other than A/C/G/T"
         )
     return 0
+
+
+def _package_model(name: str, model_args: dict) -> str | None:
+    """``name``, its arguments checked, if it is one of this package's models, else None (a
+    model of lm-eval's own: the tasks load for it as for any of lm-eval's)."""
+    from perturbation_bench.families import MODELS
+    from perturbation_bench.models.model_arguments import check_model_arguments
+
+    check_model_arguments(name, model_args)
+    return name if name in MODELS else None
 
 
 def _build_tasks(args, metadata: dict) -> dict:

@@ -6,6 +6,7 @@ Importing this package imports nothing else. The models score requests of any ta
 here imports :mod:`perturbation_bench.tasks`.
 
 - ``adapter.py``: what every model of this package does (argument checks, provenance, ...);
+- ``model_arguments.py``: the model arguments each model takes, read off its code;
 - ``dna_hf.py``: ``dna-hf``, with ``causal_plan.py`` (which token passes a set of requests
   needs) and ``causal_scoring.py`` (running them);
 - ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL) and

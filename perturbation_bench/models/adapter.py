@@ -5,9 +5,10 @@
 ``__init__``, in this order:
 
 1. :meth:`~PackageModel._check_arguments`, before any weight is read: a user error prints as one
-   line (``errors.install_excepthook``); the package's model announces itself (advice meant for
-   lm-eval's ``hf`` model is then skipped, ``active_models.py``); ``pretrained``/``tokenizer``
-   must be a folder or a usable hub id and the batch size valid (``arguments.py``);
+   line (``errors.install_excepthook``); the package's model announces itself (the tasks then
+   load for it, ``active_models.py``); every model argument must be one it takes
+   (``model_arguments.py``), ``pretrained``/``tokenizer`` a folder or a usable hub id and the
+   batch size valid (``arguments.py``);
 2. :meth:`~PackageModel._ready`, once the model is loaded and its processes joined: the rank and
    world size lm-eval shards documents by are announced (a process then holds only its own
    documents); the scorer settings are recorded for the results file (``provenance.py``); a model
@@ -28,6 +29,7 @@ from perturbation_bench.arguments import (
 )
 from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.families import MODELS
+from perturbation_bench.models.model_arguments import check_model_arguments
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
@@ -55,17 +57,19 @@ class PackageModel:
     model_name: str
 
     def _check_arguments(
-        self, sources: dict | None = None, batch_size=None, trust_remote_code=False
+        self, given: dict, sources: dict | None = None, batch_size=None, trust_remote_code=False
     ) -> None:
-        """Step 1: ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None and
-        model objects are not checked); ``batch_size`` None is not checked; a folder that ships
-        its own code needs ``trust_remote_code``."""
+        """Step 1: ``given`` holds the model arguments ``__init__`` does not name (and
+        ``pretrained``); ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None
+        and model objects are not checked); ``batch_size`` None is not checked; a folder that
+        ships its own code needs ``trust_remote_code``."""
         install_excepthook()
         announce(self.model_name)
         for argument, value in (sources or {}).items():
             if isinstance(value, str):
                 check_model_source(value, argument)
                 check_remote_code(value, trust_remote_code)
+        check_model_arguments(self.model_name, given)
         if batch_size is not None:
             check_batch_size(batch_size)
 

@@ -112,6 +112,7 @@ class DnaHFLM(PackageModel, HFLM):
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
         self._check_arguments(
+            {**kwargs, "pretrained": pretrained},
             {"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
             kwargs.get("batch_size", 1),
             kwargs.get("trust_remote_code"),

@@ -68,14 +68,14 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         **unused,
     ) -> None:
         self._check_arguments(
-            {"pretrained": pretrained, "tokenizer": tokenizer}, batch_size, trust_remote_code
+            unused,
+            {"pretrained": pretrained, "tokenizer": tokenizer},
+            batch_size,
+            trust_remote_code,
         )
         super().__init__()
         from transformers import AutoModelForMaskedLM
 
-        unused.pop("max_batch_size", None)
-        if unused:
-            raise OptionsError(f"dna-mlm does not take {', '.join(sorted(unused))}")
         self.dedupe = truth(dedupe, "dedupe")
         if scoring not in SCORINGS:
             raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")

@@ -34,12 +34,8 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
         counts: str | None = None,
         **unused,
     ) -> None:
-        self._check_arguments()
+        self._check_arguments(unused)  # lm-eval's batch_size and device: nothing to batch here
         super().__init__()
-        for key in ("batch_size", "max_batch_size", "device"):
-            unused.pop(key, None)  # lm-eval passes these to every model; nothing to batch here
-        if unused:
-            raise OptionsError(f"kmer-markov does not take {', '.join(sorted(unused))}")
         if not fasta:
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self._device = self._start_data_parallel("cpu")

@@ -361,6 +361,16 @@ class MaskedScorer:
             for _, group in sorted(by_length.items())
             for i in range(0, len(group), self.batch_size)
         ]
+        if self.scoring == "pll":
+            (log.warning if self.batch_size == 1 and len(batches) > 1 else log.info)(
+                "dna-mlm: scoring=pll masks each token in turn: %d masked inputs, %d forward "
+                "passes at batch_size=%d; a larger --batch_size runs more of them at once "
+                "(%d passes at 64)",
+                len(inputs),
+                len(batches),
+                self.batch_size,
+                sum(-(-len(group) // 64) for group in by_length.values()),
+            )
         for batch in tqdm(
             batches, desc="dna-mlm: masked forward passes", disable=not self.progress
         ):

@@ -14,12 +14,18 @@ simply scores it. Two causes are told apart, by the characters each unknown toke
 With a fast tokenizer the characters come from its offsets. A slow tokenizer gives none; then
 the sequence is tokenized again with every non-ACGT base read as ``A``, and an unknown token that
 remains comes from A/C/G/T alone.
+
+Overlapping k-mers (``kmer_overlap``, the ``dnabert`` preset) reach the model as words separated
+by spaces (``pairs/requests.py``). A tokenizer fits them when it reads three such words of
+A/C/G/T as three known tokens (:func:`check_kmer_words`, once per tokenizer and k); any other
+tokenizer would read the spaces as tokens or unknown tokens, and the run stops before scoring.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 
 import torch
 
@@ -42,6 +48,8 @@ def unknown_tokens(tokenizer, sequence: str, ids: list[int], setting: str = "") 
     Raises:
         TokenizationError: an unknown token of ``sequence`` covers A/C/G/T alone.
     """
+    if " " in sequence:
+        check_kmer_words(tokenizer, len(sequence.split(" ", 1)[0]), setting)
     unknown = tokenizer.unk_token_id
     if unknown is None or unknown not in ids:
         return 0
@@ -58,6 +66,35 @@ def unknown_tokens(tokenizer, sequence: str, ids: list[int], setting: str = "") 
         "6-mer models, which read a trailing partial k-mer as unknown), or a DNA prefix the "
         "tokenizer expects (dna_prefix)."
     )
+
+
+def check_kmer_words(tokenizer, k: int, setting: str = "") -> None:
+    """Refuse a tokenizer that does not read space-separated k-mer words (module docstring).
+
+    Raises:
+        TokenizationError: three words of ``k`` A/C/G/T bases are not three known tokens.
+    """
+    ids = _kmer_word_tokens(tokenizer, k)
+    if len(ids) == 3 and tokenizer.unk_token_id not in ids:
+        return
+    unknown = ids.count(tokenizer.unk_token_id) if tokenizer.unk_token_id is not None else 0
+    raise TokenizationError(
+        f"{tokenizer.name_or_path}: overlapping k-mers ({setting or 'kmer_overlap'}) reach the "
+        f"model as words separated by spaces, and this tokenizer reads the three words "
+        f"{_kmer_words(k)!r} as {len(ids)} tokens ({unknown} unknown): it does not read "
+        "space-separated k-mers, as DNABERT's does. Leave kmer_overlap and the dnabert preset "
+        "out for this model."
+    )
+
+
+def _kmer_words(k: int) -> str:
+    bases = ("ACGT" * k)[: k + 2]
+    return " ".join(bases[i : i + k] for i in range(3))
+
+
+@lru_cache(maxsize=16)
+def _kmer_word_tokens(tokenizer, k: int) -> list[int]:
+    return tokenizer(_kmer_words(k), add_special_tokens=False)["input_ids"]
 
 
 def _acgt_unknown_kmer(tokenizer, sequence: str) -> str | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS
+from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases
 from perturbation_bench.pairs.settings import SETTING, TaskSettings, settings_of
 
 START_TOKENS = SETTING["start_token"].choices
@@ -103,23 +103,31 @@ CONVENTIONS = {
 }
 
 
-def check_model(model: str, settings: TaskSettings) -> None:
-    """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``.
+def check_model(model: str | None, settings: TaskSettings) -> None:
+    """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``:
+    one of this package's models, or None for a model of lm-eval's own (``hf``, ...), which is
+    causal and always conditions on a start token.
 
     Raises:
         OptionsError: the convention is another model kind's, ``start_token: none`` reaches a
-            masked model, or overlapping k-mers reach ``kmer-markov``.
+            masked model or one of lm-eval's, or overlapping k-mers reach ``kmer-markov``.
     """
+    name = model or "lm-eval's own model"
     convention = CONVENTIONS.get(settings.convention or "")
     if convention is not None and model not in convention.models:
         raise OptionsError(
             f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
-            f"not {model} (follows {convention.follows})"
+            f"not {name} (follows {convention.follows})"
         )
-    if settings.kmer_overlap and model == "kmer-markov":
+    if settings.kmer_overlap and reads_bases(model):
         raise OptionsError(
-            "kmer-markov reads bases, not overlapping k-mers (leave kmer_overlap "
+            f"{model} reads bases, not overlapping k-mers (leave kmer_overlap "
             "and the dnabert preset out)"
+        )
+    if settings.start_token == "none" and model is None:
+        raise OptionsError(
+            f"start_token 'none' needs one of this package's models (--model "
+            f"{' or '.join(CAUSAL_MODELS)}): lm-eval's hf model always conditions on a start token"
         )
     if settings.start_token == "none" and model not in CAUSAL_MODELS:
         raise OptionsError(

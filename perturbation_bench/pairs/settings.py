@@ -78,6 +78,8 @@ SETTINGS = (
     Setting("convention", None, "the upstream convention named (conventions.py)"),
     Setting("one_class_chromosomes", "drop", "chromosomes with one label class in the "
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
+    Setting("config", None, "the config the task's pairs were read from (named in messages)",
+            option=False, identifies=False, recorded=False),
     Setting("labels", None, 'the variant task\'s label kind, "binary" or "quantitative"; None '
             "for other tasks and data without labels", option=False, identifies=False),
 )

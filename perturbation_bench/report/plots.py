@@ -11,8 +11,9 @@ Rules every figure keeps:
   by a line only when both hold at least :data:`MIN_BIN_PAIRS` pairs;
 - series that may coincide get their own marker and a small horizontal offset, so none hides
   another;
-- causal log-likelihoods (whole sequences) and masked marginals (the differing positions only)
-  are not on one scale: their margins get separate panels;
+- causal log-likelihoods (whole sequences), masked marginals (the differing positions only) and
+  pseudo-log-likelihoods (``scoring=pll``) are not on one scale: their margins get separate
+  panels;
 - every figure says how many pairs each series or bar holds (``n``), counts have whole-number
   ticks, a bar of height 0 carries a marker at 0 so that it is seen, and the layout is
   constrained so that no label or title falls outside the figure.
@@ -174,12 +175,13 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
 SCALE_LABELS = {
     "causal": "log-likelihood of the whole sequence",
     "masked": "masked marginal over the differing positions",
+    "pll": "pseudo-log-likelihood of the whole sequence",
 }
 
 
 def margins(pairs, path: Path) -> None:
     """Histograms of LL(original) - LL(perturbed) per model: a row of panels per score scale
-    (``pairs["scale"]``: causal or masked), a column per task."""
+    (``pairs["scale"]``: causal, masked or pll), a column per task."""
     tasks = sorted(pairs["task"].unique())
     scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
     size = (max(SIZE[0], PANEL_WIDTH * len(tasks)), SIZE[1] * len(scales))  # room for every panel

@@ -14,7 +14,9 @@ A run is identified by everything that changes its scores:
 Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``model_name``
 (``pretrained``) or, for a model without one (``kmer-markov``), the lm-eval model; runs whose names
 start alike are told apart by what differs, ``key=value`` each (``kmer-markov order=2`` and
-``kmer-markov order=5``; a data identity by its first 8 hex digits). Two unsharded runs with the same
+``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not one of them
+is named with ``--name``. A setting of :data:`NAMED_UNLESS_DEFAULT` other than its default is
+in the name even of a run alone (``scoring=pll``: another kind of score). Two unsharded runs with the same
 name and the same task are refused: their pairs would count twice (shard runs are checked by
 ``consistency.check_shards``).
 """
@@ -41,6 +43,8 @@ SCORE_NEUTRAL = frozenset(
     }
 )
 """Model arguments and settings that do not change a score."""
+NAMED_UNLESS_DEFAULT = {"scoring": "marginal"}
+"""Settings named in every run's name when not at their default (module docstring)."""
 TASK_KEYS = tuple(name for name in IDENTIFYING if name != "data")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
@@ -74,20 +78,23 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
     names = names or {}
     groups = defaultdict(list)
     for run in runs:
-        groups[names.get(run["folder"], run["base"])].append(run)
+        groups[run["base"]].append(run)
     out = {}
     for base, members in groups.items():
-        differing = sorted(
-            {
-                key
-                for run in members
-                for key in run["identity"]
-                if len({other["identity"].get(key) for other in members}) > 1
-            }
-        )
+        differing = {
+            key
+            for run in members
+            for key in run["identity"]
+            if len({other["identity"].get(key) for other in members}) > 1
+        }
         for run in members:
-            suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in differing]
-            out[run["folder"]] = base if run["folder"] in names else " ".join([base, *suffix])
+            shown = differing | {
+                key
+                for key, default in NAMED_UNLESS_DEFAULT.items()
+                if run["identity"].get(key) not in (None, default)
+            }
+            suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in sorted(shown)]
+            out[run["folder"]] = names.get(run["folder"]) or " ".join([base, *suffix])
     _refuse_double_counting(runs, out)
     return out
 

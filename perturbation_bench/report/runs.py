@@ -60,8 +60,10 @@ class Run:
     """The results' ``config.perturbation_bench`` (version, model, settings, per-task data), if
     this package's model made the run."""
     scale: str = "causal"
-    """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains) or ``masked``
-    (masked marginals over the differing positions, ``--model dna-mlm``): not one scale."""
+    """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains), ``masked``
+    (masked marginals over the differing positions, ``--model dna-mlm``) or ``pll``
+    (pseudo-log-likelihoods of whole sequences, ``dna-mlm`` with ``scoring=pll``): not one
+    scale."""
     model_type: str | None = None
     """lm-eval's model (``config.model``)."""
     model_args: dict = field(default_factory=dict)
@@ -126,9 +128,6 @@ def find_run(folder: str | Path) -> Run:
     )
 
 
-"""lm-eval model names whose LLs are masked marginals (:attr:`Run.scale`)."""
-
-
 def _run_settings(folder: Path) -> tuple:
     """Name base, ``--limit``, score scale, provenance, lm-eval model and model arguments from
     the newest readable results file (the folder name, None, causal, {}, None, {} without one)."""
@@ -138,9 +137,9 @@ def _run_settings(folder: Path) -> tuple:
         except (OSError, json.JSONDecodeError):
             continue
         config = data.get("config") or {}
-        scale = "masked" if config.get("model") in MASKED_MODELS else "causal"
         provenance = config.get("perturbation_bench") or {}
         model_args = _model_args(config.get("model_args"))
+        scale = _scale(config.get("model"), provenance, model_args)
         base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
         return (
             str(base or folder.name),
@@ -151,6 +150,14 @@ def _run_settings(folder: Path) -> tuple:
             model_args,
         )
     return folder.name, None, "causal", {}, None, {}
+
+
+def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
+    """:attr:`Run.scale` of a run of lm-eval model ``model``."""
+    if model not in MASKED_MODELS:
+        return "causal"
+    scoring = (provenance.get("settings") or {}).get("scoring") or model_args.get("scoring")
+    return "pll" if scoring == "pll" else "masked"
 
 
 def _model_args(value) -> dict:

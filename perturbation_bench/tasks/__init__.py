@@ -4,7 +4,7 @@
   ``options.py``, ``crop.py``, ``token_counts.py`` serve it);
 - ``document_requests.py``: ``doc_to_text`` and ``doc_to_choice``;
 - ``pairing.py``: the pair filter and ``process_results``;
-- ``metrics.py``: the per-pair metrics and the ``tie_rate`` aggregation;
+- ``metrics.py``: the per-pair metrics and what a task's ties mean;
 - ``variants.py``: the variant task's loader, results and ranking aggregations;
 - ``task_yaml.py``: the YAML of a built config's own task.
 

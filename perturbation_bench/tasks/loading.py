@@ -24,8 +24,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from perturbation_bench.active_models import document_share, package_model_created
+from perturbation_bench.active_models import document_share, scoring_model
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.identity import data_identity
 from perturbation_bench.paths import demo_data_dir
@@ -37,7 +38,7 @@ from perturbation_bench.tasks.sources import (
     hub_parquet_files,
     local_parquet_files,
 )
-from perturbation_bench.tasks.token_counts import counting_tokenizer, scored_tokens
+from perturbation_bench.tasks.token_counts import scored_counter
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -109,13 +110,10 @@ def pair_documents(
             "8,192 bp tasks (perturbation_syn_human, ...) to another length"
         )
     identity = data_identity(files)
-    if settings.start_token == "none" and not package_model_created():
-        raise OptionsError(
-            "start_token 'none' needs one of this package's models (--model dna-hf or "
-            "kmer-markov): lm-eval's hf model always conditions on a start token"
-        )
+    check_model(scoring_model(), settings)
     settings = settings.replaced(
         data=identity,
+        config=config_name,
         context_bp=task_context_bp or settings.context_bp,
         score=score,
         labels=labels,
@@ -177,7 +175,7 @@ def pair_documents(
         )
     if settings.reduction == "mean":
         _add_token_counts(held, formatting.dna_prefix, metadata, settings.start_token == "none")
-    if formatting.dna_prefix and "add_bos_token" not in metadata and not package_model_created():
+    if formatting.dna_prefix and "add_bos_token" not in metadata and scoring_model() is None:
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
             "reference scorer; with --model hf and a tokenizer that adds a BOS token, pass "
@@ -193,8 +191,6 @@ def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, ba
     ``bare``: the sequences start with no token before them (``start_token: none``)."""
     from tqdm import tqdm
 
-    tokenizer = counting_tokenizer(metadata)
+    count = scored_counter(metadata, scoring_model())
     for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
-        doc[TOKEN_COUNTS] = [
-            scored_tokens(tokenizer, dna_prefix, s, bare) for s in doc_to_sequences(doc)
-        ]
+        doc[TOKEN_COUNTS] = [count(dna_prefix, s, bare) for s in doc_to_sequences(doc)]

@@ -7,23 +7,26 @@ Each metric is a value of the pair's outcome (``pairs/outcome.py``, ``a = LL(ori
     tie_rate     = tie     = 1[a == b]
     margin       = a - b
 
-Each task reports the mean of each over its pairs. ``pairwise_acc`` and ``margin`` use lm-eval's
-built-in ``mean`` aggregation, so lm-eval adds their standard errors; ``tie_rate`` uses
-:func:`tie_rate`, the same mean plus a warning when ties are frequent enough to suggest a
-precision problem rather than a model that really cannot tell the sequences apart.
+Each task reports the mean of each over its pairs (lm-eval's built-in ``mean`` aggregation, so
+lm-eval adds their standard errors). When more than :data:`TIE_WARNING_THRESHOLD` of a task's
+pairs tie, :func:`report_ties` says so once per task, naming its config, with what ties mean for
+the model that scored them: expected of a composition floor (a Markov chain ties sequences with
+the same k-mer counts), the model's own with this package's float32 scorers, and most often
+rounding with lm-eval's ``hf`` model in half precision.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Sequence
 
+from perturbation_bench.active_models import document_share, scoring_model
+from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.outcome import pair_outcome
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 TIE_WARNING_THRESHOLD = 0.01
-"""Share of tied pairs above which :func:`tie_rate` warns."""
+"""Share of tied pairs above which :func:`report_ties` speaks."""
 
 
 def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
@@ -36,17 +39,38 @@ def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
     }
 
 
-def tie_rate(ties: Sequence[float]) -> float:
-    """Mean of the per-pair tie indicators; warns above :data:`TIE_WARNING_THRESHOLD`."""
-    rate = sum(ties) / len(ties)
-    if rate > TIE_WARNING_THRESHOLD:
-        log.warning(
-            "%.1f%% of pairs have LL(original) == LL(perturbed) exactly, and every tie counts "
-            "as wrong. With half-precision weights this is usually rounding, not the model: "
-            "lm-eval's hf model sums the log-probs of ~8k tokens in the model dtype, where "
-            "neighbouring representable values near 10,000 are 64 nats apart in bf16. Re-run "
-            "with softmax_dtype=float32 in --model_args (or use --model dna-hf). Pairs whose "
-            "two sequences are identical also tie.",
-            100 * rate,
+def report_ties(config: str | None, ties: int, pairs: int) -> None:
+    """Log the share of tied pairs of one task's ``pairs`` (this process's, under data
+    parallelism: each process says its own) above :data:`TIE_WARNING_THRESHOLD`."""
+    if not pairs or ties / pairs <= TIE_WARNING_THRESHOLD:
+        return
+    _, world_size = document_share() or (0, 1)
+    held = " held by this process" if world_size > 1 else ""
+    where = f"perturbation-bench {config or 'task'}: {ties} of {pairs} pairs{held} tie"
+    model = scoring_model()
+    if reads_bases(model):
+        log.info(
+            "%s (LL(original) == LL(perturbed) exactly), as expected of %s: a chain of order K "
+            "gives sequences with the same (K+1)-mer counts and first K bases the same LL. "
+            "Every tie counts as wrong.",
+            where,
+            model,
         )
-    return rate
+    elif model is not None:
+        log.warning(
+            "%s (LL(original) == LL(perturbed) exactly). %s takes every log-softmax in float32 "
+            "and sums in float64, so these ties are the model's own (identical sequences, or a "
+            "model that does not see the change); every tie counts as wrong.",
+            where,
+            model,
+        )
+    else:
+        log.warning(
+            "%s (LL(original) == LL(perturbed) exactly), and every tie counts as wrong. With "
+            "half-precision weights this is usually rounding, not the model: lm-eval's hf model "
+            "sums the log-probs of ~8k tokens in the model dtype, where neighbouring "
+            "representable values near 10,000 are 64 nats apart in bf16. Re-run with "
+            "softmax_dtype=float32 in --model_args (or use --model dna-hf). Pairs whose two "
+            "sequences are identical also tie.",
+            where,
+        )

@@ -8,6 +8,7 @@ time, checks that the responses belong to the same document and are numbers, and
 the document's instances the same :class:`LLPair`, the strand average of its log-likelihoods
 (``pairs.requests.strand_average``), where, with ``reduction: mean``, each ``ll[i]`` is first
 divided by its continuation's number of scored tokens (the document's ``scoring_token_counts``).
+It then reports the task's ties (``metrics.report_ties``), once.
 
 :func:`process_results` turns it into the per-pair metrics.
 
@@ -25,8 +26,9 @@ from lm_eval.api.filter import Filter
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.requests import strand_average
+from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.tasks.document_requests import requests_per_pair
-from perturbation_bench.tasks.metrics import pair_metrics
+from perturbation_bench.tasks.metrics import pair_metrics, report_ties
 
 
 class LLPair(NamedTuple):
@@ -42,7 +44,7 @@ class PairFilter(Filter):
     def apply(self, resps, docs):
         """Return one :class:`LLPair` per instance, the same for all instances of a document."""
         paired = []
-        first = 0
+        first = ties = pairs = 0
         while first < len(resps):
             doc = docs[first]
             size = requests_per_pair(doc)
@@ -65,7 +67,11 @@ class PairFilter(Filter):
                 )
             pair = LLPair(*strand_average(lls))
             paired += [pair] * size
+            ties += pair.original == pair.perturbed
+            pairs += 1
             first = group.stop
+        settings = settings_of(docs[0]) if docs else None
+        report_ties(settings.config if settings else None, ties, pairs)
         return paired
 
 

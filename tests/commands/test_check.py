@@ -157,3 +157,64 @@ def test_a_base_other_than_acgt_counts_in_either_sequence_of_a_pair():
     assert not _holds_other_bases({ORIGINAL: "ACGTacgt", CHANGE: "GG"})
     assert _holds_other_bases({ORIGINAL: "ACGTNcgt", CHANGE: "GG"})
     assert _holds_other_bases({ORIGINAL: "ACGTacgt", CHANGE: "GN"})
+
+
+@pytest.fixture(scope="module")
+def masked_char_model(tmp_path_factory):
+    """A masked LM over single nucleotides, and DNABERT-3 (a tokenizer of k-mer words)."""
+    from replicas import save_dnabert
+
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    root = tmp_path_factory.mktemp("masked-check")
+    char = save_random_bert(root / "char", as_masked_lm_tokenizer(build_tokenizer("char")))
+    return str(char), str(save_dnabert(root / "dnabert3", 3))
+
+
+def test_overlapping_kmers_for_a_tokenizer_without_kmer_words_are_refused(
+    masked_char_model, pair_data, capsys
+):
+    """The dnabert preset gives the model space-separated k-mer words; a single-nucleotide
+    tokenizer reads the spaces as tokens. check and the run both stop; DNABERT's passes."""
+    char, dnabert = masked_char_model
+    metadata = json.dumps({"data_dir": str(pair_data), "preset": "dnabert", "kmer_size": 3})
+    arguments = ["--model", "dna-mlm", "--tasks", "perturbation_syn_human", "--metadata", metadata]
+    status, _, err = check(capsys, *arguments, "--model_args", f"pretrained={char}")
+    assert status == 2
+    assert "this tokenizer reads the three words 'ACG CGT GTA' as" in err
+    assert "Leave kmer_overlap and the dnabert preset out" in err
+    status, out, _ = check(capsys, *arguments, "--model_args", f"pretrained={dnabert}")
+    assert status == 0 and "0 unknown tokens" in out
+
+
+@pytest.mark.parametrize(
+    "model, metadata, message",
+    [
+        ("dna-hf", {"convention": "gpn"}, "convention 'gpn' scores with dna-mlm, not dna-hf"),
+        ("hf", {"convention": "gpn"}, "convention 'gpn' scores with dna-mlm, not lm-eval's own model"),
+        ("hf", {"start_token": "none"}, "start_token 'none' needs one of this package's models"),
+        ("dna-mlm", {"convention": "evo2"}, "convention 'evo2' scores with dna-hf or kmer-markov, not dna-mlm"),
+        ("kmer-markov", {"preset": "dnabert"}, "kmer-markov reads bases, not overlapping k-mers"),
+    ],
+)  # fmt: skip
+def test_check_refuses_settings_that_do_not_apply_to_the_model(
+    tiny_models, pair_data, capsys, model, metadata, message
+):
+    model_args = "fasta=g.fa" if model == "kmer-markov" else f"pretrained={tiny_models['char']}"
+    status, _, err = check(
+        capsys,
+        *("--model", model, "--tasks", "perturbation_syn_human", "--model_args", model_args),
+        *("--metadata", json.dumps({"data_dir": str(pair_data), **metadata})),
+    )
+    assert status == 2 and message in err, err
+
+
+def test_check_passes_the_evo2_convention_for_kmer_markov_with_no_tokenizer(pair_data, capsys):
+    status, out, _ = check(
+        capsys,
+        *("--model", "kmer-markov", "--tasks", "perturbation_syn_human"),
+        *("--model_args", "fasta=genome.fa,order=2"),
+        *("--metadata", json.dumps({"data_dir": str(pair_data), "convention": "evo2"})),
+    )
+    assert status == 0 and "kmer-markov reads bases, no tokenizer" in out

@@ -316,12 +316,7 @@ def test_running_our_tasks_leaves_lm_evals_hf_model_untouched(tiny_models, pair_
     assert before.__module__ == "lm_eval.models.huggingface"
 
 
-def test_the_add_bos_token_advice_for_hf_is_not_given_to_dna_hf(
-    tiny_models, pair_data, caplog, monkeypatch
-):
-    from perturbation_bench import active_models
-
-    monkeypatch.setattr(active_models, "_created", set())  # a fresh process: no model of ours yet
+def test_the_add_bos_token_advice_for_hf_is_not_given_to_dna_hf(tiny_models, pair_data, caplog):
     metadata = {"data_dir": str(pair_data), "preset": "carbon"}
     with caplog.at_level(logging.WARNING):
         evaluate(tiny_models["kmer6"], [TASK], metadata)

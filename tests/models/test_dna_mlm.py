@@ -272,3 +272,40 @@ def test_an_unknown_scoring_is_refused(masked_models):
 
     with pytest.raises(OptionsError, match="scoring must be one of marginal, pll, got 'pseudo'"):
         DnaMaskedLM(pretrained=masked_models["char"], scoring="pseudo", device="cpu")
+
+
+@pytest.mark.parametrize("batch_size, level", [(1, "WARNING"), (4, "INFO")])
+def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
+    masked_models, pair_data, caplog, monkeypatch, batch_size, level
+):
+    """The hint's numbers are the passes the model then makes (counted by a forward hook) and
+    the masked inputs (one per distinct masked token); at batch size 1 it is a warning."""
+    import re
+
+    import torch.nn
+
+    calls = []
+    original = torch.nn.Module.__call__
+
+    def counting(module, *args, **kwargs):
+        if type(module).__name__.endswith("ForMaskedLM"):
+            calls.append(kwargs["input_ids"].shape[0])
+        return original(module, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Module, "__call__", counting)
+    with caplog.at_level("INFO"):
+        evaluate(
+            masked_models["char"],
+            [TASK],
+            {"data_dir": str(pair_data)},
+            model="dna-mlm",
+            scoring="pll",
+            batch_size=batch_size,
+        )
+    (record,) = [r for r in caplog.records if "scoring=pll masks each token" in r.getMessage()]
+    inputs, passes = map(
+        int, re.search(r"(\d+) masked inputs, (\d+) forward", record.getMessage()).groups()
+    )
+    assert record.levelname == level
+    assert (inputs, passes) == (sum(calls), len(calls))
+    assert max(calls) <= batch_size

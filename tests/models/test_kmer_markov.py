@@ -183,3 +183,21 @@ def test_the_count_cache_is_counted_again_when_the_fasta_changes_at_the_same_siz
     after = chain_for(fasta, order=1)
     assert fasta.stat().st_size == stat.st_size
     assert after.log_likelihood("A", "C") > before.log_likelihood("A", "C") + 1
+
+
+def test_the_evo2_convention_divides_the_chains_sum_by_the_bases_it_scores(fasta, tmp_path):
+    """Evo 2's mean over the L - 1 scored terms, for a model that reads bases: no tokenizer."""
+    from dna_fixtures import evaluate
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    write_parquet(random_pairs(5, 70, seed=6), tmp_path / "data", "syn_human")
+    metadata = {"data_dir": str(tmp_path / "data"), "convention": "evo2"}
+    result = evaluate(str(fasta), ["perturbation_syn_human"], metadata, model="kmer-markov")
+    counts = naive_counts(GENOME, 4)
+    rows = pq.read_table(tmp_path / "data" / "syn_human").to_pylist()
+    for pair, row in zip(logged_pairs(result, "perturbation_syn_human"), rows, strict=True):
+        expected = [
+            reference_ll(counts, 3, 1.0, row[c][0], row[c][1:]) / (len(row[c]) - 1)
+            for c in ("original_sequence", "sequence")
+        ]
+        assert pair == pytest.approx(expected, rel=1e-9)

@@ -183,3 +183,17 @@ def test_the_spaces_between_overlapping_k_mers_are_not_read_as_bases():
     assert ids.count(0) == 3 and unknown_tokens(tokenizer, text, ids) == 3
     with pytest.raises(TokenizationError, match="has only A/C/G/T bases"):
         unknown_tokens(tokenizer, "ACG CGT GTAC", tokenizer("ACG CGT GTAC")["input_ids"])
+
+
+def test_overlapping_kmers_stop_a_run_whose_tokenizer_reads_no_kmer_words(tiny_models, tmp_path):
+    """A single-nucleotide tokenizer reads the spaces between the dnabert preset's k-mer words
+    as tokens: the run stops at its first pair instead of scoring the spaces (either model)."""
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+
+    write_parquet(random_pairs(3, 60, seed=2), tmp_path / "data", "syn_human")
+    masked = save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
+    metadata = {"data_dir": str(tmp_path / "data"), "preset": "dnabert", "kmer_size": 4}
+    for path, model in ((str(masked), "dna-mlm"), (tiny_models["char"], "dna-hf")):
+        with pytest.raises(TokenizationError, match="does not read space-separated k-mers"):
+            evaluate(path, ["perturbation_syn_human"], metadata, model=model)

@@ -185,11 +185,16 @@ def test_settings_that_do_not_apply_to_the_model_are_refused_before_scoring(tiny
         )
 
 
-def test_lm_evals_hf_model_cannot_drop_its_start_token(pair_data, monkeypatch):
-    from perturbation_bench import active_models
+def test_lm_evals_hf_model_is_refused_a_masked_models_convention_as_it_loads(
+    tiny_models, pair_data
+):
+    with pytest.raises(OptionsError, match="convention 'gpn' scores with dna-mlm, not lm-eval's"):
+        evaluate(tiny_models["char"], [TASK], {"data_dir": str(pair_data), "convention": "gpn"})
+
+
+def test_lm_evals_hf_model_cannot_drop_its_start_token(pair_data):
     from perturbation_bench.tasks.loading import load_pairs
 
-    monkeypatch.setattr(active_models, "_created", set())
     with pytest.raises(OptionsError, match="needs one of this package's models"):
         load_pairs("syn_human", data_dir=str(pair_data), start_token="none")
 

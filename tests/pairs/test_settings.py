@@ -37,6 +37,7 @@ def test_settings_are_logged_as_json_and_read_back():
         start_token="none",
         convention="traitgym",
         one_class_chromosomes="keep",
+        config="syn_human",
     )
     logged = json.loads(json.dumps({"doc": {"original_sequence": "ACGT", TASK: settings}}))
     assert logged_settings(logged["doc"]) == {
@@ -53,6 +54,7 @@ def test_settings_are_logged_as_json_and_read_back():
         "start_token": "none",
         "convention": "traitgym",
         "one_class_chromosomes": "keep",
+        "config": "syn_human",
         "labels": None,
     }
 

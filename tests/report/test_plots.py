@@ -322,3 +322,24 @@ def test_each_figure_is_written_where_it_is_asked(tmp_path):
 
     plots.accuracy_by_codons_changed(strata_rows(["m"], [40, 12, 30, 25]), tmp_path / "codons.png")
     assert imread(tmp_path / "codons.png").shape[1] == 900
+
+
+@pytest.mark.parametrize(
+    "config, scale",
+    [
+        ({"model_args": "pretrained=m,scoring=pll"}, "pll"),
+        ({"perturbation_bench": {"settings": {"scoring": "pll"}}}, "pll"),
+        ({"perturbation_bench": {"settings": {"scoring": "marginal"}}}, "masked"),
+    ],
+)
+def test_a_pll_run_is_on_its_own_scale_labelled_as_such(tmp_path, config, scale):
+    import json
+
+    from perturbation_bench.report.plots import SCALE_LABELS
+    from perturbation_bench.report.runs import _run_settings
+
+    (tmp_path / "results_2026-12-01.json").write_text(
+        json.dumps({"model_name": "m", "config": {"model": "dna-mlm", **config}})
+    )
+    assert _run_settings(tmp_path)[2] == scale
+    assert SCALE_LABELS["pll"] == "pseudo-log-likelihood of the whole sequence"

@@ -271,3 +271,24 @@ def test_a_model_argument_from_a_command_line_equals_the_same_value_from_python(
     settings = {TASK: TaskSettings(data="sha256:aa")}
     typed = identity("kmer-markov", {"fasta": "g.fa", "order": 5}, {}, settings)
     assert identity("kmer-markov", {"fasta": "g.fa", "order": "5"}, {}, settings) == typed
+
+
+def test_a_pll_run_says_so_in_its_name_even_alone():
+    from perturbation_bench.report.run_names import identity
+
+    settings = {TASK: TaskSettings(data="sha256:aa")}
+    pll, marginal = (
+        identity("dna-mlm", {"pretrained": "m"}, {"scoring": s}, settings)
+        for s in ("pll", "marginal")
+    )
+    assert named(pll) == ["m scoring=pll"]
+    assert named(marginal) == ["m"]
+    assert named(marginal, pll) == ["m scoring=marginal", "m scoring=pll"]
+
+
+def test_naming_one_run_keeps_what_tells_the_other_apart(tmp_path):
+    runs = [
+        write_run(tmp_path / f"order{k}", TASK, lls(12, k), model_args={"order": k}) for k in (2, 5)
+    ]
+    report = make_report(runs, tmp_path / "report", n_boot=50, names={str(runs[0]): "floor"})
+    assert rows_by_model(report) == {"floor": 12, "kmer-markov order=5": 12}

@@ -10,7 +10,7 @@ import pytest
 from dna_fixtures import evaluate, pair_document
 from perturbation_bench.errors import PairingError
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-from perturbation_bench.tasks.metrics import pair_metrics, tie_rate
+from perturbation_bench.tasks.metrics import pair_metrics
 from perturbation_bench.tasks.pairing import LLPair, PairFilter, logged_pairs, process_results
 
 
@@ -20,12 +20,40 @@ def test_pair_metrics_is_strict():
     assert pair_metrics(-10.0, -10.0) == {"pairwise_acc": 0.0, "tie_rate": 1.0, "margin": 0.0}
 
 
-def test_tie_rate_warns_only_above_threshold(caplog):
-    with caplog.at_level(logging.WARNING, logger="lm_eval.perturbation_bench.tasks.metrics"):
-        assert tie_rate([0.0] * 200 + [1.0]) == pytest.approx(1 / 201)
-        assert not caplog.records
-        assert tie_rate([1.0, 0.0]) == 0.5
-    assert "softmax_dtype=float32" in caplog.text
+@pytest.mark.parametrize(
+    "model, level, says, not_said",
+    [
+        (None, "WARNING", "softmax_dtype=float32", "as expected"),
+        ("dna-hf", "WARNING", "dna-hf takes every log-softmax in float32", "softmax_dtype"),
+        ("kmer-markov", "INFO", "as expected of kmer-markov", "softmax_dtype"),
+    ],
+)
+def test_ties_are_reported_once_per_task_naming_it_with_the_models_reading(
+    monkeypatch, caplog, model, level, says, not_said
+):
+    """3 of 101 pairs tie: one record naming the config and the count, read for the model that
+    scored them; 1 of 101 (under 1%): none."""
+    from perturbation_bench.pairs.fields import TASK
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    monkeypatch.setattr("perturbation_bench.active_models._scoring", model)
+    settings = TaskSettings(config="syn_zebrafish")
+    for tied, expected in ((3, 1), (1, 0)):
+        docs = [pair_document(benchmark_id=str(i)) | {TASK: settings} for i in range(101)]
+        resps = []
+        for i in range(101):
+            resps += [[(-1.0, False)], [(-1.0 if i < tied else -2.0, False)]]
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="lm_eval.perturbation_bench.tasks.metrics"):
+            PairFilter().apply(resps, [doc for doc in docs for _ in range(2)])
+        records = [r for r in caplog.records if "tie" in r.getMessage()]
+        assert len(records) == expected
+        if expected:
+            (record,) = records
+            assert record.levelname == level
+            message = record.getMessage()
+            assert message.startswith(f"perturbation-bench syn_zebrafish: {tied} of 101 pairs tie")
+            assert says in message and not_said not in message
 
 
 def test_filter_pairs_consecutive_responses_of_one_document():
