@@ -13,7 +13,7 @@ import pytest
 
 PACKAGE = Path(__file__).parents[1] / "perturbation_bench"
 ARCHITECTURE = Path(__file__).parents[1] / "docs" / "architecture.md"
-GROUND = {"errors", "dna", "paths", "active_models", "arguments", "families"}
+GROUND = {"errors", "dna", "paths", "active_models", "arguments", "families", "wording"}
 """Top-level modules every layer may use, with the package's ``__init__`` (its version)."""
 ALLOWED = {  # layer -> the layers its modules may import (besides its own and GROUND)
     "ground": set(),

@@ -23,6 +23,7 @@ from perturbation_bench.controls import elements
 from perturbation_bench.dataset import settings as pair_settings
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.variants import mutations, saturation, windows
+from perturbation_bench.wording import counted, tally
 
 KINDS = {
     "syn": (pair_settings.add_arguments, "synonymous recoding to the most frequent codons"),
@@ -107,7 +108,7 @@ def _build_pairs(args: argparse.Namespace) -> int:
         table,
         Path(args.out),
     )
-    print(f"wrote {written} pairs to {path}")
+    print(f"wrote {counted(written, 'pair')} to {path}")
     _print_excluded(excluded)
     _announce_task(Path(args.out), settings.config)
     return 0
@@ -124,7 +125,7 @@ def _build_variants(args: argparse.Namespace) -> int:
     path, written, excluded, read = build_variant_dataset(
         args.variants, Genome(args.fasta), args.config, Path(args.out), args.window, args.edge
     )
-    print(f"read {read} variants; wrote {written} pairs to {path}")
+    print(f"read {counted(read, 'variant')}; wrote {counted(written, 'pair')} to {path}")
     _print_excluded(excluded)
     if excluded:
         print(f"excluded variants, each with its reason: {path.parent / EXCLUDED_NAME}")
@@ -157,11 +158,11 @@ def _build_mutations(args: argparse.Namespace) -> int:
     if not chosen:
         raise DataValidationError(
             f"no mutation to write: {summary['transcripts_scanned']} transcripts scanned, "
-            f"excluded {summary['excluded'] or 'none'}; the annotation's chromosomes "
+            f"excluded {tally(summary['excluded'])}; the annotation's chromosomes "
             f"{_some(sorted({exon.chrom for exon in exons}))}, the FASTA's {_some(genome.names)}"
         )
     summary_path = mutations.write_table(chosen, summary, Path(args.out), positive)
-    print(f"wrote {len(chosen)} variants to {args.out} (summary: {summary_path})")
+    print(f"wrote {counted(len(chosen), 'variant')} to {args.out} (summary: {summary_path})")
     for consequence, count in summary["counts"].items():
         print(f"  {consequence}: {count} of {summary['candidates'][consequence]} candidates")
     for reason, count in summary["excluded"].items():
@@ -187,7 +188,7 @@ def _build_saturation(args: argparse.Namespace) -> int:
         )
     summary_path = saturation.write_saturation(rows, summary, args.out)
     print(
-        f"wrote {len(rows)} variants of {len(regions)} region(s) to {args.out} "
+        f"wrote {counted(len(rows), 'variant')} of {counted(len(regions), 'region')} to {args.out} "
         f"(summary: {summary_path}); {summary['left_out_non_acgt']} non-ACGT bases left out"
     )
     return 0
@@ -200,6 +201,8 @@ def _build_controls(args: argparse.Namespace) -> int:
 
     if args.window < 4:
         raise OptionsError(f"--window must be at least 4 bp, got {args.window}")
+    if args.promoter_bp < 1:
+        raise OptionsError(f"--promoter-bp must be at least 1 bp, got {args.promoter_bp}")
     if args.bed:
         if args.feature:
             raise OptionsError(
@@ -223,7 +226,7 @@ def _build_controls(args: argparse.Namespace) -> int:
             )
         )
         elements = annotation_elements(annotation, cds, spans, args.feature, args.promoter_bp)
-    path, written, excluded, read = build_controls(
+    path, report = build_controls(
         Genome(args.fasta),
         elements,
         args.shuffle,
@@ -233,8 +236,18 @@ def _build_controls(args: argparse.Namespace) -> int:
         args.config,
         Path(args.out),
     )
-    print(f"read {read} elements; wrote {written} pairs to {path}")
-    _print_excluded(excluded)
+    written = report["written_rows"]
+    print(f"read {counted(report['read'], 'element')}; wrote {counted(written, 'pair')} to {path}")
+    _print_excluded(report["excluded"])
+    if report["cut_at_chromosome_ends"]:
+        cut = counted(report["cut_at_chromosome_ends"], "element")
+        print(f"cut {cut} at their chromosome's ends")
+    if report["no_unshuffled_flank"]:
+        print(
+            f"{report['no_unshuffled_flank']} of {counted(written, 'pair')} have no unshuffled "
+            f"flank: the element fills the whole {args.window} bp window, so only its own bases "
+            "are compared (a longer --window keeps flanks)"
+        )
     _announce_task(Path(args.out), args.config)
     return 0
 

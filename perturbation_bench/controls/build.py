@@ -14,11 +14,16 @@ genome's in both. ``element_start``/``element_end`` record ``shuffled`` (genome 
 ``both`` (each element also reverse-complemented, a second row), or ``random`` (one orientation
 per element drawn from its generator, DART-Eval's setting).
 
-An element is excluded, its reason counted, when its chromosome is not in the FASTA (from an
-annotation; a BED region is refused, naming its line) or shorter than ``W``, it is shorter than 3
-bp (after cutting at the chromosome's end), holds a base other than A/C/G/T, its shuffle returns
-it unchanged :data:`TRIES` times, or its pair repeats an earlier one. Elements read = written +
-excluded; rows = elements written x orientations.
+A BED region whose chromosome is not in the FASTA, or that ends past its chromosome's end, is
+refused, naming its line. An element from an annotation is excluded, its reason counted, when its
+chromosome is not in the FASTA; one that runs past either end of its chromosome (a promoter) is
+cut there and counted (``cut_at_chromosome_ends``). Any element is excluded, its reason counted,
+when its chromosome is shorter than ``W``, it is shorter than 3 bp (after the cut), holds a base
+other than A/C/G/T, its shuffle returns it unchanged :data:`TRIES` times, or its pair repeats an
+earlier one.
+Elements read = written + excluded; rows = elements written x orientations. The build report
+counts the rows with no unshuffled flank (``no_unshuffled_flank``: the element fills the window,
+so the pair compares the element's bases alone).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
 from perturbation_bench.pairs.windows import centred_start
 from perturbation_bench.variants.windows import resolve_chromosome
+from perturbation_bench.wording import tally
 
 TRIES = 10
 MIN_ELEMENT = 3
@@ -48,16 +54,16 @@ def control_pair(
     length = genome.length(chrom)
     if length < window:
         return "chromosome_shorter_than_window"
-    end = min(element.end, length)
-    if end - element.start < MIN_ELEMENT:
+    start, end = max(0, element.start), min(element.end, length)
+    if end - start < MIN_ELEMENT:
         return "element_shorter_than_3bp"
-    window_start = int(centred_start((element.start + end) // 2, window, length))
-    first, last = max(element.start, window_start), min(end, window_start + window)
+    window_start = int(centred_start((start + end) // 2, window, length))
+    first, last = max(start, window_start), min(end, window_start + window)
     original = genome.fetch(chrom, window_start, window_start + window)
     bases = original[first - window_start : last - window_start]
     if set(bases) - set(BASES):
         return "element_not_acgt"
-    rng = element_rng(seed, element.chrom, element.start, element.end)
+    rng = element_rng(seed, element.chrom, start, element.end)
     for _ in range(TRIES):
         shuffled = shuffle(bases, kind, rng)
         if shuffled != bases:
@@ -96,28 +102,43 @@ def oriented(pair: dict, strands: str) -> list[dict]:
     return [flipped if pair["strand"] == "-" else pair]
 
 
+def fills_window(row: dict) -> bool:
+    """Whether a row's shuffled element spans its whole window (no unshuffled flank)."""
+    return row["element_start"] == row["window_start"] and row["element_end"] == (
+        row["window_start"] + len(row[ORIGINAL])
+    )
+
+
 def build_controls(
     genome, elements, kind: str, window: int, seed: int, strands: str, config: str, out
-) -> tuple[Path, int, Counter, int]:
+) -> tuple[Path, dict]:
     """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
-    ``_excluded.tsv``; return the parquet path, rows written, exclusion counts, elements read.
+    ``_excluded.tsv``; return the parquet path and the build report (counts and settings).
 
     Raises:
-        DataValidationError: a BED region on a chromosome the FASTA lacks (file, line, name);
-            no element made a pair.
+        DataValidationError: a BED region on a chromosome the FASTA lacks or past its end
+            (file, line, name); no element made a pair.
     """
     from tqdm import tqdm
 
-    excluded, named = Counter(), []
+    excluded, named, cut_at_ends = Counter(), [], [0]
 
     def pairs():
         for element in tqdm(elements, desc="controls", unit="element"):
             chrom = resolve_chromosome(element.chrom, genome.names)
-            if chrom is None and " line " in element.source:
+            from_bed = " line " in element.source
+            if chrom is None and from_bed:
                 raise DataValidationError(
                     f"{element.source}: chromosome {element.chrom!r} is not "
                     f"in {genome.path} ({', '.join(genome.names[:5])}, ...)"
                 )
+            if chrom is not None and element.end > genome.length(chrom) and from_bed:
+                raise DataValidationError(
+                    f"{element.source}: {element.name} ends at {element.end}, past the end "
+                    f"of {chrom} ({genome.length(chrom)} bp) in {genome.path}"
+                )
+            if chrom is not None and (element.start < 0 or element.end > genome.length(chrom)):
+                cut_at_ends[0] += 1
             pair = (
                 "chromosome_not_in_fasta"
                 if chrom is None
@@ -147,8 +168,7 @@ def build_controls(
     ]
     if not rows:
         raise DataValidationError(
-            f"no element made a pair ({len(elements)} read; excluded: "
-            f"{dict(sorted(excluded.items())) or 'none'})"
+            f"no element made a pair ({len(elements)} read; excluded: {tally(excluded)})"
         )
     folder = config_folder(out, config)
     path, _ = write_pairs(folder, rows)
@@ -157,6 +177,8 @@ def build_controls(
         "written_elements": len(elements) - sum(excluded.values()),
         "written_rows": len(rows),
         "excluded": dict(sorted(excluded.items())),
+        "cut_at_chromosome_ends": cut_at_ends[0],
+        "no_unshuffled_flank": sum(map(fills_window, rows)),
         "settings": {
             "fasta": str(genome.path),
             "config": config,
@@ -169,4 +191,4 @@ def build_controls(
     }
     write_report(folder, report)
     write_excluded(folder, ("element", "chrom", "start", "end", "reason"), named)
-    return path, len(rows), excluded, len(elements)
+    return path, report

@@ -10,8 +10,9 @@ each gene (``dataset/annotation.py``), by ``--feature``:
   CDS exons stand for them, so it has no UTRs);
 - ``intron``: the gaps between its consecutive exons;
 - ``utr5``, ``utr3``: the parts of its exons before the CDS and after it, on its strand;
-- ``promoter``: the ``promoter_bp`` bases upstream of its first exon, on its strand (cut at the
-  chromosome's start).
+- ``promoter``: the ``promoter_bp`` bases upstream of its first exon, on its strand (it may run
+  past either end of its chromosome, a negative start included; ``build controls`` cuts it there
+  and counts the cut).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[in
         return [(a_end, b_start) for (_, a_end), (b_start, _) in zip(exons, exons[1:])]
     if feature == "promoter":
         return (
-            [(max(0, exons[0][0] - promoter_bp), exons[0][0])]
+            [(exons[0][0] - promoter_bp, exons[0][0])]
             if strand == "+"
             else [(exons[-1][1], exons[-1][1] + promoter_bp)]
         )

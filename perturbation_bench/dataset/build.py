@@ -57,6 +57,7 @@ from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.layout import config_folder, write_pairs, write_report
 from perturbation_bench.pairs.windows import clamped_start
+from perturbation_bench.wording import tally
 
 DNA = frozenset(BASES)
 SHUFFLE_TRIES = 10
@@ -316,6 +317,6 @@ def build_dataset(
     if not written:  # and no file: no empty dataset for a task to pick up
         raise DataValidationError(
             f"{settings.config}: no pair to write from {len(exons)} CDS exons (excluded: "
-            f"{dict(sorted(excluded.items())) or 'none'}); the counts are in {report_path}"
+            f"{tally(excluded)}); the counts are in {report_path}"
         )
     return path, written, excluded

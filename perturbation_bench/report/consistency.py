@@ -29,11 +29,16 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
             continue
         where = f"{task} ({model})"
         if any(len(value) != 1 or value == ["None"] for value in shards):
-            raise DataValidationError(f"{where}: sharded and unsharded runs mixed: {dict(shards)}")
+            listed = "; ".join(
+                f"{run}: " + ", ".join("unsharded" if v == "None" else f"shard {v}" for v in value)
+                for run, value in shards.items()
+            )
+            raise DataValidationError(f"{where}: sharded and unsharded runs mixed: {listed}")
         by_run = {run: value[0] for run, value in shards.items()}
         counts = {text.split("/")[1] for text in by_run.values()}
         if len(counts) > 1:
-            raise DataValidationError(f"{where}: shards of different N: {by_run}")
+            listed = "; ".join(f"{run}: shard {text}" for run, text in by_run.items())
+            raise DataValidationError(f"{where}: shards of different N: {listed}")
         count = int(counts.pop())
         seen: dict[int, str] = {}
         for run, text in sorted(by_run.items()):

@@ -30,7 +30,7 @@ other runs of that model (``run_names.py``). Output folder:
   (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
-  and by stratum (``variant_correlations.py``).
+  and by stratum (``variant_correlations.py``), and ``score_against_label.png``.
 """
 
 from __future__ import annotations
@@ -133,6 +133,7 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
         "class_ladder": bool(ladder),
         "roc": bool(ranked),
         "precision_recall": bool(ranked),
+        "score_against_label": bool(report["variants"]["correlations"]),
     }
     plots.accuracy(report["summary"], out / "accuracy.png")
     plots.margins(pairs, out / "margins.png")
@@ -146,6 +147,10 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
     if ranked:
         variant_plots.ranking_curves(
             variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
+        )
+    if drawn["score_against_label"]:
+        variant_plots.score_against_label(
+            variant_correlations.quantitative(pairs), out / "score_against_label.png"
         )
     return drawn
 

@@ -101,8 +101,13 @@ def accuracy(summary: list[dict], path: Path) -> None:
     axes.set_xlabel("task")
     axes.set_title("Pairwise accuracy with Wilson 95% intervals")
     axes.set_ylim(0.0, 1.0)
-    axes.legend(fontsize="small")
+    legend_beside(axes)
     save_figure(figure, path)
+
+
+def legend_beside(axes) -> None:
+    """The legend to the right of the axes, where it covers no bar, point or line."""
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
 
 def series_offset(index: int, count: int) -> float:

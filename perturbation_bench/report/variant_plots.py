@@ -1,5 +1,7 @@
-"""The report's figures of variant tasks: ROC and precision-recall curves of labelled variants,
-the class ladder of mutation scans, and saturation maps; they keep the rules of ``plots.py``."""
+"""The report's figures of variant tasks: ROC and precision-recall curves of labelled variants
+(each model's AUROC or AUPRC in its legend, as ``pairs/ranking.py`` computes them), scatters of
+the score against quantitative labels (Spearman's rho in the legend), the class ladder of
+mutation scans, and saturation maps; they keep the rules of ``plots.py``."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
     own marker; chance is the diagonal (ROC) and the share of positives (precision-recall)."""
     from sklearn.metrics import precision_recall_curve, roc_curve
 
+    from perturbation_bench.pairs.ranking import auprc, auroc
+
     tasks = sorted(labelled["task"].unique())
     for path, kind in ((roc_path, "roc"), (pr_path, "pr")):
         figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False, layout=LAYOUT)
@@ -40,14 +44,16 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
                     continue
                 if kind == "roc":
                     x, y, _ = roc_curve(group["label"], group["score"])
+                    area = f"AUROC {auroc(group['label'], group['score']):.3f}"
                 else:
                     y, x, _ = precision_recall_curve(group["label"], group["score"])
+                    area = f"AUPRC {auprc(group['label'], group['score']):.3f}"
                 axes.plot(
                     x,
                     y,
                     marker=MARKERS[index % len(MARKERS)],
                     markevery=0.1,
-                    label=f"{Path(model).name} (n={len(group)}, "
+                    label=f"{Path(model).name} ({area}; n={len(group)}, "
                     f"{int(group['label'].sum())} positive)",
                 )
             if kind == "roc":
@@ -72,6 +78,36 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
             axes.legend(fontsize="small")
         figure.suptitle("ROC curves" if kind == "roc" else "Precision-recall curves")
         save_figure(figure, path)
+
+
+def score_against_label(quantitative, path: Path) -> None:
+    """The score of each variant against its quantitative label (``quantitative``: rows with
+    ``task``, ``model``, ``label`` and ``score``): a panel per task, a marker per model, its
+    Spearman's rho (``pairs/ranking.py``) and n in the legend."""
+    from perturbation_bench.pairs.ranking import spearman
+
+    tasks = sorted(quantitative["task"].unique())
+    figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False, layout=LAYOUT)
+    for axes, task in zip(panels[0], tasks):
+        rows = quantitative[quantitative["task"] == task]
+        for index, (model, group) in enumerate(rows.groupby("model", sort=True)):
+            axes.scatter(
+                group["label"],
+                group["score"],
+                s=12,
+                alpha=0.6,
+                marker=MARKERS[index % len(MARKERS)],
+                label=f"{Path(model).name} (rho {spearman(group['label'], group['score']):.3f}; "
+                f"n={len(group)})",
+            )
+        axes.set_xlabel("label")
+        axes.set_ylabel(
+            f"score ({rows['score_kind'].iloc[0]})" if "score_kind" in rows else "score"
+        )
+        axes.set_title(task.removeprefix("perturbation_"))
+        axes.legend(fontsize="small")
+    figure.suptitle("Score against quantitative label (Spearman's rho)")
+    save_figure(figure, path)
 
 
 def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:

@@ -35,6 +35,7 @@ from perturbation_bench.variants.windows import (
     resolve_chromosome,
     variant_windows,
 )
+from perturbation_bench.wording import tally
 
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
 FIXED_TYPES = {
@@ -136,7 +137,7 @@ def build_variant_dataset(
     if not written:
         raise DataValidationError(
             f"{variants_path}: no variant could be made into a pair (excluded: "
-            f"{dict(sorted(excluded.items())) or 'none read'})"
+            f"{tally(excluded, 'none read')})"
         )
     report = {
         "read": counted.count,

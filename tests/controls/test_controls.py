@@ -129,6 +129,13 @@ def test_every_row_is_the_genome_with_only_the_element_shuffled(genome, tmp_path
         == report["written_elements"] + 4 + len(unchanged)
     )
     assert report["written_rows"] == len(table)
+    filling = [  # rows whose shuffled part is their whole window, counted independently
+        r
+        for r in table.to_dict("records")
+        if r["element_end"] - r["element_start"] == len(r["original_sequence"])
+    ]
+    assert report["no_unshuffled_flank"] == len(filling) == 2  # longer_than_window, both strands
+    assert report["cut_at_chromosome_ends"] == 0
     assert report["settings"] | {"script_version": None} == {
         "fasta": str(genome),
         "config": "c",
@@ -190,6 +197,10 @@ def test_random_strands_draw_one_orientation_per_element(genome, tmp_path):
             r"c.bed line 2: chromosome 'chr9' is not in .*g.fa",
         ),
         ("chr1\t50\t10\tbackwards\n", r"c.bed: line 1: need 0 <= START < END"),
+        (
+            "chr1\t10\t50\tok\nchr2\t1990\t2001\tover\n",
+            r"c.bed line 2: over ends at 2001, past the end of chr2 \(2000 bp\)",
+        ),
         ("chr1\tten\t50\n", r"c.bed: line 1: expected CHROM<tab>START<tab>END"),
     ],
 )
@@ -252,6 +263,32 @@ def annotated(tmp_path_factory):
     return folder
 
 
+def build_features(annotated, out, feature, promoter_bp="50", window="30") -> int:
+    """``build controls`` of one feature of the ``annotated`` transcripts into ``out/<feature>``."""
+    return main(
+        [
+            "build",
+            "controls",
+            "--fasta",
+            str(annotated / "g.fa"),
+            "--gtf",
+            str(annotated / "a.gtf"),
+            "--feature",
+            feature,
+            "--promoter-bp",
+            promoter_bp,
+            "--shuffle",
+            "mononucleotide",
+            "--window",
+            window,
+            "--config",
+            feature,
+            "--out",
+            str(out),
+        ]
+    )
+
+
 @pytest.mark.parametrize(
     "feature, spans",
     [
@@ -275,29 +312,7 @@ def annotated(tmp_path_factory):
     ],
 )
 def test_annotation_features_are_the_chosen_transcripts_parts(annotated, tmp_path, feature, spans):
-    status = main(
-        [
-            "build",
-            "controls",
-            "--fasta",
-            str(annotated / "g.fa"),
-            "--gtf",
-            str(annotated / "a.gtf"),
-            "--feature",
-            feature,
-            "--promoter-bp",
-            "50",
-            "--shuffle",
-            "mononucleotide",
-            "--window",
-            "30",
-            "--config",
-            feature,
-            "--out",
-            str(tmp_path),
-        ]
-    )
-    assert status == 0
+    assert build_features(annotated, tmp_path, feature) == 0
     table = pd.read_parquet(tmp_path / feature)
 
     def in_window(start, end):  # an element's part inside its 30 bp window, centred on it
@@ -314,6 +329,41 @@ def test_annotation_features_are_the_chosen_transcripts_parts(annotated, tmp_pat
             "GT2:intron1": in_window(1500, 1600),
             "GT2:intron2": in_window(1300, 1400),
         }
+
+
+def test_promoters_past_either_chromosome_end_are_cut_there_and_counted(
+    annotated, tmp_path, capsys
+):
+    """T1's 400 bp promoter starts 360 bp before chr1; T2's ends 50 bp past its end (2 kb)."""
+    assert build_features(annotated, tmp_path, "promoter", promoter_bp="400", window="500") == 0
+    table = pd.read_parquet(tmp_path / "promoter")
+    assert sorted(zip(table["element_start"], table["element_end"])) == [(0, 40), (1650, 2000)]
+    report = json.loads((tmp_path / "promoter" / "_build_report.json").read_text())
+    assert report["cut_at_chromosome_ends"] == 2
+    assert report["no_unshuffled_flank"] == 0  # both shorter than their 500 bp windows
+    out = capsys.readouterr().out
+    assert "cut 2 elements at their chromosome's ends" in out
+    assert "read 2 elements; wrote 2 pairs" in out and "flank" not in out
+
+
+def test_the_pairs_with_no_unshuffled_flank_are_counted_in_the_build_summary(
+    annotated, tmp_path, capsys
+):
+    """Exons of 100 bp in a 30 bp window fill it; the 30 and 50 bp ones do not."""
+    assert build_features(annotated, tmp_path, "exon") == 0
+    report = json.loads((tmp_path / "exon" / "_build_report.json").read_text())
+    assert report["no_unshuffled_flank"] == 7  # all 7 exons are at least 30 bp
+    assert "7 of 7 pairs have no unshuffled flank" in capsys.readouterr().out
+    assert build_features(annotated, tmp_path, "exon", window="60") == 0
+    report = json.loads((tmp_path / "exon" / "_build_report.json").read_text())
+    assert report["no_unshuffled_flank"] == 5  # the 100 bp exons; not [40,70), [1600,1650)
+    assert "5 of 7 pairs have no unshuffled flank" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+def test_a_promoter_length_below_one_is_refused_naming_it(annotated, tmp_path, capsys, value):
+    assert build_features(annotated, tmp_path, "promoter", promoter_bp=value) == 2
+    assert f"--promoter-bp must be at least 1 bp, got {value}" in capsys.readouterr().err
 
 
 def test_a_feature_the_annotation_lacks_is_refused(tmp_path, capsys):

@@ -135,8 +135,18 @@ def shard_runs(root, shards, data):
 @pytest.mark.parametrize(
     "shards, data, named, message",
     [
-        (["0/2", "1/2", "2/3"], ["sha256:aa"] * 3, False, r"shards of different N"),
-        (["0/2", None], ["sha256:aa"] * 2, False, r"sharded and unsharded runs mixed: \{"),
+        (
+            ["0/2", "1/2", "2/3"],
+            ["sha256:aa"] * 3,
+            False,
+            r"shards of different N: \S+: shard 0/2; \S+: shard 1/2; \S+: shard 2/3$",
+        ),
+        (
+            ["0/2", None],
+            ["sha256:aa"] * 2,
+            False,
+            r"sharded and unsharded runs mixed: \S+: shard 0/2; \S+: unsharded$",
+        ),
         (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], True, r"a foreign shard, other data"),
         (["0/2", "1/2"], ["sha256:aa", "sha256:bb"], False, r"data=aa\): shard\(s\) 1/2 missing"),
         (["1/3", "2/3"], ["sha256:aa"] * 2, False, r"\): shard\(s\) 0/3 missing"),  # the first

@@ -219,9 +219,15 @@ def test_the_variant_figures_say_their_n(monkeypatch, tmp_path):
         ]
     )
     variant_plots.ranking_curves(labelled, tmp_path / "roc.png", tmp_path / "pr.png")
-    for figure in kept:
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    areas = (  # computed here from the rows, as the legend must say
+        f"AUROC {roc_auc_score(labelled['label'], labelled['score']):.3f}",
+        f"AUPRC {average_precision_score(labelled['label'], labelled['score']):.3f}",
+    )
+    for figure, area in zip(kept, areas):
         legend = {t.get_text() for t in figure.axes[0].get_legend().get_texts()}
-        assert "m (n=12, 6 positive)" in legend
+        assert f"m ({area}; n=12, 6 positive)" in legend
     ladder = [
         {
             "model": "m",
@@ -343,3 +349,62 @@ def test_a_pll_run_is_on_its_own_scale_labelled_as_such(tmp_path, config, scale)
     )
     assert _run_settings(tmp_path)[2] == scale
     assert SCALE_LABELS["pll"] == "pseudo-log-likelihood of the whole sequence"
+
+
+def test_the_accuracy_legend_covers_no_bar(drawn, tmp_path):
+    """Three models of bars near 1 fill the top of the axes, where a legend inside would sit."""
+    summary = [
+        row(model, task, 23, 24)
+        for model in ("a long model name one", "a long model name two", "model three")
+        for task in ("perturbation_syn_human", "perturbation_motif_human")
+    ]
+    plots.accuracy(summary, tmp_path / "a.png")
+    figure = drawn[0]
+    (axes,) = figure.axes
+    figure.canvas.draw()
+    legend = axes.get_legend().get_window_extent(figure.canvas.get_renderer())
+    artists = [*axes.patches, *axes.lines]
+    boxes = [a.get_window_extent(figure.canvas.get_renderer()) for a in artists]
+    assert len(axes.patches) == 6 and not any(legend.overlaps(box) for box in boxes)
+    assert texts_inside(figure) == []
+
+
+def test_quantitative_labels_get_a_scatter_with_each_model_s_rho(monkeypatch, tmp_path):
+    from scipy.stats import spearmanr
+
+    from perturbation_bench.report import variant_plots
+
+    kept = []
+    monkeypatch.setattr(variant_plots, "save_figure", lambda figure, path: kept.append(figure))
+    labels = [0.1 * k for k in range(20)]
+    rows = pd.DataFrame(
+        [
+            {
+                "task": "perturbation_dms",
+                "model": model,
+                "label": x,
+                "score": score,
+                "score_kind": "llr",
+            }
+            for model, scores in (
+                ("up", [x + (0.3 if k % 3 else -0.2) for k, x in enumerate(labels)]),
+                ("down", [-(x**2) + 0.05 * (k % 4) for k, x in enumerate(labels)]),
+            )
+            for k, (x, score) in enumerate(zip(labels, scores))
+        ]
+    )
+    variant_plots.score_against_label(rows, tmp_path / "s.png")
+    (axes,) = kept[0].axes
+    legend = {t.get_text() for t in axes.get_legend().get_texts()}
+    expected = {
+        f"{model} (rho {spearmanr(group['score'], group['label'])[0]:.3f}; n=20)"
+        for model, group in rows.groupby("model")
+    }
+    assert legend == expected
+    points = sorted(
+        (round(x, 6), round(y, 6)) for c in axes.collections for x, y in c.get_offsets()
+    )
+    assert points == sorted(
+        (round(x, 6), round(y, 6)) for x, y in zip(rows["label"], rows["score"])
+    )
+    assert axes.get_ylabel() == "score (llr)" and texts_inside(kept[0]) == []

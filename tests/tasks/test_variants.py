@@ -125,6 +125,8 @@ def test_the_variant_task_reports_scipys_correlations_for_quantitative_labels(
     assert (
         "## Variant effect (quantitative labels)" in (tmp_path / "report" / "report.md").read_text()
     )
+    assert report["figures"]["score_against_label"] and not report["figures"]["roc"]
+    assert (tmp_path / "report" / "score_against_label.png").is_file()
 
 
 def test_binary_labels_keep_their_ranking_metrics_only(tiny_models, genome, tmp_path):

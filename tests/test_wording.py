@@ -1,0 +1,31 @@
+"""Counts in messages: a plural only when the count is not 1, and tallies as text, never a dict's
+repr."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from perturbation_bench.wording import counted, tally
+
+
+@pytest.mark.parametrize(
+    "count, noun, plural, text",
+    [
+        (1, "pair", None, "1 pair"),
+        (0, "pair", None, "0 pairs"),
+        (2, "pair", None, "2 pairs"),
+        (1, "variant", None, "1 variant"),
+        (3, "mouse", "mice", "3 mice"),
+        (1, "mouse", "mice", "1 mouse"),
+    ],
+)
+def test_a_noun_is_plural_unless_its_count_is_one(count, noun, plural, text):
+    assert counted(count, noun, plural) == text
+
+
+def test_a_tally_lists_the_nonzero_counts_by_name():
+    counts = Counter({"shuffle_unchanged": 1, "element_not_acgt": 2, "duplicate_pair": 0})
+    assert tally(counts) == "element_not_acgt 2, shuffle_unchanged 1"
+    assert tally({}) == "none" and tally(Counter(a=0), "none read") == "none read"
