@@ -22,26 +22,33 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-_scoring: str | None = None
+_scoring: tuple[str | None, str | None] = (None, None)
 _share: tuple[int, int] | None = None
 
 
-def announce(name: str) -> None:
-    """Record that this package's model ``name`` was created in this process (and scores)."""
+def announce(name: str, scoring: str | None = None) -> None:
+    """Record that this package's model ``name`` was created in this process (and scores),
+    with its ``scoring`` model argument (None: the model's default)."""
     global _scoring
-    _scoring = name
+    _scoring = (name, scoring)
 
 
 def scoring_model() -> str | None:
     """The name of this package's model created last in this process; None if none was."""
-    return _scoring
+    return _scoring[0]
+
+
+def scoring_kind() -> str | None:
+    """That model's ``scoring`` model argument (``embedding``, ``pll``, ...); None: its default."""
+    return _scoring[1]
 
 
 @contextmanager
-def as_scoring(name: str | None):
-    """Within the block, :func:`scoring_model` is ``name`` (None: a model of lm-eval's own)."""
+def as_scoring(name: str | None, scoring: str | None = None):
+    """Within the block, :func:`scoring_model` is ``name`` (None: a model of lm-eval's own) and
+    :func:`scoring_kind` is ``scoring``."""
     global _scoring
-    before, _scoring = _scoring, name
+    before, _scoring = _scoring, (name, scoring)
     try:
         yield
     finally:

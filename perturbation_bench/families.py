@@ -31,16 +31,24 @@ from typing import NamedTuple
 
 
 class Model(NamedTuple):
-    """One lm-eval model of this package: ``module:Class``, its kind and what it reads."""
+    """One lm-eval model of this package: ``module:Class``, its kind, what it reads, and the
+    values of its ``scoring`` argument, its default first (none: it has no such argument)."""
 
     target: str
     kind: str
     reads: str = "tokens"
+    scorings: tuple[str, ...] = ()
 
 
 MODELS = {
-    "dna-hf": Model("perturbation_bench.models.dna_hf:DnaHFLM", "causal"),
-    "dna-mlm": Model("perturbation_bench.models.dna_mlm:DnaMaskedLM", "masked"),
+    "dna-hf": Model(
+        "perturbation_bench.models.dna_hf:DnaHFLM", "causal", scorings=("likelihood", "embedding")
+    ),
+    "dna-mlm": Model(
+        "perturbation_bench.models.dna_mlm:DnaMaskedLM",
+        "masked",
+        scorings=("marginal", "pll", "embedding"),
+    ),
     "kmer-markov": Model("perturbation_bench.models.kmer_markov:KmerMarkovLM", "causal", "bases"),
 }
 """lm-eval model name -> :class:`Model`."""

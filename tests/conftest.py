@@ -28,7 +28,7 @@ from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 def _as_a_fresh_process(monkeypatch):
     """Each test starts as a new lm-eval process would: no model of this package created yet
     (``active_models.py``), whatever an earlier test created."""
-    monkeypatch.setattr("perturbation_bench.active_models._scoring", None)
+    monkeypatch.setattr("perturbation_bench.active_models._scoring", (None, None))
 
 
 @pytest.fixture(scope="session")

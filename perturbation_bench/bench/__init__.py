@@ -6,5 +6,6 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
 - ``sharing.py`` (``--sharing``): what computing a pair's shared pieces once buys;
 - ``saturation_scan.py`` (``--saturation``): what scoring each distinct input once buys on a scan;
 - ``scale.py`` (``--scale``): where the time and the memory of a large run go;
-- ``pll.py`` (``--pll``): ``dna-mlm``'s pseudo-log-likelihood against a plain loop.
+- ``pll.py`` (``--pll``): ``dna-mlm``'s pseudo-log-likelihood against a plain loop;
+- ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes.
 """

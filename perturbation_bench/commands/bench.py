@@ -9,6 +9,7 @@ their flag:
     bench --saturation    saturation_scan.py: what scoring each distinct input once buys
     bench --scale         scale.py: per-stage time and peak memory of large runs
     bench --pll           pll.py: dna-mlm's pseudo-log-likelihood against a plain loop
+    bench --embedding     embedding.py: embedding scores against a plain loop of forward passes
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from __future__ import annotations
 import argparse
 import importlib
 
-FLAGGED = {"sharing": "sharing", "saturation": "saturation_scan", "scale": "scale", "pll": "pll"}
+FLAGGED = {
+    "sharing": "sharing",
+    "saturation": "saturation_scan",
+    "scale": "scale",
+    "pll": "pll",
+    "embedding": "embedding",
+}
 """Flag (``--sharing``, ...) -> the benchmark module it runs; no flag runs ``throughput``."""
 
 

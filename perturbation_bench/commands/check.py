@@ -72,7 +72,7 @@ def run(args) -> int:
     model = _package_model(args.model, model_args)
     check_batch_size(args.batch_size)
     tokenizer = None if reads_bases(model) else load_tokenizer(model_args)
-    with as_scoring(model):
+    with as_scoring(model, model_args.get("scoring")):
         tasks = _build_tasks(args, model_args | metadata)
     for name, task in tasks.items():
         docs = task.eval_docs

@@ -11,6 +11,7 @@ here imports :mod:`perturbation_bench.tasks`.
   needs) and ``causal_scoring.py`` (running them);
 - ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL) and
   ``pair_cache.py`` (resumable runs of pairs);
+- ``embedding_scoring.py``: embedding-distance variant scores, for ``dna-hf`` and ``dna-mlm``;
 - ``kmer_markov.py``: ``kmer-markov``, with ``markov_chain.py`` (the chain counted on a genome);
 - ``parallel.py``: data parallelism on GPUs and CPUs;
 - ``tokens.py``: unknown tokens, counted or refused;

@@ -29,7 +29,7 @@ from perturbation_bench.arguments import (
 )
 from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.families import MODELS
-from perturbation_bench.models.model_arguments import check_model_arguments
+from perturbation_bench.models.model_arguments import check_model_arguments, check_scoring
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
@@ -57,19 +57,27 @@ class PackageModel:
     model_name: str
 
     def _check_arguments(
-        self, given: dict, sources: dict | None = None, batch_size=None, trust_remote_code=False
+        self,
+        given: dict,
+        sources: dict | None = None,
+        batch_size=None,
+        trust_remote_code=False,
+        scoring: str | None = None,
     ) -> None:
         """Step 1: ``given`` holds the model arguments ``__init__`` does not name (and
         ``pretrained``); ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None
         and model objects are not checked); ``batch_size`` None is not checked; a folder that
-        ships its own code needs ``trust_remote_code``."""
+        ships its own code needs ``trust_remote_code``; ``scoring`` (the model's ``scoring``
+        argument) is announced with the model."""
         install_excepthook()
-        announce(self.model_name)
+        announce(self.model_name, scoring)
         for argument, value in (sources or {}).items():
             if isinstance(value, str):
                 check_model_source(value, argument)
                 check_remote_code(value, trust_remote_code)
         check_model_arguments(self.model_name, given)
+        if scoring is not None:
+            check_scoring(self.model_name, scoring)
         if batch_size is not None:
             check_batch_size(batch_size)
 

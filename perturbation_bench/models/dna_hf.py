@@ -38,6 +38,9 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    two processes is scored on both). Only the targets' log-probabilities are computed,
    in float32, a chunk of positions at a time: no [batch, tokens, vocabulary] float32 tensor.
 6. Documented, logged choices: the windowing and the rank layout are logged once per run.
+7. ``scoring=embedding`` (with ``distance``, ``pooling`` and optionally ``layer``) scores
+   variants by the distance between the windows' hidden states instead, read from the causal
+   LM's backbone (``base_model``, no LM head): ``embedding_scoring.py`` states the rule.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
 from perturbation_bench.models.causal_plan import Piece
 from perturbation_bench.models.causal_scoring import CausalScorer
+from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
@@ -100,6 +104,8 @@ class DnaHFLM(PackageModel, HFLM):
         share_prefix: compute what a pair's sequences share once (default true).
         dedupe: score identical requests once, across documents, and share one prefix pass
             among every sequence that starts with it (default true).
+        scoring: ``likelihood`` (default) or ``embedding`` (rule 7 of the module docstring).
+        distance, pooling, layer: the embedding score (``scoring=embedding`` only).
     """
 
     def __init__(
@@ -108,6 +114,10 @@ class DnaHFLM(PackageModel, HFLM):
         window_stride: int | None = None,
         share_prefix: bool | str = True,
         dedupe: bool | str = True,
+        scoring: str = "likelihood",
+        distance: str | None = None,
+        pooling: str | None = None,
+        layer: str | int | None = None,
         **kwargs,
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
@@ -116,7 +126,9 @@ class DnaHFLM(PackageModel, HFLM):
             {"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
             kwargs.get("batch_size", 1),
             kwargs.get("trust_remote_code"),
+            scoring,
         )
+        self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         self.share_prefix = truth(share_prefix, "share_prefix")
         self.dedupe = truth(dedupe, "dedupe")
         self._pairs = self._instances = None
@@ -139,6 +151,8 @@ class DnaHFLM(PackageModel, HFLM):
         self._use_global_rank(kwargs)
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
+        if self.embedding is not None:
+            check_layer(self.embedding, self.model.config)
         self._windowing_logged = False
         self._bos_warned = False
         self._ready(
@@ -150,6 +164,7 @@ class DnaHFLM(PackageModel, HFLM):
                 "dedupe": self.dedupe,
                 "window_stride": self.window_stride,
                 "log_softmax": "float32",
+                **(self.embedding.settings() if self.embedding else {}),
             }
         )
 
@@ -204,6 +219,8 @@ class DnaHFLM(PackageModel, HFLM):
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
         """Note which requests pair up per document (for sharing), then score as HFLM does."""
+        if self.embedding is not None:
+            return self._embedding_scores(requests, disable_tqdm)
         sharing = self.share_prefix or self.dedupe
         self._pairs = document_pairs(requests, strict=False) if sharing else []
         self._instances = requests
@@ -215,6 +232,27 @@ class DnaHFLM(PackageModel, HFLM):
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
         return scores
+
+    def _embedding_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """Rule 7: each pair's embedding score on its reference request, 0 on its alternate."""
+        batch_size = self.batch_size if isinstance(self.batch_size, int) else 1
+        scorer = EmbeddingScorer(
+            self.model.base_model,
+            self.tokenizer,
+            self.device,
+            batch_size,
+            self.max_length,
+            self.embedding,
+            self._unknown,
+        )
+        pairs = document_pairs(requests, strict=True)
+        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
+        for request, score in zip(requests, scores):
+            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
+        self._unknown_summary = self._unknown.summary(self.world_size)
+        if self.rank == 0:
+            self._unknown.log(self._unknown_summary, len(requests))
+        return [(score, False) for score in scores]
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and

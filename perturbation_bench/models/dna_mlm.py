@@ -23,7 +23,8 @@ from lm_eval.api.model import LM
 from perturbation_bench.arguments import load_tokenizer, loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
-from perturbation_bench.models.masked_scoring import SCORINGS, MaskedScorer
+from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
+from perturbation_bench.models.masked_scoring import MaskedScorer
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.pairs.requests import document_pairs
@@ -49,7 +50,11 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             with transformers before loading (GPN: ``plugin=gpn``).
         dedupe: run identical masked inputs once (``masked_scoring.py``, rule 6; default true).
         scoring: ``marginal`` (default: the differing positions masked) or ``pll`` (the
-            pseudo-log-likelihood of each sequence), both defined in ``masked_scoring.py``.
+            pseudo-log-likelihood of each sequence), both defined in ``masked_scoring.py``; or
+            ``embedding``: variants scored by the distance between the windows' hidden states
+            (``embedding_scoring.py``; the model is then loaded as ``AutoModel``, so an encoder
+            without an LM head will do).
+        distance, pooling, layer: the embedding score (``scoring=embedding`` only).
     """
 
     def __init__(
@@ -65,6 +70,9 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         plugin: str | None = None,
         dedupe: bool | str = True,
         scoring: str = "marginal",
+        distance: str | None = None,
+        pooling: str | None = None,
+        layer: str | int | None = None,
         **unused,
     ) -> None:
         self._check_arguments(
@@ -72,14 +80,14 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             {"pretrained": pretrained, "tokenizer": tokenizer},
             batch_size,
             trust_remote_code,
+            scoring,
         )
         super().__init__()
-        from transformers import AutoModelForMaskedLM
+        from transformers import AutoModel, AutoModelForMaskedLM
 
         self.dedupe = truth(dedupe, "dedupe")
-        if scoring not in SCORINGS:
-            raise OptionsError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
         self.scoring = scoring
+        self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         if plugin:
             _register_plugin(plugin)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -94,17 +102,23 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                 "revision": revision,
             }
         )
-        if self.tokenizer.mask_token_id is None:
+        if self.tokenizer.mask_token_id is None and self.embedding is None:
             raise OptionsError(f"{pretrained}: the tokenizer has no mask token; not a masked LM?")
         with loading_errors(pretrained):
-            self.model = AutoModelForMaskedLM.from_pretrained(
-                pretrained,
-                trust_remote_code=trust_remote_code,
-                revision=revision,
-                dtype=dtype if dtype == "auto" else getattr(torch, dtype),
-            ).to(self._device)
+            self.model = (
+                (AutoModelForMaskedLM if self.embedding is None else AutoModel)
+                .from_pretrained(
+                    pretrained,
+                    trust_remote_code=trust_remote_code,
+                    revision=revision,
+                    dtype=dtype if dtype == "auto" else getattr(torch, dtype),
+                )
+                .to(self._device)
+            )
         self.model.eval()
         self.max_length = int(max_length or self._default_max_length())
+        if self.embedding is not None:
+            check_layer(self.embedding, self.model.config)
         self._ready(
             {
                 "dtype": self.model.dtype,
@@ -113,6 +127,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                 "plugin": plugin,
                 "log_softmax": "float32",
                 "scoring": scoring,
+                **(self.embedding.settings() if self.embedding else {}),
             }
         )
         if self._world_size > 1:
@@ -128,7 +143,9 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         """lm-eval's ``--use_cache``: whole pairs go to a store of their own (``pair_cache.py``)."""
         super().set_cache_hook(cache_hook)
         self._store = PairStore.for_hook(
-            cache_hook, [self.model.name_or_path, self.max_length, self.scoring]
+            cache_hook,
+            [self.model.name_or_path, self.max_length, self.scoring]
+            + ([self.embedding.name] if self.embedding else []),
         )
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
@@ -154,6 +171,42 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                 len(keys),
                 store.path,
             )
+
+        def store_pair(pair: tuple[int, int]) -> None:
+            first, second = pair
+            store.put(keys[first], (totals[first], totals[second]))
+
+        on_pair = store_pair if store is not None else None
+        if self.embedding is not None:
+            self._score_embeddings(requests, todo, totals, disable_tqdm, on_pair)
+        else:
+            self._score_masked(requests, todo, totals, disable_tqdm, on_pair)
+        self._unknown_summary = self._unknown.summary(self._world_size)
+        if self._rank == 0:
+            self._unknown.log(self._unknown_summary, len(requests))
+        return [(total, False) for total in totals]
+
+    def _score_embeddings(self, requests, pairs, totals, disable_tqdm: bool, on_pair) -> None:
+        """The embedding score of each pair (``embedding_scoring.py``) into ``totals``, then
+        ``on_pair(pair)`` for each (None: nothing)."""
+        scorer = EmbeddingScorer(
+            self.model,
+            self.tokenizer,
+            self._device,
+            self.batch_size,
+            self.max_length,
+            self.embedding,
+            self._unknown,
+        )
+        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self._rank == 0)
+        for first, second in pairs:
+            totals[first], totals[second] = scores[first], scores[second]
+            if on_pair is not None:
+                on_pair((first, second))
+
+    def _score_masked(self, requests, pairs, totals, disable_tqdm: bool, on_pair) -> None:
+        """Masked marginals or PLLs of each pair (``masked_scoring.py``) into ``totals``, calling
+        ``on_pair(pair)`` as each pair is complete (None: nothing)."""
         scorer = MaskedScorer(
             self.model,
             self.tokenizer,
@@ -165,16 +218,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             progress=not disable_tqdm and self._rank == 0,
             scoring=self.scoring,
         )
-
-        def store_pair(pair: tuple[int, int]) -> None:
-            first, second = pair
-            store.put(keys[first], (totals[first], totals[second]))
-
-        scorer.score(requests, todo, totals, store_pair if store is not None else None)
-        self._unknown_summary = self._unknown.summary(self._world_size)
-        if self._rank == 0:
-            self._unknown.log(self._unknown_summary, len(requests))
-        return [(total, False) for total in totals]
+        scorer.score(requests, pairs, totals, on_pair)
 
     def get_model_info(self) -> dict:
         """What lm-eval records about the model in the results' config."""

@@ -75,7 +75,6 @@ from perturbation_bench.pairs.windows import centred_start
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
-SCORINGS = ("marginal", "pll")
 MOSTLY_MASKED = 0.5
 """Masked-marginal pairs whose differing positions exceed this share of their tokens are counted
 in a warning that names the PLL."""
@@ -185,6 +184,34 @@ def overlap_size(request) -> int:
 def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
     """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
     return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
+
+
+def encode_request(tokenizer, request, unknown, encoded: dict | None = None):
+    """The tokenizer's encoding of a request's ``context + continuation`` with its special
+    tokens (special-token mask; offsets if fast), taken from and kept in ``encoded`` unless it
+    is None; its unknown tokens counted in ``unknown`` (rule 7)."""
+    context, continuation = request.args
+    text = context + continuation
+    encoding = encoded.get(text) if encoded is not None else None
+    if encoding is None:
+        encoding = tokenizer(
+            text, return_offsets_mapping=tokenizer.is_fast, return_special_tokens_mask=True
+        )
+        if encoded is not None:
+            encoded[text] = encoding
+    count = unknown_tokens(
+        tokenizer, continuation, encoding["input_ids"], formatting_setting(request.doc)
+    )
+    unknown.add(request, count)
+    return encoding
+
+
+def token_offsets(tokenizer, encoding, text: str) -> list[tuple[int, int]]:
+    """Each token's characters in ``text``: a fast tokenizer's offsets, else read off the tokens
+    themselves (:func:`literal_offsets`)."""
+    if "offset_mapping" in encoding:
+        return encoding["offset_mapping"]
+    return literal_offsets(tokenizer, encoding["input_ids"], text)
 
 
 class MaskedScorer:
@@ -304,29 +331,13 @@ class MaskedScorer:
         return inputs, windowed
 
     def _encode(self, request, encoded: dict):
-        """The tokenizer's encoding of a request's text (special-token mask; offsets if fast),
-        from ``encoded`` with ``dedupe``; its unknown tokens counted (rule 7)."""
-        context, continuation = request.args
-        text = context + continuation
-        encoding = encoded.get(text) if self.dedupe else None
-        if encoding is None:
-            encoding = self.tokenizer(
-                text, return_offsets_mapping=self.tokenizer.is_fast, return_special_tokens_mask=True
-            )
-            if self.dedupe:
-                encoded[text] = encoding
-        count = unknown_tokens(
-            self.tokenizer, continuation, encoding["input_ids"], formatting_setting(request.doc)
+        """:func:`encode_request`, from ``encoded`` with ``dedupe``."""
+        return encode_request(
+            self.tokenizer, request, self.unknown, encoded if self.dedupe else None
         )
-        self.unknown.add(request, count)
-        return encoding
 
     def _offsets(self, encoding, text: str) -> list[tuple[int, int]]:
-        """Each token's characters in ``text``: the fast tokenizer's offsets, else read off the
-        tokens themselves (:func:`literal_offsets`)."""
-        if "offset_mapping" in encoding:
-            return encoding["offset_mapping"]
-        return literal_offsets(self.tokenizer, encoding["input_ids"], text)
+        return token_offsets(self.tokenizer, encoding, text)
 
     def _windowed(
         self, ids: list[int], masked: list[int], reads: dict[int, list[tuple[int, int]]]

@@ -42,6 +42,13 @@ def model_class(model: str):
     """
     from lm_eval.api.registry import get_model
 
+    from perturbation_bench.families import MODELS
+
+    if model in MODELS:  # this package's own, whether or not the autoload hook registered it
+        import importlib
+
+        module, name = MODELS[model].target.split(":")
+        return getattr(importlib.import_module(module), name)
     try:
         return get_model(model)
     except ImportError:
@@ -69,12 +76,38 @@ def named_arguments(cls) -> set[str]:
     return names - {"self"}
 
 
+def check_scoring(model: str, scoring) -> None:
+    """Refuse a ``scoring`` value that this package's ``model`` does not have (the model table's
+    ``scorings``).
+
+    Raises:
+        OptionsError: naming the model's scorings and the models that have the value.
+    """
+    choices = MODELS[model].scorings if model in MODELS else ()
+    if not choices or scoring in choices:
+        return
+    others = [name for name, entry in MODELS.items() if scoring in entry.scorings]
+    where = f" ({scoring} is a scoring of {' and '.join(others)})" if others else ""
+    raise OptionsError(
+        f"{model} scores with scoring= {' or '.join(choices)}, not {scoring!r}{where}"
+    )
+
+
 def check_model_arguments(model: str, model_args: Mapping[str, Any]) -> None:
-    """Refuse an argument in ``model_args`` that ``model`` does not take (module docstring).
+    """Refuse an argument in ``model_args`` that ``model`` does not take (module docstring), a
+    ``scoring`` it does not have (:func:`check_scoring`), and embedding arguments that make no
+    score (``embedding_scoring.EmbeddingScore.from_arguments``).
 
     Raises:
         OptionsError: naming the argument, the model, and the model of this package that takes it.
     """
+    if "scoring" in model_args:
+        check_scoring(model, model_args["scoring"])
+    if model in MODELS and "embedding" in MODELS[model].scorings:
+        from perturbation_bench.models.embedding_scoring import EMBEDDING_ARGUMENTS, EmbeddingScore
+
+        scoring = model_args.get("scoring", MODELS[model].scorings[0])
+        EmbeddingScore.from_arguments(scoring, *(model_args.get(k) for k in EMBEDDING_ARGUMENTS))
     cls = model_class(model)
     if cls is None:
         return

@@ -103,16 +103,29 @@ CONVENTIONS = {
 }
 
 
-def check_model(model: str | None, settings: TaskSettings) -> None:
+def check_model(model: str | None, settings: TaskSettings, scoring: str | None = None) -> None:
     """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``:
     one of this package's models, or None for a model of lm-eval's own (``hf``, ...), which is
-    causal and always conditions on a start token.
+    causal and always conditions on a start token; ``scoring`` is the model's ``scoring``
+    argument (None: its default).
 
     Raises:
         OptionsError: the convention is another model kind's, ``start_token: none`` reaches a
-            masked model or one of lm-eval's, or overlapping k-mers reach ``kmer-markov``.
+            masked model or one of lm-eval's, overlapping k-mers reach ``kmer-markov``, or
+            ``scoring=embedding`` reaches a paired task or ``score: abs_llr``.
     """
     name = model or "lm-eval's own model"
+    if scoring == "embedding" and settings.score is None:
+        raise OptionsError(
+            f"scoring=embedding scores a variant by a distance, which has no direction; "
+            f"{settings.config or 'this task'} is a paired task, scored by which window the "
+            "model prefers (leave scoring=embedding out)"
+        )
+    if scoring == "embedding" and settings.score != "llr":
+        raise OptionsError(
+            f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
+            "score itself (leave score out)"
+        )
     convention = CONVENTIONS.get(settings.convention or "")
     if convention is not None and model not in convention.models:
         raise OptionsError(

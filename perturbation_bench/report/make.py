@@ -7,7 +7,9 @@ Writes everything below by calling the modules of this subpackage, one job each:
 
 Input: one lm-eval ``--output_path`` folder per run, made with ``--log_samples`` (``runs.py``).
 In every table and figure a run is one row, named by its model and what tells it apart from the
-other runs of that model (``run_names.py``). Output folder:
+other runs of that model (``run_names.py``). Runs with ``scoring=embedding`` give a variant score,
+not a preference between two windows: they enter the variant sections only, under the score's
+name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
 
 - ``pairs.parquet``: one row per pair and run (pair id, task, both LLs, correct, margin, strata);
 - ``report.json`` and ``report.md``: per model and task, accuracy with a seeded bootstrap and a
@@ -87,7 +89,8 @@ def make_report(
         if pairs[column].isna().all():
             notes.append(f"--by {column}: no sample has this column")
     pairs.to_parquet(out / "pairs.parquet", index=False)
-    summary = summarize(pairs, seed, n_boot)
+    preferences = pairs[pairs["scale"] != "embedding"]  # an embedding score has no direction
+    summary = summarize(preferences, seed, n_boot)
     variants = {
         "summary": variant_metrics.ranking_summary(pairs, seed, n_boot, se_boot, se_chrom_boot),
         "strata": variant_metrics.ranking_strata(pairs, list(by)),
@@ -104,9 +107,9 @@ def make_report(
         "bootstrap_resamples": n_boot,
         "summary": summary,
         "group_mean": group_means(summary),
-        "strata": strata(pairs, list(by), seed, n_boot),
-        "comparisons": model_comparisons(pairs, seed, n_boot),
-        "context_sweep": context_sweep(pairs, seed, n_boot),
+        "strata": strata(preferences, list(by), seed, n_boot),
+        "comparisons": model_comparisons(preferences, seed, n_boot),
+        "context_sweep": context_sweep(preferences, seed, n_boot),
         "variants": variants,
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED} if published else {},
         "notes": notes,
@@ -126,7 +129,7 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
     codons = [s for s in report["strata"] if s["column"] == "fraction_codons_changed"]
     ladder, ranked = report["variants"]["class_ladder"], report["variants"]["summary"]
     drawn = {
-        "accuracy": True,
+        "accuracy": bool(report["summary"]),
         "margins": True,
         "accuracy_by_codons_changed": bool(codons),
         "context_sweep": bool(report["context_sweep"]),
@@ -135,7 +138,8 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
         "precision_recall": bool(ranked),
         "score_against_label": bool(report["variants"]["correlations"]),
     }
-    plots.accuracy(report["summary"], out / "accuracy.png")
+    if drawn["accuracy"]:
+        plots.accuracy(report["summary"], out / "accuracy.png")
     plots.margins(pairs, out / "margins.png")
     if codons:
         plots.accuracy_by_codons_changed(codons, out / "accuracy_by_codons_changed.png")

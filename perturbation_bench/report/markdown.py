@@ -149,7 +149,9 @@ def to_markdown(report: dict) -> str:
         lines += [f"![saturation map]({name})" for name in report["saturation_maps"]]
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
-    lines += ["", "![accuracy](accuracy.png)", ""]
+    lines.append("")
+    if report["figures"].get("accuracy"):
+        lines += ["![accuracy](accuracy.png)", ""]
     if report["figures"].get("accuracy_by_codons_changed"):
         lines += ["![accuracy by codons changed](accuracy_by_codons_changed.png)", ""]
     lines += ["![margins](margins.png)", ""]

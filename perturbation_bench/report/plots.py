@@ -11,9 +11,9 @@ Rules every figure keeps:
   by a line only when both hold at least :data:`MIN_BIN_PAIRS` pairs;
 - series that may coincide get their own marker and a small horizontal offset, so none hides
   another;
-- causal log-likelihoods (whole sequences), masked marginals (the differing positions only) and
-  pseudo-log-likelihoods (``scoring=pll``) are not on one scale: their margins get separate
-  panels;
+- causal log-likelihoods (whole sequences), masked marginals (the differing positions only),
+  pseudo-log-likelihoods (``scoring=pll``) and embedding scores (``scoring=embedding``) are not
+  on one scale: their margins get separate panels;
 - every figure says how many pairs each series or bar holds (``n``), counts have whole-number
   ticks, a bar of height 0 carries a marker at 0 so that it is seen, and the layout is
   constrained so that no label or title falls outside the figure.
@@ -181,6 +181,7 @@ SCALE_LABELS = {
     "causal": "log-likelihood of the whole sequence",
     "masked": "masked marginal over the differing positions",
     "pll": "pseudo-log-likelihood of the whole sequence",
+    "embedding": "embedding score (signed distance between the windows' hidden states)",
 }
 
 

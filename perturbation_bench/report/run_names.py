@@ -16,7 +16,7 @@ Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``m
 start alike are told apart by what differs, ``key=value`` each (``kmer-markov order=2`` and
 ``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not one of them
 is named with ``--name``. A setting of :data:`NAMED_UNLESS_DEFAULT` other than its default is
-in the name even of a run alone (``scoring=pll``: another kind of score). Two unsharded runs with the same
+in the name even of a run alone (``scoring=pll``, ``embedding_score=...``: another kind of score). Two unsharded runs with the same
 name and the same task are refused: their pairs would count twice (shard runs are checked by
 ``consistency.check_shards``).
 """
@@ -43,8 +43,8 @@ SCORE_NEUTRAL = frozenset(
     }
 )
 """Model arguments and settings that do not change a score."""
-NAMED_UNLESS_DEFAULT = {"scoring": "marginal"}
-"""Settings named in every run's name when not at their default (module docstring)."""
+NAMED_UNLESS_DEFAULT = {"scoring": ("marginal", "likelihood"), "embedding_score": ()}
+"""Settings named in every run's name when given and not at a default (module docstring)."""
 TASK_KEYS = tuple(name for name in IDENTIFYING if name != "data")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
@@ -90,8 +90,8 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
         for run in members:
             shown = differing | {
                 key
-                for key, default in NAMED_UNLESS_DEFAULT.items()
-                if run["identity"].get(key) not in (None, default)
+                for key, defaults in NAMED_UNLESS_DEFAULT.items()
+                if run["identity"].get(key) not in (None, *defaults)
             }
             suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in sorted(shown)]
             out[run["folder"]] = names.get(run["folder"]) or " ".join([base, *suffix])

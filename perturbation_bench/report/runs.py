@@ -62,8 +62,12 @@ class Run:
     scale: str = "causal"
     """What its LLs are: ``causal`` (whole sequences: causal LMs, Markov chains), ``masked``
     (masked marginals over the differing positions, ``--model dna-mlm``) or ``pll``
-    (pseudo-log-likelihoods of whole sequences, ``dna-mlm`` with ``scoring=pll``): not one
+    (pseudo-log-likelihoods of whole sequences, ``dna-mlm`` with ``scoring=pll``) or
+    ``embedding`` (each variant's embedding score as its margin, ``scoring=embedding``): not one
     scale."""
+    score_name: str | None = None
+    """The variant score's name when the model gives it (``scoring=embedding``:
+    ``Embeddings.plus.euclidean_distance``, ...); None: the task's ``score``."""
     model_type: str | None = None
     """lm-eval's model (``config.model``)."""
     model_args: dict = field(default_factory=dict)
@@ -122,6 +126,7 @@ def find_run(folder: str | Path) -> Run:
         limit,
         provenance,
         scale,
+        (provenance.get("settings") or {}).get("embedding_score"),
         model_type,
         model_args,
         task_settings,
@@ -154,9 +159,11 @@ def _run_settings(folder: Path) -> tuple:
 
 def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
     """:attr:`Run.scale` of a run of lm-eval model ``model``."""
+    scoring = (provenance.get("settings") or {}).get("scoring") or model_args.get("scoring")
+    if scoring == "embedding":
+        return "embedding"
     if model not in MASKED_MODELS:
         return "causal"
-    scoring = (provenance.get("settings") or {}).get("scoring") or model_args.get("scoring")
     return "pll" if scoring == "pll" else "masked"
 
 
@@ -179,9 +186,15 @@ def _first_settings(path: Path) -> TaskSettings:
 
 
 def stream_sample_pairs(
-    path: Path, task: str, model: str, extra_columns=(), scale: str = "causal"
+    path: Path,
+    task: str,
+    model: str,
+    extra_columns=(),
+    scale: str = "causal",
+    score_name: str | None = None,
 ) -> Iterator[dict]:
-    """Stream one samples file as per-pair rows, with a progress bar over its bytes.
+    """Stream one samples file as per-pair rows, with a progress bar over its bytes;
+    ``score_name`` names the variant score instead of the task's ``score`` (:attr:`Run.score_name`).
 
     Raises:
         DataValidationError: a line that is not JSON (a truncated file) or not a sample of a
@@ -230,7 +243,7 @@ def stream_sample_pairs(
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},
-                "score_kind": settings.score,
+                "score_kind": score_name or settings.score,
                 "convention": settings.convention,
                 "one_class_chromosomes": settings.one_class_chromosomes,
                 "labels": settings.labels,
@@ -281,7 +294,7 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
-            for row in stream_sample_pairs(path, task, name, by, run.scale):
+            for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
                 rows.append({**row, "run": str(run.folder)})
     import pandas as pd
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from perturbation_bench.active_models import document_share, scoring_model
+from perturbation_bench.active_models import document_share, scoring_kind, scoring_model
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
@@ -110,7 +110,6 @@ def pair_documents(
             "8,192 bp tasks (perturbation_syn_human, ...) to another length"
         )
     identity = data_identity(files)
-    check_model(scoring_model(), settings)
     settings = settings.replaced(
         data=identity,
         config=config_name,
@@ -118,6 +117,7 @@ def pair_documents(
         score=score,
         labels=labels,
     )
+    check_model(scoring_model(), settings, scoring_kind())
     context_bp, formatting = settings.context_bp, settings.formatting
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)

@@ -171,3 +171,15 @@ def test_the_pll_bench_agrees_with_its_plain_loop(capsys):
     assert (
         row.startswith("| 2 | 350 | 700 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3
     )
+
+
+@pytest.mark.slow
+def test_the_embedding_bench_agrees_with_its_plain_loop(capsys):
+    from perturbation_bench.bench import embedding
+
+    parser = argparse.ArgumentParser()
+    embedding.add_arguments(parser)
+    assert embedding.run(parser.parse_args(["--embedding", "--embedding-bp", "4"])) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 12 |")]
+    assert row.startswith("| 12 | 2 | 1.33 |")
+    assert float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-6

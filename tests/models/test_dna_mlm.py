@@ -270,7 +270,10 @@ def test_mostly_masked_pairs_name_the_pll_in_a_warning(masked_models, tmp_path, 
 def test_an_unknown_scoring_is_refused(masked_models):
     from perturbation_bench.errors import OptionsError
 
-    with pytest.raises(OptionsError, match="scoring must be one of marginal, pll, got 'pseudo'"):
+    with pytest.raises(
+        OptionsError,
+        match="dna-mlm scores with scoring= marginal or pll or embedding, not 'pseudo'$",
+    ):
         DnaMaskedLM(pretrained=masked_models["char"], scoring="pseudo", device="cpu")
 
 

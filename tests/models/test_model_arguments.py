@@ -21,7 +21,7 @@ TASK = "perturbation_syn_human"
         (
             "dna-hf",
             {"scoring": "pll"},
-            "dna-hf does not take the model argument scoring .scoring is an argument of dna-mlm.$",
+            "dna-hf scores with scoring= likelihood or embedding, not 'pll' .pll is a scoring of dna-mlm.$",
         ),
         ("dna-hf", {"order": 5}, "does not take the model argument order .order is an argument of kmer-markov"),
         ("hf", {"plugin": "gpn"}, "hf does not take the model argument plugin .plugin is an argument of dna-mlm"),
@@ -62,7 +62,9 @@ def test_a_model_lm_eval_does_not_know_is_one_line():
 
 
 def test_the_run_refuses_before_reading_weights(tiny_models, pair_data, no_weights_read):
-    with pytest.raises(OptionsError, match="dna-hf does not take the model argument scoring"):
+    with pytest.raises(
+        OptionsError, match="dna-hf scores with scoring= likelihood or embedding, not 'pll'"
+    ):
         evaluate(
             tiny_models["char"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf", scoring="pll"
         )
@@ -85,5 +87,6 @@ def test_check_refuses_what_the_run_refuses(tiny_models, pair_data, no_weights_r
     err = capsys.readouterr().err
     assert status == 2
     assert (
-        "dna-hf does not take the model argument scoring (scoring is an argument of dna-mlm)" in err
+        "dna-hf scores with scoring= likelihood or embedding, not 'pll' (pll is a scoring of dna-mlm)"
+        in err
     )

@@ -36,7 +36,7 @@ def test_ties_are_reported_once_per_task_naming_it_with_the_models_reading(
     from perturbation_bench.pairs.fields import TASK
     from perturbation_bench.pairs.settings import TaskSettings
 
-    monkeypatch.setattr("perturbation_bench.active_models._scoring", model)
+    monkeypatch.setattr("perturbation_bench.active_models._scoring", (model, None))
     settings = TaskSettings(config="syn_zebrafish")
     for tied, expected in ((3, 1), (1, 0)):
         docs = [pair_document(benchmark_id=str(i)) | {TASK: settings} for i in range(101)]

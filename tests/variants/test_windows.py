@@ -178,7 +178,7 @@ def test_a_convention_whose_edge_rule_differs_from_the_datas_says_so(
     from perturbation_bench import active_models
     from perturbation_bench.tasks.variants import load_variant_pairs
 
-    monkeypatch.setattr(active_models, "_scoring", "dna-hf")
+    monkeypatch.setattr(active_models, "_scoring", ("dna-hf", None))
     built_variants(hidden_genome, tmp_path / "shift", "shift")
     load_variant_pairs(
         config="hidden", data_dir=str(tmp_path / "shift"), convention="biofoundation"

@@ -1,0 +1,334 @@
+"""Embedding-distance variant scores (``models/embedding_scoring.py``): the variant task's AUROC
+and AUPRC equal an independent computation from the models' hidden states, each score computed
+by its anchor's own code where it has one (gpn's distances for flatten, BEND's scipy cosine at the
+variant's token, Nucleotide Transformer-style mean pooling), on a causal LM (``dna-hf``, its
+backbone) and on encoders loaded as ``AutoModel`` (``dna-mlm``: BERT without its LM head)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy.spatial import distance as scipy_distance
+from sklearn.metrics import average_precision_score, roc_auc_score
+from transformers import AutoModel, AutoTokenizer
+
+from dna_fixtures import build_tokenizer, evaluate, random_genome, reverse_complement
+from perturbation_bench.cli import main
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+from perturbation_bench.models.embedding_scoring import EmbeddingScore, signed_distance
+from perturbation_bench.tasks.pairing import logged_pairs
+
+TASK = "perturbation_variants"
+TOLERANCE = 1e-6  # on AUROC/AUPRC and on each score, relative to its size
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory):
+    """40 labelled SNVs (binary, seeded) in 64 bp windows of a random genome: the data folder
+    and the pairs as built (reference window, alternate window, label)."""
+    root = tmp_path_factory.mktemp("embedding")
+    fasta, sequences = random_genome(root, {"chr1": 1200, "chr2": 900}, 31)
+    rng = random.Random(4)
+    rows = []
+    for i in range(40):
+        chrom = "chr1" if i % 3 else "chr2"
+        pos = rng.randrange(80, len(sequences[chrom]) - 80)
+        ref = sequences[chrom][pos - 1]
+        alt = rng.choice([b for b in "ACGT" if b != ref])
+        rows.append({"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": i % 2 == 0})
+    pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"]).to_csv(root / "v.csv", index=False)
+    command = ["build", "variants", "--variants", str(root / "v.csv"), "--fasta", str(fasta)]
+    assert main([*command, "--config", "vep", "--out", str(root / "out"), "--window", "64"]) == 0
+    return root / "out", pd.read_parquet(root / "out" / "vep")
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    """A random BERT masked LM framing inputs as <s> ... </s>, read here without its head."""
+    folder = tmp_path_factory.mktemp("bert")
+    return str(save_random_bert(folder, as_masked_lm_tokenizer(build_tokenizer("char")), layers=3))
+
+
+def hidden(model, tokenizer, sequence: str, layer) -> tuple[np.ndarray, list[int]]:
+    """Independent fp32 hidden states (tokens x D) of a sequence, and its special-token mask."""
+    encoding = tokenizer(sequence, return_special_tokens_mask=True)
+    with torch.no_grad():
+        out = model(torch.tensor([encoding["input_ids"]]), output_hidden_states=True)
+    states = out.last_hidden_state if layer == "last" else out.hidden_states[layer]
+    return states[0].double().numpy(), encoding["special_tokens_mask"]
+
+
+def anchor_score(model, tokenizer, reference: str, alternate: str, distance, pooling, layer):
+    """One strand's score by each anchor's own formula."""
+    from gpn.ss.run_vep_embeddings import cosine_distance, euclidean_distance, inner_product
+
+    (r, special), (a, _) = (hidden(model, tokenizer, s, layer) for s in (reference, alternate))
+    if pooling == "flatten":  # gpn's functions take (batch, tokens, D)
+        gpn = {"euclidean": euclidean_distance, "inner_product": inner_product}
+        gpn["cosine"] = cosine_distance
+        value = float(gpn[distance](torch.tensor(r)[None], torch.tensor(a)[None])[0])
+        return -value if distance == "inner_product" else value
+    if pooling == "mean":  # Nucleotide Transformer: the mean over the non-special tokens
+        keep = [i for i, flag in enumerate(special) if not flag]
+        r, a = r[keep].mean(axis=0), a[keep].mean(axis=0)
+        return {
+            "l2": scipy_distance.euclidean,
+            "l1": scipy_distance.cityblock,
+            "cosine": scipy_distance.cosine,
+        }[distance](r, a)
+    base = next(i for i, (x, y) in enumerate(zip(reference, alternate)) if x != y)
+    token = base + 1  # one token per base after <s>
+    return scipy_distance.cosine(r[token], a[token])  # BEND's
+
+
+def expected_scores(path, table, distance, pooling, layer, rc_average):
+    model = AutoModel.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    scores = []
+    for reference, alternate in zip(table["original_sequence"], table["sequence"]):
+        strands = [(reference, alternate)]
+        if rc_average:
+            strands.append((reverse_complement(reference), reverse_complement(alternate)))
+        values = [
+            anchor_score(model, tokenizer, r, a, distance, pooling, layer) for r, a in strands
+        ]
+        scores.append(sum(values) / len(values))
+    return np.array(scores)
+
+
+CASES = [  # (model, distance, pooling, layer, rc_average)
+    ("dna-mlm", "euclidean", "flatten", "last", True),
+    ("dna-hf", "euclidean", "flatten", "last", True),
+    ("dna-mlm", "inner_product", "flatten", "last", False),
+    ("dna-mlm", "cosine", "flatten", 2, False),
+    ("dna-mlm", "l2", "mean", "last", False),
+    ("dna-mlm", "l1", "mean", 1, False),
+    ("dna-mlm", "cosine", "variant", 1, True),
+]
+
+
+@pytest.mark.parametrize("model, distance, pooling, layer, rc_average", CASES)
+def test_the_ranking_metrics_equal_the_anchors_scores_from_the_hidden_states(
+    variants, encoder, tiny_models, model, distance, pooling, layer, rc_average
+):
+    data, table = variants
+    path = encoder if model == "dna-mlm" else tiny_models["char"]
+    arguments = {"scoring": "embedding", "distance": distance, "pooling": pooling}
+    if layer != "last":
+        arguments["layer"] = layer
+    result = evaluate(
+        path,
+        [TASK],
+        {"config": "vep", "data_dir": str(data), "rc_average": rc_average},
+        model=model,
+        **arguments,
+    )
+    # AutoModel reads the encoder without its head, and the causal LM's backbone
+    expected = expected_scores(path, table, distance, pooling, layer, rc_average)
+    got = np.array([o - p for o, p in logged_pairs(result, TASK)])
+    assert got == pytest.approx(expected, rel=TOLERANCE, abs=1e-9)
+    labels = table["label"].astype(bool)
+    scores = result["results"][TASK]
+    assert scores["auroc,pairs"] == pytest.approx(roc_auc_score(labels, expected), abs=TOLERANCE)
+    assert scores["auprc,pairs"] == pytest.approx(
+        average_precision_score(labels, expected), abs=TOLERANCE
+    )
+    assert 0.0 < scores["auroc,pairs"] < 1.0
+
+
+@pytest.mark.parametrize("task", ["perturbation_syn_human", "perturbation_motif_human"])
+def test_a_paired_task_is_refused_in_one_line(encoder, pair_data, task):
+    with pytest.raises(OptionsError, match=r"scoring=embedding scores a variant by a distance"):
+        evaluate(
+            encoder,
+            [task],
+            {"data_dir": str(pair_data)},
+            model="dna-mlm",
+            scoring="embedding",
+            distance="euclidean",
+            pooling="flatten",
+        )
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"scoring": "embedding", "pooling": "flatten"}, r"needs distance= one of euclidean, "),
+        ({"scoring": "embedding", "distance": "cos", "pooling": "flatten"}, r"got 'cos'"),
+        ({"scoring": "embedding", "distance": "l1"}, r"needs pooling= one of flatten, mean"),
+        ({"scoring": "marginal", "distance": "l1"}, r"distance apply to scoring=embedding only"),
+        (
+            {"scoring": "embedding", "distance": "l1", "pooling": "mean", "layer": "middle"},
+            "got 'middle'",
+        ),
+    ],
+)
+def test_embedding_arguments_are_checked_in_one_line(arguments, message):
+    with pytest.raises(OptionsError, match=message):
+        EmbeddingScore.from_arguments(
+            arguments.pop("scoring"),
+            **{k: arguments.get(k) for k in ("distance", "pooling", "layer")},
+        )
+
+
+def test_a_layer_the_model_lacks_is_refused_before_scoring(encoder, variants):
+    data, _ = variants
+    with pytest.raises(OptionsError, match=r"layer=9: the model has 4 hidden states"):
+        evaluate(
+            encoder,
+            [TASK],
+            {"config": "vep", "data_dir": str(data)},
+            model="dna-mlm",
+            scoring="embedding",
+            distance="l2",
+            pooling="mean",
+            layer=9,
+        )
+
+
+@pytest.mark.parametrize(
+    "distance, name",
+    [
+        ("euclidean", "Embeddings.plus.euclidean_distance"),
+        ("inner_product", "Embeddings.minus.inner_product"),
+        ("cosine", "Embeddings.plus.cosine_distance"),
+    ],
+)
+def test_scores_are_named_as_traitgym_names_them(distance, name):
+    assert EmbeddingScore(distance, "flatten").name == name
+    assert EmbeddingScore(distance, "mean", 2).name == f"{name}[pooling=mean,layer=2]"
+
+
+def test_each_distance_is_its_formula_on_the_flattened_matrices():
+    generator = torch.Generator().manual_seed(3)
+    r, a = torch.randn(5, 4, generator=generator), torch.randn(5, 4, generator=generator)
+    x, y = r.double().numpy().ravel(), a.double().numpy().ravel()
+    assert signed_distance(r, a, "euclidean") == pytest.approx(np.linalg.norm(x - y), rel=1e-12)
+    assert signed_distance(r, a, "l2") == signed_distance(r, a, "euclidean")
+    assert signed_distance(r, a, "l1") == pytest.approx(np.abs(x - y).sum(), rel=1e-12)
+    assert signed_distance(r, a, "cosine") == pytest.approx(scipy_distance.cosine(x, y), rel=1e-12)
+    assert signed_distance(r, a, "inner_product") == pytest.approx(-(x @ y), rel=1e-12)
+
+
+def run_check(capsys, *arguments) -> tuple[int, str, str]:
+    status = main(["check", *arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_check_and_the_run_agree_on_where_an_embedding_score_applies(
+    encoder, variants, pair_data, capsys
+):
+    data, _ = variants
+    model_args = f"pretrained={encoder},scoring=embedding,distance=l2,pooling=mean"
+    common = ("--model", "dna-mlm", "--model_args", model_args)
+    status, _, err = run_check(
+        capsys,
+        *common,
+        *("--tasks", "perturbation_syn_human", "--metadata", f'{{"data_dir": "{pair_data}"}}'),
+    )
+    assert status == 2 and "scoring=embedding scores a variant by a distance" in err
+    metadata = f'{{"data_dir": "{data}", "config": "vep"}}'
+    status, out, _ = run_check(capsys, *common, "--tasks", TASK, "--metadata", metadata)
+    assert status == 0 and "options and files OK" in out
+    abs_llr = f'{{"data_dir": "{data}", "config": "vep", "score": "abs_llr"}}'
+    status, _, err = run_check(capsys, *common, "--tasks", TASK, "--metadata", abs_llr)
+    assert status == 2 and "score: abs_llr reads a log-likelihood ratio" in err
+
+
+def test_the_report_names_the_embedding_score_and_keeps_it_apart_from_the_llr_run(
+    encoder, variants, tmp_path
+):
+    from perturbation_bench.report.make import make_report
+
+    data, table = variants
+    metadata = {"config": "vep", "data_dir": str(data)}
+    embedding = {"scoring": "embedding", "distance": "euclidean", "pooling": "flatten"}
+    results = {}
+    for name, arguments in (("llr", {}), ("embedding", embedding)):
+        results[name] = evaluate(
+            encoder, [TASK], metadata, model="dna-mlm", output_path=tmp_path / name, **arguments
+        )
+    folders = [next((tmp_path / name).iterdir()) for name in results]
+    report = make_report(folders, tmp_path / "report", n_boot=50, se_boot=10, se_chrom_boot=10)
+    rows = {row["score"]: row for row in report["variants"]["summary"]}
+    assert set(rows) == {"llr", "Embeddings.plus.euclidean_distance"}
+    for name, score in (("llr", "llr"), ("embedding", "Embeddings.plus.euclidean_distance")):
+        assert rows[score]["auroc"] == pytest.approx(results[name]["results"][TASK]["auroc,pairs"])
+    embedding_row = rows["Embeddings.plus.euclidean_distance"]
+    assert embedding_row["model"] != rows["llr"]["model"]
+    assert "scoring=embedding" in embedding_row["model"]
+    assert [row["model"] for row in report["summary"]] == [rows["llr"]["model"]]  # no accuracy
+
+
+@pytest.fixture(scope="module")
+def scan(tmp_path_factory):
+    """Every alternate of 6 positions: 18 variants, 3 sharing each reference window."""
+    root = tmp_path_factory.mktemp("scan")
+    fasta, sequences = random_genome(root, {"chr1": 600}, 8)
+    rows = [
+        {"chrom": "chr1", "pos": pos, "ref": sequences["chr1"][pos - 1], "alt": alt, "label": k % 2}
+        for k, pos in enumerate(range(200, 206))
+        for alt in "ACGT"
+        if alt != sequences["chr1"][pos - 1]
+    ]
+    pd.DataFrame(rows).to_csv(root / "v.csv", index=False)
+    command = ["build", "variants", "--variants", str(root / "v.csv"), "--fasta", str(fasta)]
+    assert main([*command, "--config", "scan", "--out", str(root / "out"), "--window", "48"]) == 0
+    return root / "out"
+
+
+@pytest.mark.parametrize("layer, per_pass", [("last", 4), (1, 1)])
+def test_each_distinct_window_runs_once_and_a_middle_layer_one_window_a_pass(
+    encoder, scan, monkeypatch, layer, per_pass
+):
+    """18 pairs hold 6 reference and 18 alternate windows: 24 run, at most ``per_pass`` a
+    forward pass (``layer=K`` returns every layer's states, so one window at a time)."""
+    from perturbation_bench.models.embedding_scoring import EmbeddingScorer
+
+    seen = []
+    original = EmbeddingScorer._hidden
+
+    def recording(self, windows):
+        seen.extend(tuple(window) for window in windows)
+        assert len(windows) <= per_pass
+        return original(self, windows)
+
+    monkeypatch.setattr(EmbeddingScorer, "_hidden", recording)
+    evaluate(
+        encoder,
+        [TASK],
+        {"config": "scan", "data_dir": str(scan)},
+        model="dna-mlm",
+        batch_size=per_pass,
+        scoring="embedding",
+        distance="l2",
+        pooling="mean",
+        layer=layer,
+    )
+    assert len(seen) == len(set(seen)) == 24
+
+
+@pytest.mark.parametrize(
+    "model_args, message",
+    [
+        ("scoring=embedding,pooling=mean", "scoring=embedding needs distance= one of"),
+        ("distance=l2", "distance apply to scoring=embedding only (scoring=marginal)"),
+        ("scoring=pll,pooling=mean", "pooling apply to scoring=embedding only (scoring=pll)"),
+    ],
+)
+def test_check_refuses_embedding_arguments_that_make_no_score(
+    encoder, variants, capsys, model_args, message
+):
+    data, _ = variants
+    status, _, err = run_check(
+        capsys,
+        *("--model", "dna-mlm", "--model_args", f"pretrained={encoder},{model_args}"),
+        *("--tasks", TASK, "--metadata", f'{{"data_dir": "{data}", "config": "vep"}}'),
+    )
+    assert status == 2 and message in err, err
