@@ -1,4 +1,5 @@
-"""The DNA alphabet and the reverse complement, shared by the tasks and the dataset tools.
+"""The DNA alphabet, the reverse complement and k-mer counts, shared by the tasks and the
+dataset tools; and which k-mer counts each shuffle of a paired control keeps.
 
 A benchmark sequence is made of ``A``, ``C``, ``G``, ``T`` and ``N`` (unknown base); the tasks
 upper-case soft-masked (lower-case) input before scoring, so either case is accepted on input.
@@ -7,6 +8,7 @@ upper-case soft-masked (lower-case) input before scoring, so either case is acce
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 BASES = "ACGT"
 """The four bases."""
@@ -33,3 +35,12 @@ def first_foreign_letter(sequence: str) -> str:
 def random_dna(rng: random.Random, length: int) -> str:
     """``length`` uniform random bases from ``rng``."""
     return "".join(rng.choice(BASES) for _ in range(length))
+
+
+def kmer_counts(sequence: str, k: int) -> Counter:
+    """How often each ``k``-mer occurs in ``sequence`` (overlapping; empty if shorter than k)."""
+    return Counter(sequence[i : i + k] for i in range(len(sequence) - k + 1))
+
+
+SHUFFLE_ORDERS = {"mononucleotide": 1, "dinucleotide": 2} | {f"kmer:{k}": k for k in range(1, 7)}
+"""Shuffle kind -> the ``K`` whose K-mer counts (and first and last ``K - 1`` bases) it keeps."""

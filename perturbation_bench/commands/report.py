@@ -36,6 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="chromosome resamples of the by-chromosome standard errors (default 1000, TraitGym's)",
     )
+    parser.add_argument(
+        "--floor",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="a run read as the composition floor of the others (repeatable; kmer-markov runs "
+        "among the RUNs are floors already)",
+    )
     parser.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
     parser.add_argument("--gff3", help="the same, from a GFF3")
     parser.add_argument(
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         names=names,
         se_boot=args.se_resamples,
         se_chrom_boot=args.se_chrom_resamples,
+        floors=args.floor,
     )
     for row in report["summary"]:
         low, high = row["bootstrap_95"]

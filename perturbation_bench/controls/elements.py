@@ -127,7 +127,13 @@ def add_arguments(parser) -> None:
         default=DEFAULT_PROMOTER_BP,
         help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})",
     )
-    parser.add_argument("--shuffle", required=True, choices=SHUFFLES, help="what the shuffle keeps")
+    parser.add_argument(
+        "--shuffle",
+        required=True,
+        choices=SHUFFLES,
+        metavar="{mononucleotide,dinucleotide,kmer:1..6}",
+        help="what the shuffle keeps: base counts, dinucleotide counts, or every K-mer count",
+    )
     parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
     parser.add_argument(
         "--strands",

@@ -2,7 +2,9 @@
 
 - ``dinucleotide``: the Altschul-Erickson shuffle of the ``dinuc_shuf`` package (by DART-Eval's
   authors): the element's dinucleotide counts exactly, its first and last base kept;
-- ``mononucleotide``: a uniform permutation of its bases (base counts kept).
+- ``mononucleotide``: a uniform permutation of its bases (base counts kept);
+- ``kmer:K`` (K = 1 to 6): the exact K-let shuffle of ``klet.py``: every K-mer count of the
+  element kept, its first and last ``K - 1`` bases too (``kmer:1`` is a permutation).
 
 The generator of one element is seeded by ``sha256(repr((seed, chrom, start, end)))`` mod 2**128,
 DART-Eval's rule, so an element's control does not depend on which other elements are built.
@@ -14,9 +16,11 @@ import hashlib
 
 import numpy as np
 
-from perturbation_bench.dna import BASES
+from perturbation_bench.controls.klet import klet_shuffle
+from perturbation_bench.dna import BASES, SHUFFLE_ORDERS
 
-SHUFFLES = ("dinucleotide", "mononucleotide")
+SHUFFLES = tuple(SHUFFLE_ORDERS)
+"""The shuffle kinds, each keeping the K-mer counts of ``dna.SHUFFLE_ORDERS``."""
 STRANDS = ("forward", "both", "random")
 """``--strands``: the orientations a control is written in (``build.py``)."""
 
@@ -29,6 +33,8 @@ def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Genera
 
 def shuffle(sequence: str, kind: str, rng: np.random.Generator) -> str:
     """``sequence`` (A/C/G/T only) shuffled by ``kind`` (:data:`SHUFFLES`)."""
+    if kind.startswith("kmer:") and kind in SHUFFLE_ORDERS:
+        return klet_shuffle(sequence, SHUFFLE_ORDERS[kind], rng)
     codes = np.frombuffer(sequence.encode(), dtype=np.uint8)
     index = np.searchsorted(np.frombuffer(BASES.encode(), dtype=np.uint8), codes)
     if kind == "mononucleotide":

@@ -23,8 +23,9 @@ Controls (``build controls``), with the element's span in the window
 ``[element_start - window_start, element_end - window_start)``, mirrored for strand ``-``:
 
 - ``flanks_identical``: every differing base lies in the element's span;
-- ``composition_kept``: the span's base counts are equal; for ``dinucleotide`` its
-  dinucleotide counts too, and its first and last base;
+- ``composition_kept``: the span's K-mer counts are equal, and its first and last ``K - 1``
+  bases, ``K`` the order its ``shuffle`` keeps (``dna.SHUFFLE_ORDERS``: 1 for
+  ``mononucleotide``, 2 for ``dinucleotide``, K for ``kmer:K``; an unknown shuffle fails);
 - ``control_matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome from
   ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
 """
@@ -32,7 +33,6 @@ Controls (``build controls``), with the element's span in the window
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
 from perturbation_bench.pairs.layout import PARQUET_GLOB
@@ -97,10 +98,15 @@ def _flanks_identical(row: dict) -> bool:
 def _composition_kept(row: dict) -> bool:
     start, end = _element_span(row)
     a, b = row["original_sequence"][start:end], row["sequence"][start:end]
-    if row["shuffle"] != "dinucleotide":
-        return sorted(a) == sorted(b)
-    pairs = [Counter(s[i : i + 2] for i in range(len(s) - 1)) for s in (a, b)]
-    return pairs[0] == pairs[1] and a[:1] == b[:1] and a[-1:] == b[-1:]
+    k = SHUFFLE_ORDERS.get(row["shuffle"])
+    if k is None:
+        return False  # a shuffle this version does not know keeps nothing it can check
+    ends = k - 1
+    return (
+        kmer_counts(a, k) == kmer_counts(b, k)
+        and a[:ends] == b[:ends]
+        and (a[len(a) - ends :] == b[len(b) - ends :])
+    )
 
 
 def invariants(fasta: str | Path | None = None) -> list[Invariant]:

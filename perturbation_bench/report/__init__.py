@@ -5,7 +5,7 @@ model and no lm-eval.
   what each is called; ``consistency.py``: shards and data that belong together;
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
-  variant sections;
+  variant sections; ``floors.py``: each model read against its composition floor;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders.
 """

@@ -32,7 +32,9 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   (``variant_metrics.py``), and ``roc.png``, ``precision_recall.png``; for variant tasks with a
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
-  and by stratum (``variant_correlations.py``), and ``score_against_label.png``.
+  and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
+- where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
+  model read against it (``floors.py``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from pathlib import Path
 
 from perturbation_bench.report import variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
+from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.runs import collect_pairs
 from perturbation_bench.report.summaries import (
@@ -68,18 +71,21 @@ def make_report(
     names: dict[str, str] | None = None,
     se_boot: int = 100,
     se_chrom_boot: int = 1000,
+    floors=(),
 ) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
     ``features``: ``(chrom, start0, end0)`` CDS exons to draw under the saturation maps;
     ``allow_different_data``: compare runs that scored different data for a task; ``names``:
     ``folder -> label`` naming runs (``run_names.py`` names the others); ``se_boot``,
-    ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``).
+    ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``);
+    ``floors``: run folders read as composition floors besides the ``kmer-markov`` runs
+    (``floors.py``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     provenance: dict = {}
-    pairs, notes = collect_pairs(run_folders, list(by), provenance, names)
+    pairs, notes = collect_pairs(run_folders, list(by), provenance, names, list(floors))
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
     pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
     pairs = pairs.reset_index(drop=True)
@@ -110,6 +116,10 @@ def make_report(
         "strata": strata(preferences, list(by), seed, n_boot),
         "comparisons": model_comparisons(preferences, seed, n_boot),
         "context_sweep": context_sweep(preferences, seed, n_boot),
+        "floors": {
+            "paired": floor_comparisons(preferences),
+            "variants": floor_variant_comparisons(pairs),
+        },
         "variants": variants,
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED} if published else {},
         "notes": notes,

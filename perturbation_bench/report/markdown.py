@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perturbation_bench.report import variant_correlations, variant_metrics
+from perturbation_bench.report import floors, variant_correlations, variant_metrics
 from perturbation_bench.report.summaries import FEW_PAIRS, THIN_PAIRS
 
 
@@ -117,6 +117,7 @@ def to_markdown(report: dict) -> str:
             for r in published["rows"]
         ]
     variants = report["variants"]
+    lines += floors.markdown(report["floors"]["paired"], report["floors"]["variants"])
     lines += variant_metrics.markdown(
         variants["summary"],
         variants["strata"],

@@ -259,11 +259,15 @@ def collect_pairs(
     by: list[str] = (),
     provenance: dict | None = None,
     names: dict[str, str] | None = None,
+    floors: list[str | Path] = (),
 ):
-    """All runs' pairs as one pandas table, each row's ``model`` the run's name
-    (``run_names.py``; ``names``: ``folder -> label`` from ``--name``), plus the notes on files
-    left out; ``provenance`` (if given) receives each run's, by folder."""
-    runs = [find_run(folder) for folder in run_folders]
+    """All runs' pairs (``run_folders`` and ``floors``) as one pandas table, each row's ``model``
+    the run's name (``run_names.py``; ``names``: ``folder -> label`` from ``--name``) and
+    ``floor`` whether its run is a composition floor (a ``kmer-markov`` run, or one of
+    ``floors``: ``floors.py``), plus the notes on files left out; ``provenance`` (if given)
+    receives each run's, by folder."""
+    runs = [find_run(folder) for folder in [*run_folders, *floors]]
+    floor_folders = {Path(folder).resolve() for folder in floors}
     named = run_names(
         [
             {
@@ -294,8 +298,9 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
+            floor = run.model_type == "kmer-markov" or run.folder.resolve() in floor_folders
             for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
-                rows.append({**row, "run": str(run.folder)})
+                rows.append({**row, "run": str(run.folder), "floor": floor})
     import pandas as pd
 
     return pd.DataFrame(rows), notes

@@ -492,3 +492,56 @@ def test_a_causal_model_scores_controls_as_an_independent_sum(genome, tmp_path, 
             reference_ll(model, tokenizer, "", row[k]) for k in ("original_sequence", "sequence")
         ]
         assert pair == pytest.approx(expected, abs=1e-4)
+
+
+def kmer_count(text: str, k: int) -> Counter:
+    return Counter(text[i : i + k] for i in range(len(text) - k + 1))
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_k_let_controls_keep_every_k_mer_count_and_an_order_k_minus_1_chain_ties_on_all(
+    genome, tmp_path, capsys, k
+):
+    """Elements of 250 bp in 300 bp windows, shuffled keeping their K-mers: counted here, with
+    their first and last K - 1 bases and the flanks; validate agrees; an order-(K-1) chain ties
+    on every pair, an order-K chain does not."""
+    elements = [("chr1", s, s + 250, f"e{s}") for s in (100, 400, 1200, 1600, 2200)]
+    elements += [("chr2", s, s + 250, f"f{s}") for s in (100, 700, 1300)]
+    table, folder = build(tmp_path, genome, elements, f"kmer:{k}", "--window", "300", config="k")
+    report = json.loads((folder / "_build_report.json").read_text())
+    assert len(table) == report["written_rows"] == 8 - sum(report["excluded"].values())
+    assert len(table) >= 6
+    for row in table.to_dict("records"):
+        a, b = (row[key] for key in ("original_sequence", "sequence"))
+        start, end = (row[key] - row["window_start"] for key in ("element_start", "element_end"))
+        assert a[:start] == b[:start] and a[end:] == b[end:]
+        element, shuffled = a[start:end], b[start:end]
+        assert shuffled != element and kmer_count(shuffled, k) == kmer_count(element, k)
+        assert shuffled[: k - 1] == element[: k - 1] and shuffled[-(k - 1) :] == element[-(k - 1) :]
+        assert row["shuffle"] == f"kmer:{k}"
+    capsys.readouterr()
+    assert main(["validate", str(folder), "--fasta", str(genome)]) == 0
+    assert f"PASS composition_kept: 0 of {len(table)} rows" in capsys.readouterr().out
+    for order, tie_rate in ((k - 1, 1.0), (k, None)):
+        result = evaluate(
+            str(genome),
+            ["perturbation_custom"],
+            {"data_dir": str(tmp_path / "out"), "config": "k"},
+            model="kmer-markov",
+            order=order,
+        )
+        ties = result["results"]["perturbation_custom"]["tie_rate,pairs"]
+        assert ties == 1.0 if tie_rate else ties < 1.0
+
+
+def test_validate_refuses_a_k_let_control_whose_k_mers_changed(genome, tmp_path, capsys):
+    """Swapping two bases of the element keeps its base counts but not (in general) its 3-mers."""
+    table, folder = build(tmp_path, genome, [("chr1", 100, 350, "e")], "kmer:3", "--window", "300")
+    row = table.to_dict("records")[0]
+    text, start = row["sequence"], row["element_start"] - row["window_start"]
+    i = next(i for i in range(start + 5, len(text) - 1) if text[i] != text[i + 1])
+    row["sequence"] = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+    pd.DataFrame([row]).to_parquet(tmp_path / "broken.parquet")
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path / "broken.parquet")]) == 1
+    assert "FAIL composition_kept: 1 of 1 rows break it" in capsys.readouterr().out

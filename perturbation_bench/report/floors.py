@@ -1,0 +1,164 @@
+"""Each model read against its composition floor: what it knows beyond the k-mer statistics.
+
+A floor is a run of ``kmer-markov`` (or any run given with ``--floor``) on the same pairs. For
+every task, every floor run ``F`` and every other run ``M`` that scored it, over the pairs both
+scored (matched by ``pair_id``):
+
+- paired tasks: ``M``'s accuracy on the pairs ``F`` gets wrong or ties (where composition does
+  not decide: the knowledge beyond the floor) and on those ``F`` gets right, each with its
+  Wilson 95% interval and marked thin under ``summaries.THIN_PAIRS`` pairs; the exact McNemar
+  p-value of ``M`` against ``F`` (``b`` = pairs ``M`` gets right and ``F`` not, ``c`` the
+  reverse); Spearman's rho of ``M``'s margins with ``F``'s (how much ``M`` ranks pairs as
+  composition does);
+- variant tasks with binary labels: the AUPRC of ``M`` and of ``F`` (``pairs/ranking.auprc`` of
+  their scores), and of ``M`` within each quintile of ``F``'s score (``pandas.qcut`` of its
+  ranks, equal counts, ties in order of ``pair_id``), where the floor cannot rank the variants
+  apart, each with its number of variants and positives (a quintile of one class has NaN).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from perturbation_bench.pairs.ranking import auprc
+from perturbation_bench.report.statistics import mcnemar_exact, wilson_interval
+from perturbation_bench.report.summaries import THIN_PAIRS
+
+QUINTILES = 5
+
+
+def _matched(pairs: pd.DataFrame):
+    """``(task, floor, model, joined)`` per floor and other run of a task, ``joined`` their
+    rows by ``pair_id`` (columns suffixed ``_floor`` and ``_model``)."""
+    for task, group in pairs.groupby("task", sort=True):
+        floors = sorted(group.loc[group["floor"], "model"].unique())
+        models = sorted(group.loc[~group["floor"], "model"].unique())
+        for floor in floors:
+            base = group[group["model"] == floor].set_index("pair_id")
+            for model in models:
+                other = group[group["model"] == model].set_index("pair_id")
+                joined = base.join(other, how="inner", lsuffix="_floor", rsuffix="_model")
+                if len(joined):
+                    yield task, floor, model, joined.sort_index()
+
+
+def _accuracy(correct: pd.Series) -> dict:
+    k, n = int(correct.sum()), len(correct)
+    return {
+        "n": n,
+        "pairwise_acc": k / n if n else math.nan,
+        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
+        "thin": n < THIN_PAIRS,
+    }
+
+
+def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
+    """The paired tasks' rows of the module docstring."""
+    from scipy.stats import spearmanr
+
+    out = []
+    for task, floor, model, joined in _matched(pairs[pairs["score_kind"].isna()]):
+        floor_right = joined["correct_floor"] == 1
+        model_right = joined["correct_model"] == 1
+        b, c = int((model_right & ~floor_right).sum()), int((~model_right & floor_right).sum())
+        rho = (
+            spearmanr(joined["margin_model"], joined["margin_floor"])[0]
+            if len(joined) > 2
+            else math.nan
+        )
+        out.append(
+            {
+                "task": task,
+                "model": model,
+                "floor": floor,
+                "n_common": len(joined),
+                "floor_accuracy": float(floor_right.mean()),
+                "beyond_floor": _accuracy(joined.loc[~floor_right, "correct_model"]),
+                "with_floor": _accuracy(joined.loc[floor_right, "correct_model"]),
+                "model_right_floor_wrong": b,
+                "floor_right_model_wrong": c,
+                "mcnemar_exact_p": mcnemar_exact(b, c),
+                "margin_spearman": float(rho),
+            }
+        )
+    return out
+
+
+def floor_variant_comparisons(pairs: pd.DataFrame) -> list[dict]:
+    """The variant tasks' rows of the module docstring (binary labels only)."""
+    labelled = pairs[pairs["score_kind"].notna() & pairs["label"].notna()]
+    if "labels" in labelled.columns:
+        labelled = labelled[labelled["labels"] != "quantitative"]
+    out = []
+    for task, floor, model, joined in _matched(labelled):
+        labels = joined["label_model"].astype(bool)
+        bins = pd.qcut(joined["score_floor"].rank(method="first"), QUINTILES, labels=False)
+        quintiles = [
+            {
+                "quintile": int(q) + 1,
+                "n": int((bins == q).sum()),
+                "positives": int(labels[bins == q].sum()),
+                "model_auprc": auprc(labels[bins == q], joined.loc[bins == q, "score_model"]),
+            }
+            for q in sorted(bins.unique())
+        ]
+        out.append(
+            {
+                "task": task,
+                "model": model,
+                "floor": floor,
+                "n_common": len(joined),
+                "model_auprc": auprc(labels, joined["score_model"]),
+                "floor_auprc": auprc(labels, joined["score_floor"]),
+                "by_floor_quintile": quintiles,
+            }
+        )
+    return out
+
+
+def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
+    """The report's section for both tables (nothing when there is no floor)."""
+    if not paired and not variants:
+        return []
+    lines = ["", "## Beyond the composition floor", ""]
+    if paired:
+        lines += [
+            "Accuracy of each model on the pairs its floor gets wrong or ties (beyond) and on those "
+            "it gets right (with), Wilson 95%; McNemar model vs floor; Spearman of the margins.",
+            "",
+            "| model | task | floor | floor acc | beyond (n) | with (n) | McNemar p | margin rho |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in paired:
+            cells = []
+            for part in (r["beyond_floor"], r["with_floor"]):
+                low, high = part["wilson_95"]
+                thin = " (thin)" if part["thin"] else ""
+                cells.append(
+                    f"{part['pairwise_acc']:.3f} [{low:.3f}, {high:.3f}] ({part['n']}){thin}"
+                )
+            lines.append(
+                f"| {r['model']} | {r['task']} | {r['floor']} | {r['floor_accuracy']:.3f} | "
+                f"{cells[0]} | {cells[1]} | {r['mcnemar_exact_p']:.3g} | {r['margin_spearman']:.3f} |"
+            )
+    if variants:
+        lines += [
+            "",
+            "AUPRC of each model, of its floor, and of the model within quintiles of the floor's "
+            "score (1 = lowest):",
+            "",
+            "| model | task | floor | n | model AUPRC | floor AUPRC | by floor quintile |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in variants:
+            quintiles = "; ".join(
+                f"Q{q['quintile']}: {q['model_auprc']:.3f} ({q['positives']}/{q['n']})"
+                for q in r["by_floor_quintile"]
+            )
+            lines.append(
+                f"| {r['model']} | {r['task']} | {r['floor']} | {r['n_common']} | "
+                f"{r['model_auprc']:.3f} | {r['floor_auprc']:.3f} | {quintiles} |"
+            )
+    return lines

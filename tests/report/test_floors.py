@@ -1,0 +1,122 @@
+"""Each model read against its composition floor (``report/floors.py``): the report's accuracy on
+the pairs the floor gets wrong, its McNemar p, the margins' Spearman and the variant AUPRCs by
+floor quintile equal an independent computation from the two runs' logged samples."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest, spearmanr
+from sklearn.metrics import average_precision_score
+
+from dna_fixtures import evaluate, random_genome
+from perturbation_bench.cli import main
+from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+from perturbation_bench.report.make import make_report
+from perturbation_bench.tasks.pairing import logged_pairs
+
+
+@pytest.fixture(scope="module")
+def genome(tmp_path_factory):
+    return random_genome(tmp_path_factory.mktemp("floor-genome"), {"chr1": 1500, "chr2": 1200}, 9)
+
+
+def run(path, task, metadata, folder, **model_args):
+    result = evaluate(path, [task], metadata, output_path=folder, **model_args)
+    return result, next(folder.iterdir())
+
+
+def test_a_model_is_read_against_its_floor_on_the_pairs_composition_does_not_decide(
+    genome, tiny_models, tmp_path
+):
+    fasta, _ = genome
+    write_parquet(random_pairs(60, 90, seed=5, patch=20), tmp_path / "data", "custom")
+    metadata = {"data_dir": str(tmp_path / "data"), "config": "custom"}
+    task = "perturbation_custom"
+    model, model_folder = run(tiny_models["char"], task, metadata, tmp_path / "m", model="dna-hf")
+    floor, floor_folder = run(
+        str(fasta), task, metadata, tmp_path / "f", model="kmer-markov", order=2
+    )
+    report = make_report([model_folder, floor_folder], tmp_path / "report", n_boot=20)
+    (row,) = report["floors"]["paired"]
+    m = np.array([o > p for o, p in logged_pairs(model, task)])
+    f = np.array([o > p for o, p in logged_pairs(floor, task)])
+    assert 0 < (~f).sum() < len(f)
+    assert row["beyond_floor"]["n"] == (~f).sum()
+    assert row["beyond_floor"]["pairwise_acc"] == pytest.approx(m[~f].mean())
+    assert row["with_floor"]["pairwise_acc"] == pytest.approx(m[f].mean())
+    b, c = int((m & ~f).sum()), int((~m & f).sum())
+    assert (row["model_right_floor_wrong"], row["floor_right_model_wrong"]) == (b, c)
+    assert row["mcnemar_exact_p"] == pytest.approx(binomtest(b, b + c, 0.5).pvalue)
+    margins = [np.array([o - p for o, p in logged_pairs(r, task)]) for r in (model, floor)]
+    assert row["margin_spearman"] == pytest.approx(spearmanr(*margins)[0])
+    assert "## Beyond the composition floor" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_run_given_with_floor_is_a_floor_and_without_one_there_is_no_section(
+    tiny_models, pair_data, tmp_path
+):
+    metadata = {"data_dir": str(pair_data)}
+    task = "perturbation_syn_human"
+    _, a = run(tiny_models["char"], task, metadata, tmp_path / "a", model="dna-hf")
+    _, b = run(
+        tiny_models["kmer6"], task, {**metadata, "preset": "carbon"}, tmp_path / "b", model="dna-hf"
+    )
+    alone = make_report([a, b], tmp_path / "r1", n_boot=20)
+    assert alone["floors"] == {"paired": [], "variants": []}
+    assert "composition floor" not in (tmp_path / "r1" / "report.md").read_text()
+    (row,) = make_report([a], tmp_path / "r2", n_boot=20, floors=[b])["floors"]["paired"]
+    assert row["n_common"] == 8 and row["floor"] != row["model"]
+
+
+def test_variant_auprc_is_read_within_the_floor_s_score_quintiles(genome, tiny_models, tmp_path):
+    fasta, sequences = genome
+    rng = random.Random(2)
+    rows = []
+    for i in range(60):
+        chrom = "chr1" if i % 2 else "chr2"
+        pos = rng.randrange(60, len(sequences[chrom]) - 60)
+        ref = sequences[chrom][pos - 1]
+        alt = rng.choice([x for x in "ACGT" if x != ref])
+        rows.append(
+            {"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": rng.random() < 0.4}
+        )
+    pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"]).to_csv(
+        tmp_path / "v.csv", index=False
+    )
+    command = ["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta", str(fasta)]
+    assert main([*command, "--config", "v", "--out", str(tmp_path / "out"), "--window", "40"]) == 0
+    metadata = {"data_dir": str(tmp_path / "out"), "config": "v"}
+    task = "perturbation_variants"
+    model, model_folder = run(tiny_models["char"], task, metadata, tmp_path / "m", model="dna-hf")
+    floor, floor_folder = run(
+        str(fasta), task, metadata, tmp_path / "f", model="kmer-markov", order=3
+    )
+    report = make_report(
+        [model_folder, floor_folder], tmp_path / "report", n_boot=20, se_boot=5, se_chrom_boot=5
+    )
+    (row,) = report["floors"]["variants"]
+    table = pd.read_parquet(tmp_path / "out" / "v")
+    labels = table["label"].astype(bool).to_numpy()
+    scores = {
+        name: np.array([o - p for o, p in logged_pairs(r, task)])
+        for name, r in (("m", model), ("f", floor))
+    }
+    assert row["model_auprc"] == pytest.approx(average_precision_score(labels, scores["m"]))
+    assert row["floor_auprc"] == pytest.approx(average_precision_score(labels, scores["f"]))
+    # quintiles of the floor's score, ties broken by pair_id: the report's own pair ids
+    pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet")
+    floor_rows = pairs[pairs["floor"]].set_index("pair_id").sort_index()
+    order = np.argsort(np.lexsort((floor_rows.index.to_numpy(), floor_rows["score"].to_numpy())))
+    quintile = order * 5 // len(order)
+    model_rows = pairs[~pairs["floor"]].set_index("pair_id").loc[floor_rows.index]
+    for q in row["by_floor_quintile"]:
+        inside = quintile == q["quintile"] - 1
+        y = model_rows["label"].astype(bool).to_numpy()[inside]
+        assert (q["n"], q["positives"]) == (inside.sum(), y.sum())
+        if 0 < y.sum() < len(y):
+            expected = average_precision_score(y, model_rows["score"].to_numpy()[inside])
+            assert q["model_auprc"] == pytest.approx(expected)
