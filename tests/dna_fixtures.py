@@ -465,3 +465,18 @@ def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).astype({"pos": "int64", "label": bool})
+
+
+def labelled_snvs(sequences: dict[str, str], n: int, seed: int, flank: int, label) -> pd.DataFrame:
+    """``n`` seeded SNVs on ``sequences`` (alternating between the first two chromosomes, at least
+    ``flank`` bases from either end), each labelled ``label(i, rng)``, duplicates dropped."""
+    rng = random.Random(seed)
+    names = list(sequences)[:2]
+    rows = []
+    for i in range(n):
+        chrom = names[i % 2]
+        pos = rng.randrange(flank, len(sequences[chrom]) - flank)
+        ref = sequences[chrom][pos - 1]
+        alt = rng.choice([b for b in "ACGT" if b != ref])
+        rows.append({"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": label(i, rng)})
+    return pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"])

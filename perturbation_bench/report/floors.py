@@ -11,9 +11,10 @@ scored (matched by ``pair_id``):
   reverse); Spearman's rho of ``M``'s margins with ``F``'s (how much ``M`` ranks pairs as
   composition does);
 - variant tasks with binary labels: the AUPRC of ``M`` and of ``F`` (``pairs/ranking.auprc`` of
-  their scores), and of ``M`` within each quintile of ``F``'s score (``pandas.qcut`` of its
-  ranks, equal counts, ties in order of ``pair_id``), where the floor cannot rank the variants
-  apart, each with its number of variants and positives (a quintile of one class has NaN).
+  their scores), and of ``M`` within each quintile of ``F``'s score, where the floor cannot
+  rank the variants apart: the variant of 0-based rank ``r`` among ``n`` by ``F``'s score (ties
+  in order of ``pair_id``) is in quintile ``floor(5 r / n) + 1``; each quintile with its number
+  of variants and positives (one of a single class has NaN).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def floor_variant_comparisons(pairs: pd.DataFrame) -> list[dict]:
     out = []
     for task, floor, model, joined in _matched(labelled):
         labels = joined["label_model"].astype(bool)
-        bins = pd.qcut(joined["score_floor"].rank(method="first"), QUINTILES, labels=False)
+        ranks = joined["score_floor"].rank(method="first").to_numpy() - 1
+        bins = pd.Series(ranks * QUINTILES // len(joined), index=joined.index).astype(int)
         quintiles = [
             {
                 "quintile": int(q) + 1,

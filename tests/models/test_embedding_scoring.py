@@ -6,8 +6,6 @@ backbone) and on encoders loaded as ``AutoModel`` (``dna-mlm``: BERT without its
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,7 +14,14 @@ from scipy.spatial import distance as scipy_distance
 from sklearn.metrics import average_precision_score, roc_auc_score
 from transformers import AutoModel, AutoTokenizer
 
-from dna_fixtures import build_tokenizer, evaluate, random_genome, reverse_complement
+from dna_fixtures import (
+    build_tokenizer,
+    build_variants,
+    evaluate,
+    labelled_snvs,
+    random_genome,
+    reverse_complement,
+)
 from perturbation_bench.cli import main
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
@@ -33,18 +38,10 @@ def variants(tmp_path_factory):
     and the pairs as built (reference window, alternate window, label)."""
     root = tmp_path_factory.mktemp("embedding")
     fasta, sequences = random_genome(root, {"chr1": 1200, "chr2": 900}, 31)
-    rng = random.Random(4)
-    rows = []
-    for i in range(40):
-        chrom = "chr1" if i % 3 else "chr2"
-        pos = rng.randrange(80, len(sequences[chrom]) - 80)
-        ref = sequences[chrom][pos - 1]
-        alt = rng.choice([b for b in "ACGT" if b != ref])
-        rows.append({"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": i % 2 == 0})
-    pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"]).to_csv(root / "v.csv", index=False)
-    command = ["build", "variants", "--variants", str(root / "v.csv"), "--fasta", str(fasta)]
-    assert main([*command, "--config", "vep", "--out", str(root / "out"), "--window", "64"]) == 0
-    return root / "out", pd.read_parquet(root / "out" / "vep")
+    labelled_snvs(sequences, 40, 4, 80, lambda i, rng: i % 2 == 0).to_csv(
+        root / "v.csv", index=False
+    )
+    return root / "out", build_variants(root, root / "v.csv", fasta, "vep", window=64)
 
 
 @pytest.fixture(scope="module")

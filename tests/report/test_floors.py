@@ -4,16 +4,13 @@ floor quintile equal an independent computation from the two runs' logged sample
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binomtest, spearmanr
 from sklearn.metrics import average_precision_score
 
-from dna_fixtures import evaluate, random_genome
-from perturbation_bench.cli import main
+from dna_fixtures import build_variants, evaluate, labelled_snvs, random_genome
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.report.make import make_report
 from perturbation_bench.tasks.pairing import logged_pairs
@@ -74,21 +71,9 @@ def test_a_run_given_with_floor_is_a_floor_and_without_one_there_is_no_section(
 
 def test_variant_auprc_is_read_within_the_floor_s_score_quintiles(genome, tiny_models, tmp_path):
     fasta, sequences = genome
-    rng = random.Random(2)
-    rows = []
-    for i in range(60):
-        chrom = "chr1" if i % 2 else "chr2"
-        pos = rng.randrange(60, len(sequences[chrom]) - 60)
-        ref = sequences[chrom][pos - 1]
-        alt = rng.choice([x for x in "ACGT" if x != ref])
-        rows.append(
-            {"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": rng.random() < 0.4}
-        )
-    pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"]).to_csv(
-        tmp_path / "v.csv", index=False
-    )
-    command = ["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta", str(fasta)]
-    assert main([*command, "--config", "v", "--out", str(tmp_path / "out"), "--window", "40"]) == 0
+    snvs = labelled_snvs(sequences, 60, 2, 60, lambda i, rng: rng.random() < 0.4)
+    snvs.to_csv(tmp_path / "v.csv", index=False)
+    table = build_variants(tmp_path, tmp_path / "v.csv", fasta, "v", window=40)
     metadata = {"data_dir": str(tmp_path / "out"), "config": "v"}
     task = "perturbation_variants"
     model, model_folder = run(tiny_models["char"], task, metadata, tmp_path / "m", model="dna-hf")
@@ -99,7 +84,6 @@ def test_variant_auprc_is_read_within_the_floor_s_score_quintiles(genome, tiny_m
         [model_folder, floor_folder], tmp_path / "report", n_boot=20, se_boot=5, se_chrom_boot=5
     )
     (row,) = report["floors"]["variants"]
-    table = pd.read_parquet(tmp_path / "out" / "v")
     labels = table["label"].astype(bool).to_numpy()
     scores = {
         name: np.array([o - p for o, p in logged_pairs(r, task)])
