@@ -260,19 +260,33 @@ def annotated(tmp_path_factory):
                     f'gene_id "G{transcript}"; transcript_id "{transcript}";'
                 )
     (folder / "a.gtf").write_text("\n".join(lines) + "\n")
+    gff3 = ["##gff-version 3"]
+    for line in lines:  # the same records, gene -> mRNA -> exon/CDS by Parent
+        fields = line.split("\t")
+        transcript = fields[8].split('transcript_id "')[1].split('"')[0]
+        if f"ID={transcript};" not in "".join(gff3):
+            gff3.append(
+                "\t".join([*fields[:2], "mRNA", "1", "2000", ".", fields[6], "."])
+                + f"\tID={transcript};Parent=G{transcript}"
+            )
+        gff3.append("\t".join(fields[:8]) + f"\tParent={transcript}")
+    (folder / "a.gff3").write_text("\n".join(gff3) + "\n")
     return folder
 
 
-def build_features(annotated, out, feature, promoter_bp="50", window="30") -> int:
-    """``build controls`` of one feature of the ``annotated`` transcripts into ``out/<feature>``."""
+def build_features(
+    annotated, out, feature, promoter_bp="50", window="30", annotation="a.gtf"
+) -> int:
+    """``build controls`` of one feature of the ``annotated`` transcripts into ``out/<feature>``
+    (``annotation``: ``a.gtf``, or ``a.gff3`` for the same transcripts as GFF3)."""
     return main(
         [
             "build",
             "controls",
             "--fasta",
             str(annotated / "g.fa"),
-            "--gtf",
-            str(annotated / "a.gtf"),
+            "--gff3" if annotation.endswith("gff3") else "--gtf",
+            str(annotated / annotation),
             "--feature",
             feature,
             "--promoter-bp",
@@ -541,3 +555,21 @@ def test_validate_refuses_a_k_let_control_whose_k_mers_changed(genome, tmp_path,
     capsys.readouterr()
     assert main(["validate", str(tmp_path / "broken.parquet")]) == 1
     assert "FAIL composition_kept: 1 of 1 rows break it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("window, status", [("3", 2), ("4", 0)])
+def test_the_smallest_window_is_four_bases(annotated, tmp_path, capsys, window, status):
+    assert build_features(annotated, tmp_path, "cds", window=window) == status
+    if status:
+        assert "--window must be at least 4 bp, got 3" in capsys.readouterr().err
+    else:
+        assert (pd.read_parquet(tmp_path / "cds")["original_sequence"].str.len() == 4).all()
+
+
+@pytest.mark.parametrize("feature", ["cds", "utr5", "intron"])
+def test_a_gff3_of_the_same_transcripts_builds_the_same_controls(annotated, tmp_path, feature):
+    assert build_features(annotated, tmp_path / "gtf", feature) == 0
+    assert build_features(annotated, tmp_path / "gff3", feature, annotation="a.gff3") == 0
+    columns = ["element_name", "element_start", "element_end", "original_sequence", "sequence"]
+    gtf, gff3 = (pd.read_parquet(tmp_path / kind / feature)[columns] for kind in ("gtf", "gff3"))
+    assert len(gtf) > 0 and gtf.equals(gff3)
