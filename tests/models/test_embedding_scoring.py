@@ -329,3 +329,18 @@ def test_check_refuses_embedding_arguments_that_make_no_score(
         *("--tasks", TASK, "--metadata", f'{{"data_dir": "{data}", "config": "vep"}}'),
     )
     assert status == 2 and message in err, err
+
+
+@pytest.mark.parametrize("layer, fits", [(3, True), (4, False), (-4, True), (-5, False), (0, True)])
+def test_a_layer_index_must_be_one_of_the_models_hidden_states(layer, fits):
+    """3 layers: hidden states 0 (the embeddings) to 3, or -4 to -1 from the end."""
+    from types import SimpleNamespace
+
+    from perturbation_bench.models.embedding_scoring import check_layer
+
+    score, config = EmbeddingScore("l2", "mean", layer), SimpleNamespace(num_hidden_layers=3)
+    if fits:
+        check_layer(score, config)
+    else:
+        with pytest.raises(OptionsError, match=rf"layer={layer}: the model has 4 hidden states"):
+            check_layer(score, config)
