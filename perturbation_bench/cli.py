@@ -8,6 +8,7 @@ and ``run(args) -> exit status``:
                 saturation)
     validate    check a dataset's invariants, optionally against the genome
     report      intervals, strata, paired comparisons and plots from lm-eval runs
+    leaderboard one table over many runs: a row per run, a column per task, ranks
     check       a dry run of an lm_eval command line: options, data, tokenizer, no weights
     bench       benchmarks that print tables (throughput, --sharing, --saturation, --scale)
 
@@ -20,13 +21,14 @@ import argparse
 import sys
 
 from perturbation_bench import __version__
-from perturbation_bench.commands import bench, build, check, report, validate
+from perturbation_bench.commands import bench, build, check, leaderboard, report, validate
 from perturbation_bench.errors import UserInputError
 
 COMMANDS = {
     "build": (build, "build a dataset from a genome and an annotation"),
     "validate": (validate, "check a dataset's invariants"),
     "report": (report, "intervals, strata, comparisons, plots from runs"),
+    "leaderboard": (leaderboard, "one table over many runs, a column per task"),
     "check": (check, "dry run of lm_eval's --tasks/--metadata/--model_args"),
     "bench": (bench, "benchmarks: throughput, --sharing, --saturation, --scale"),
 }

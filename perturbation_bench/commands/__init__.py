@@ -5,6 +5,7 @@ calls of the other subpackages and print what those return; the rules live there
 - ``build.py``: ``build syn|motif|variants|mutations|saturation|controls``;
 - ``validate.py``: a dataset's invariants;
 - ``report.py``: the report from run folders;
+- ``leaderboard.py``: one table over many run folders;
 - ``check.py``: a dry run of an lm_eval command line;
 - ``bench.py``: the benchmarks.
 """

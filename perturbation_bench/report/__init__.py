@@ -7,5 +7,5 @@ model and no lm-eval.
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
   variant sections; ``floors.py``: each model read against its composition floor;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
-- ``make.py``: the whole report from run folders.
+- ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
 """
