@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a run read as the composition floor of the others (repeatable; kmer-markov runs "
         "among the RUNs are floors already)",
     )
+    parser.add_argument(
+        "--min-subset",
+        type=int,
+        default=30,
+        help="fewest matched pairs of a consequence in the Macro Avg (default 30)",
+    )
     parser.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
     parser.add_argument("--gff3", help="the same, from a GFF3")
     parser.add_argument(
@@ -82,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     ):
         if value < 2:
             raise OptionsError(f"{option} must be at least 2, got {value}")
+    if args.min_subset < 1:
+        raise OptionsError(f"--min-subset must be at least 1 pair, got {args.min_subset}")
     report = make_report(
         args.runs,
         args.out,
@@ -94,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         se_boot=args.se_resamples,
         se_chrom_boot=args.se_chrom_resamples,
         floors=args.floor,
+        min_subset=args.min_subset,
     )
     for row in report["summary"]:
         low, high = row["bootstrap_95"]

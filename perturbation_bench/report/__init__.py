@@ -5,7 +5,8 @@ model and no lm-eval.
   what each is called; ``consistency.py``: shards and data that belong together;
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
-  variant sections; ``floors.py``: each model read against its composition floor;
+  variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
+  matched-group metrics;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
 """

@@ -33,6 +33,8 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
+- for variant tasks with a ``match_group`` column, TraitGym's match-group accuracy and the
+  matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
 - where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
   model read against it (``floors.py``).
 """
@@ -46,6 +48,7 @@ from perturbation_bench.report import variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
 from perturbation_bench.report.markdown import to_markdown
+from perturbation_bench.report.matched import matched_metrics
 from perturbation_bench.report.runs import collect_pairs
 from perturbation_bench.report.summaries import (
     PUBLISHED,
@@ -72,6 +75,7 @@ def make_report(
     se_boot: int = 100,
     se_chrom_boot: int = 1000,
     floors=(),
+    min_subset: int = 30,
 ) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
@@ -80,7 +84,8 @@ def make_report(
     ``folder -> label`` naming runs (``run_names.py`` names the others); ``se_boot``,
     ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``);
     ``floors``: run folders read as composition floors besides the ``kmer-markov`` runs
-    (``floors.py``).
+    (``floors.py``); ``min_subset``: fewest pairs of a subset in the matched-group Macro Avg
+    (``matched.py``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -102,6 +107,7 @@ def make_report(
         "strata": variant_metrics.ranking_strata(pairs, list(by)),
         "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
         "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
+        "matched": matched_metrics(pairs, min_subset=min_subset),
         "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),
         "correlation_strata": variant_correlations.correlation_strata(pairs, list(by)),
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perturbation_bench.report import floors, variant_correlations, variant_metrics
+from perturbation_bench.report import floors, matched, variant_correlations, variant_metrics
 from perturbation_bench.report.summaries import FEW_PAIRS, THIN_PAIRS
 
 
@@ -118,6 +118,7 @@ def to_markdown(report: dict) -> str:
         ]
     variants = report["variants"]
     lines += floors.markdown(report["floors"]["paired"], report["floors"]["variants"])
+    lines += matched.markdown(variants["matched"])
     lines += variant_metrics.markdown(
         variants["summary"],
         variants["strata"],

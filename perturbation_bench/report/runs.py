@@ -40,7 +40,7 @@ STRATA = (
     "is_clamped",
     "consequence",
 )
-VARIANT_FIELDS = ("pos", "ref", "alt", "region")  # of variant documents (build variants)
+VARIANT_FIELDS = ("pos", "ref", "alt", "region", "match_group")  # of variant documents
 TASK_PREFIX = "perturbation_"
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 

@@ -1,0 +1,72 @@
+"""Matched-group metrics (``report/matched.py``): match-group accuracy, pairwise accuracy with its
+Wald SE, Global and Macro Avg over consequences, against an independent computation from the
+run's logged samples."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dna_fixtures import build_variants, evaluate, random_genome
+from perturbation_bench.report.make import make_report
+from perturbation_bench.tasks.pairing import logged_pairs
+
+TASK = "perturbation_variants"
+
+
+def test_matched_groups_give_the_leaderboards_numbers(tiny_models, tmp_path):
+    fasta, sequences = random_genome(tmp_path, {"chr1": 3000, "chr2": 2500}, 17)
+    rng = random.Random(6)
+    rows = []
+    for group in range(30):  # 1 positive and 3 matched negatives each, one consequence a group
+        consequence = "missense_variant" if group < 20 else "intron_variant"
+        for member in range(4):
+            chrom = rng.choice(["chr1", "chr2"])
+            pos = rng.randrange(40, len(sequences[chrom]) - 40)
+            ref = sequences[chrom][pos - 1]
+            alt = rng.choice([b for b in "ACGT" if b != ref])
+            rows.append(
+                {"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": member == 0,
+                 "match_group": f"g{group}", "consequence": consequence}
+            )  # fmt: skip
+    pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"]).to_csv(
+        tmp_path / "v.csv", index=False
+    )
+    table = build_variants(tmp_path, tmp_path / "v.csv", fasta, "matched", window=48)
+    metadata = {"data_dir": str(tmp_path / "out"), "config": "matched"}
+    result = evaluate(
+        tiny_models["char"], [TASK], metadata, model="dna-hf", output_path=tmp_path / "run"
+    )
+    report = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=20, se_boot=5,
+        se_chrom_boot=5, min_subset=45,
+    )  # fmt: skip
+    (got,) = report["variants"]["matched"]
+    scores = [o - p for o, p in logged_pairs(result, TASK)]
+    frame = table.assign(score=scores)
+    correct, by_consequence, tops = [], {}, []
+    for _, members in frame.groupby("match_group"):
+        positives, negatives = members[members["label"]], members[~members["label"]]
+        if positives.empty or negatives.empty:
+            continue
+        tops.append(positives["score"].max() > negatives["score"].max())
+        for (_, p), (_, n) in itertools.product(positives.iterrows(), negatives.iterrows()):
+            correct.append(p["score"] > n["score"])
+            by_consequence.setdefault(p["consequence"], []).append(p["score"] > n["score"])
+    p = np.mean(correct)
+    assert got["global"]["n_pairs"] == len(correct) and len(correct) > 60
+    assert got["global"]["pairwise_acc"] == pytest.approx(p)
+    assert got["global"]["se"] == pytest.approx(math.sqrt(p * (1 - p) / len(correct)))
+    assert got["group_accuracy"] == pytest.approx(np.mean(tops))
+    for name, values in by_consequence.items():
+        assert got["by_subset"][name]["pairwise_acc"] == pytest.approx(np.mean(values))
+    kept = {k: v for k, v in by_consequence.items() if len(v) >= 45}
+    assert set(kept) == {"missense_variant"}  # 20 groups x 3 pairs; introns 30 pairs left out
+    assert got["subsets_left_out"] == {"intron_variant": len(by_consequence["intron_variant"])}
+    assert got["macro_avg"]["pairwise_acc"] == pytest.approx(np.mean(kept["missense_variant"]))
+    assert "## Matched groups" in (tmp_path / "report" / "report.md").read_text()
