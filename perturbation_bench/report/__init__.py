@@ -6,7 +6,7 @@ model and no lm-eval.
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
   variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
-  matched-group metrics;
+  matched-group metrics; ``strands.py``: strand consistency;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
 """

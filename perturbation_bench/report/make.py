@@ -35,6 +35,7 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
 - for variant tasks with a ``match_group`` column, TraitGym's match-group accuracy and the
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
+- for variant runs with ``rc_average``, how well the two strands agree (``strands.py``);
 - where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
   model read against it (``floors.py``).
 """
@@ -50,6 +51,7 @@ from perturbation_bench.report.floors import floor_comparisons, floor_variant_co
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.matched import matched_metrics
 from perturbation_bench.report.runs import collect_pairs
+from perturbation_bench.report.strands import strand_consistency
 from perturbation_bench.report.summaries import (
     PUBLISHED,
     PUBLISHED_SOURCE,
@@ -108,6 +110,7 @@ def make_report(
         "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
         "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
         "matched": matched_metrics(pairs, min_subset=min_subset),
+        "strands": strand_consistency(pairs),
         "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),
         "correlation_strata": variant_correlations.correlation_strata(pairs, list(by)),
     }

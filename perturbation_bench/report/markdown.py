@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from perturbation_bench.report import floors, matched, variant_correlations, variant_metrics
+from perturbation_bench.report import (
+    floors,
+    matched,
+    strands,
+    variant_correlations,
+    variant_metrics,
+)
 from perturbation_bench.report.summaries import FEW_PAIRS, THIN_PAIRS
 
 
@@ -119,6 +125,7 @@ def to_markdown(report: dict) -> str:
     variants = report["variants"]
     lines += floors.markdown(report["floors"]["paired"], report["floors"]["variants"])
     lines += matched.markdown(variants["matched"])
+    lines += strands.markdown(variants["strands"])
     lines += variant_metrics.markdown(
         variants["summary"],
         variants["strata"],

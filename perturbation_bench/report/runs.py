@@ -227,6 +227,7 @@ def stream_sample_pairs(
                     "a doc with original_sequence and sequence and filtered_resps of LL pairs"
                 ) from None
             outcome = pair_outcome(ll_original, ll_perturbed)
+            forward, reverse = strand_margins(sample.get("resps"))
             yield {
                 "pair_id": pair_id(original, perturbed),
                 "task": task,
@@ -238,6 +239,8 @@ def stream_sample_pairs(
                 "correct": int(outcome.correct),
                 "tie": int(outcome.tie),
                 "margin": outcome.margin,
+                "margin_forward": forward,
+                "margin_reverse": reverse,
                 "data": settings.data,
                 "shard": settings.shard,
                 "label": doc.get("label"),
@@ -252,6 +255,19 @@ def stream_sample_pairs(
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
             }
+
+
+def strand_margins(resps) -> tuple[float | None, float | None]:
+    """``(forward, reverse-complement)`` margins of a sample scored on both strands, from
+    lm-eval's raw responses (``[[ll, greedy]]`` per request, in request order: o, p, rc(o),
+    rc(p); ``pairs/requests.py``); ``(None, None)`` for a sample of one strand."""
+    if not isinstance(resps, list) or len(resps) != 4:
+        return None, None
+    try:
+        lls = [float(response[0][0]) for response in resps]
+    except (TypeError, ValueError, IndexError):
+        return None, None
+    return lls[0] - lls[1], lls[2] - lls[3]
 
 
 def collect_pairs(

@@ -70,3 +70,47 @@ def test_matched_groups_give_the_leaderboards_numbers(tiny_models, tmp_path):
     assert got["subsets_left_out"] == {"intron_variant": len(by_consequence["intron_variant"])}
     assert got["macro_avg"]["pairwise_acc"] == pytest.approx(np.mean(kept["missense_variant"]))
     assert "## Matched groups" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_both_strands_of_an_rc_average_run_are_compared(genome_and_snvs, tmp_path):
+    """kmer-markov on both strands: the forward and reverse-complement scores, read here from
+    lm-eval's raw responses, give the report's Spearman, sign agreement and per-strand AUPRC."""
+    import json
+
+    from scipy.stats import spearmanr
+    from sklearn.metrics import average_precision_score
+
+    fasta, data = genome_and_snvs
+    metadata = {"data_dir": str(data), "config": "snvs", "rc_average": True}
+    evaluate(
+        str(fasta), [TASK], metadata, model="kmer-markov", order=3, output_path=tmp_path / "run"
+    )
+    folder = next((tmp_path / "run").iterdir())
+    report = make_report([folder], tmp_path / "report", n_boot=20, se_boot=5, se_chrom_boot=5)
+    (row,) = report["variants"]["strands"]
+    samples = [json.loads(line) for line in next(folder.glob("samples_*.jsonl")).open()]
+    lls = np.array([[float(r[0][0]) for r in s["resps"]] for s in samples])
+    forward, reverse = lls[:, 0] - lls[:, 1], lls[:, 2] - lls[:, 3]
+    labels = np.array([bool(s["doc"]["label"]) for s in samples])
+    assert row["n"] == len(samples) > 30
+    assert row["spearman"] == pytest.approx(spearmanr(forward, reverse)[0])
+    assert row["sign_agreement"] == pytest.approx(np.mean(np.sign(forward) == np.sign(reverse)))
+    assert row["auprc_forward"] == pytest.approx(average_precision_score(labels, forward))
+    assert row["auprc_reverse"] == pytest.approx(average_precision_score(labels, reverse))
+    assert row["auprc_average"] == pytest.approx(
+        average_precision_score(labels, (forward + reverse) / 2)
+    )
+    assert row["spearman"] < 1.0  # an order-3 chain reads the two strands differently
+    assert "## Strand consistency" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.fixture
+def genome_and_snvs(tmp_path):
+    from dna_fixtures import labelled_snvs
+
+    fasta, sequences = random_genome(tmp_path, {"chr1": 2000, "chr2": 1500}, 23)
+    labelled_snvs(sequences, 50, 3, 40, lambda i, rng: rng.random() < 0.4).to_csv(
+        tmp_path / "snvs.csv", index=False
+    )
+    build_variants(tmp_path, tmp_path / "snvs.csv", fasta, "snvs", window=40)
+    return fasta, tmp_path / "out"
