@@ -45,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "among the RUNs are floors already)",
     )
     parser.add_argument(
+        "--export",
+        nargs=2,
+        metavar=("FORMAT", "DIR"),
+        help="also write the labelled variant runs in an upstream's layout: traitgym DIR",
+    )
+    parser.add_argument(
         "--min-subset",
         type=int,
         default=30,
@@ -70,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the report; print one line per model and task; return 0."""
     from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.report.export import FORMATS
     from perturbation_bench.report.make import make_report
 
     features = []
@@ -88,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     ):
         if value < 2:
             raise OptionsError(f"{option} must be at least 2, got {value}")
+    if args.export and args.export[0] not in FORMATS:
+        raise OptionsError(
+            f"--export {args.export[0]}: formats are {', '.join(FORMATS)} (--export traitgym DIR)"
+        )
     if args.min_subset < 1:
         raise OptionsError(f"--min-subset must be at least 1 pair, got {args.min_subset}")
     report = make_report(
@@ -103,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         se_chrom_boot=args.se_chrom_resamples,
         floors=args.floor,
         min_subset=args.min_subset,
+        export=tuple(args.export) if args.export else None,
     )
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
@@ -112,5 +124,7 @@ def run(args: argparse.Namespace) -> int:
         )
     for note in report["notes"]:
         print(f"note: {note}")
+    if args.export:
+        print(f"{len(report['exported'])} files in TraitGym's layout under {args.export[1]}")
     print(f"report written to {Path(args.out) / 'report.md'}")
     return 0

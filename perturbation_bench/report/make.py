@@ -47,6 +47,7 @@ from pathlib import Path
 
 from perturbation_bench.report import variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
+from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.matched import matched_metrics
@@ -78,6 +79,7 @@ def make_report(
     se_chrom_boot: int = 1000,
     floors=(),
     min_subset: int = 30,
+    export: tuple[str, str] | None = None,
 ) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
@@ -87,7 +89,8 @@ def make_report(
     ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``);
     ``floors``: run folders read as composition floors besides the ``kmer-markov`` runs
     (``floors.py``); ``min_subset``: fewest pairs of a subset in the matched-group Macro Avg
-    (``matched.py``).
+    (``matched.py``); ``export``: ``(format, folder)`` to write the variant runs in an upstream's
+    layout as well (``export.py``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -134,6 +137,10 @@ def make_report(
         "notes": notes,
         "provenance": provenance,
     }
+    if export is not None:
+        report["exported"] = [
+            str(p) for p in export_traitgym(pairs, variants["summary"], export[1])
+        ]
     report["saturation_maps"] = saturation_maps(pairs, out, features)
     report["figures"] = _draw(report, pairs, out)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")

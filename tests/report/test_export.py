@@ -1,0 +1,70 @@
+"""``report --export traitgym DIR`` (``report/export.py``): the files, read back as TraitGym's
+``get_metric`` and ``get_metric_by_block_weighted_average`` read them, give the report's AUPRC."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score
+
+from dna_fixtures import build_variants, evaluate, labelled_snvs, random_genome
+from perturbation_bench.cli import main
+
+TASK = "perturbation_variants"
+
+
+def traitgym_auprc(folder, model: str) -> tuple[float, float]:
+    """TraitGym's two AUPRC rules on its files: over all variants, and by chromosome weighted by
+    each chromosome's number of variants."""
+    variants = pd.read_parquet(folder / "test.parquet")
+    variants["score"] = pd.read_parquet(folder / "preds" / "all" / f"{model}.parquet")["score"]
+    overall = average_precision_score(variants["label"], variants["score"])
+    blocks = [
+        (len(part), average_precision_score(part["label"], part["score"]))
+        for _, part in variants.groupby("chrom")
+    ]
+    total = sum(n for n, _ in blocks)
+    return overall, sum(n / total * value for n, value in blocks)
+
+
+def test_the_exported_files_give_traitgym_the_report_s_auprc(tiny_models, tmp_path, capsys):
+    fasta, sequences = random_genome(tmp_path, {"chr1": 2500, "chr2": 2000}, 29)
+    snvs = labelled_snvs(sequences, 60, 8, 40, lambda i, rng: rng.random() < 0.35)
+    snvs.to_csv(tmp_path / "v.csv", index=False)
+    table = build_variants(tmp_path, tmp_path / "v.csv", fasta, "v", window=40)
+    metadata = {"data_dir": str(tmp_path / "out"), "config": "v"}
+    evaluate(tiny_models["char"], [TASK], metadata, model="dna-hf", output_path=tmp_path / "run")
+    run = next((tmp_path / "run").iterdir())
+    export = tmp_path / "traitgym"
+    status = main(
+        ["report", str(run), "--out", str(tmp_path / "report"), "--bootstrap", "20"]
+        + ["--se-resamples", "5", "--se-chrom-resamples", "5", "--export", "traitgym", str(export)]
+    )
+    assert status == 0 and "files in TraitGym's layout" in capsys.readouterr().out
+    import json
+
+    (row,) = json.loads((tmp_path / "report" / "report.json").read_text())["variants"]["summary"]
+    folder = export / TASK
+    (model,) = [p.stem for p in (folder / "preds" / "all").iterdir()]
+    assert model.endswith("_LLR.minus.score")
+    variants = pd.read_parquet(folder / "test.parquet")
+    assert list(variants.columns) == ["chrom", "pos", "ref", "alt", "label"]
+    assert variants[["chrom", "pos", "ref", "alt"]].equals(table[["chrom", "pos", "ref", "alt"]])
+    overall, by_chrom = traitgym_auprc(folder, model)
+    assert overall == pytest.approx(row["auprc"], abs=1e-12)
+    assert by_chrom == pytest.approx(row["auprc_by_chrom"], abs=1e-12)
+    metric = pd.read_csv(folder / "AUPRC" / "all" / f"{model}.csv")
+    assert list(metric.columns) == ["Model", "AUPRC", "se"]
+    assert metric.iloc[0].tolist() == [
+        model,
+        pytest.approx(overall),
+        pytest.approx(row["auprc_se"]),
+    ]
+    weighted = pd.read_csv(folder / "AUPRC_by_chrom_weighted_average" / "all" / f"{model}.csv")
+    assert list(weighted.columns) == ["model", "metric", "score", "se"]
+    assert weighted.iloc[0]["score"] == pytest.approx(by_chrom)
+
+
+def test_an_unknown_export_format_is_refused(tmp_path, capsys):
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "r"), "--export", "x", "d"]) == 2
+    assert "--export x: formats are traitgym" in capsys.readouterr().err
