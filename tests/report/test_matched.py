@@ -70,6 +70,14 @@ def test_matched_groups_give_the_leaderboards_numbers(tiny_models, tmp_path):
     assert got["subsets_left_out"] == {"intron_variant": len(by_consequence["intron_variant"])}
     assert got["macro_avg"]["pairwise_acc"] == pytest.approx(np.mean(kept["missense_variant"]))
     assert "## Matched groups" in (tmp_path / "report" / "report.md").read_text()
+    by_chrom = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "r2", by=["chrom"], n_boot=20,
+        se_boot=5, se_chrom_boot=5,
+    )["variants"]["matched"][0]["by_subset"]  # fmt: skip
+    positives = frame[frame["label"]].set_index("match_group")["chrom"]
+    for chrom, cell in by_chrom.items():  # subsets by the first --by column, of the positive
+        pairs_of = [g for g in positives.index if positives[g] == chrom]
+        assert cell["n_pairs"] == sum((frame["match_group"] == g).sum() - 1 for g in pairs_of)
 
 
 def test_both_strands_of_an_rc_average_run_are_compared(genome_and_snvs, tmp_path):
