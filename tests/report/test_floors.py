@@ -104,3 +104,21 @@ def test_variant_auprc_is_read_within_the_floor_s_score_quintiles(genome, tiny_m
         if 0 < y.sum() < len(y):
             expected = average_precision_score(y, model_rows["score"].to_numpy()[inside])
             assert q["model_auprc"] == pytest.approx(expected)
+
+
+def test_the_floor_section_holds_both_tables_when_both_kinds_of_task_ran():
+    from perturbation_bench.report.floors import markdown
+
+    part = {"n": 4, "pairwise_acc": 0.5, "wilson_95": [0.1, 0.9], "thin": True}
+    paired = {
+        "model": "m", "task": "perturbation_x", "floor": "f", "floor_accuracy": 0.75,
+        "beyond_floor": part, "with_floor": part, "mcnemar_exact_p": 1.0, "margin_spearman": 0.2,
+    }  # fmt: skip
+    quintile = {"quintile": 1, "n": 5, "positives": 2, "model_auprc": 0.6}
+    variant = {
+        "model": "m", "task": "perturbation_variants", "floor": "f", "n_common": 5,
+        "model_auprc": 0.6, "floor_auprc": 0.4, "by_floor_quintile": [quintile],
+    }  # fmt: skip
+    text = "\n".join(markdown([paired], [variant]))
+    assert "| m | perturbation_x | f | 0.750 | 0.500 [0.100, 0.900] (4) (thin) |" in text
+    assert "| m | perturbation_variants | f | 5 | 0.600 | 0.400 | Q1: 0.600 (2/5) |" in text
