@@ -40,7 +40,9 @@ def _matched(pairs: pd.DataFrame):
             base = group[group["model"] == floor].set_index("pair_id")
             for model in models:
                 other = group[group["model"] == model].set_index("pair_id")
-                joined = base.join(other, how="inner", lsuffix="_floor", rsuffix="_model")
+                joined = base.merge(
+                    other, left_index=True, right_index=True, suffixes=("_floor", "_model")
+                )
                 if len(joined):
                     yield task, floor, model, joined.sort_index()
 
