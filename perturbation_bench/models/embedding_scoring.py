@@ -139,15 +139,18 @@ def check_layer(score: EmbeddingScore, config) -> None:
 
 
 def signed_distance(reference: torch.Tensor, alternate: torch.Tensor, distance: str) -> float:
-    """``s`` of the module docstring (steps 3 and 4) for two pooled matrices of equal shape."""
+    """``s`` of the module docstring (steps 3 and 4) for two pooled matrices of equal shape: the
+    distance, with the sign :data:`DISTANCES` gives it."""
     r, a = reference.double().flatten(), alternate.double().flatten()
     if distance in ("euclidean", "l2"):
-        return float(torch.linalg.vector_norm(r - a))
-    if distance == "l1":
-        return float((r - a).abs().sum())
-    if distance == "cosine":
-        return float(1 - (r @ a) / (torch.linalg.vector_norm(r) * torch.linalg.vector_norm(a)))
-    return -float(r @ a)
+        value = torch.linalg.vector_norm(r - a)
+    elif distance == "l1":
+        value = (r - a).abs().sum()
+    elif distance == "cosine":
+        value = 1 - (r @ a) / (torch.linalg.vector_norm(r) * torch.linalg.vector_norm(a))
+    else:
+        value = r @ a
+    return -float(value) if DISTANCES[distance][1] == "minus" else float(value)
 
 
 class EmbeddingScorer:

@@ -26,6 +26,7 @@ import pandas as pd
 from perturbation_bench.pairs.ranking import auprc
 from perturbation_bench.report.statistics import mcnemar_exact, wilson_interval
 from perturbation_bench.report.summaries import THIN_PAIRS
+from perturbation_bench.report.variant_metrics import labelled
 
 QUINTILES = 5
 
@@ -91,12 +92,9 @@ def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
 
 def floor_variant_comparisons(pairs: pd.DataFrame) -> list[dict]:
     """The variant tasks' rows of the module docstring (binary labels only)."""
-    labelled = pairs[pairs["score_kind"].notna() & pairs["label"].notna()]
-    if "labels" in labelled.columns:
-        labelled = labelled[labelled["labels"] != "quantitative"]
     out = []
-    for task, floor, model, joined in _matched(labelled):
-        labels = joined["label_model"].astype(bool)
+    for task, floor, model, joined in _matched(labelled(pairs)):
+        labels = joined["label_model"]
         ranks = joined["score_floor"].rank(method="first").to_numpy() - 1
         bins = pd.Series(ranks * QUINTILES // len(joined), index=joined.index).astype(int)
         quintiles = [

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.report.run_names import identity, run_names
+from perturbation_bench.report.runs import parse_model_args
 
 HEADLINES = ("auprc", "spearman", "pairwise_acc")
 """The headline metric of a task: the first of these its results hold (module docstring)."""
@@ -66,10 +67,7 @@ def _run_entry(folder: str | Path) -> dict:
     data = read_results(folder)
     config = data.get("config") or {}
     provenance = config.get("perturbation_bench") or {}
-    model_args = config.get("model_args") or {}
-    if not isinstance(model_args, dict):
-        pairs = [item.split("=", 1) for item in str(model_args).split(",") if "=" in item]
-        model_args = {key.strip(): value.strip() for key, value in pairs}
+    model_args = parse_model_args(config.get("model_args"))
     cells = {
         task: cell
         for task, results in sorted((data.get("results") or {}).items())

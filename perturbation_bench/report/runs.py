@@ -143,7 +143,7 @@ def _run_settings(folder: Path) -> tuple:
             continue
         config = data.get("config") or {}
         provenance = config.get("perturbation_bench") or {}
-        model_args = _model_args(config.get("model_args"))
+        model_args = parse_model_args(config.get("model_args"))
         scale = _scale(config.get("model"), provenance, model_args)
         base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
         return (
@@ -167,7 +167,7 @@ def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
     return "pll" if scoring == "pll" else "masked"
 
 
-def _model_args(value) -> dict:
+def parse_model_args(value) -> dict:
     """lm-eval's ``model_args`` as a dict: a dict already, or its ``k=v,k=v`` string."""
     if isinstance(value, dict):
         return value

@@ -19,6 +19,10 @@ import numpy as np
 import pandas as pd
 
 from perturbation_bench.pairs.ranking import METRICS, variant_score
+from perturbation_bench.report.variant_metrics import labelled
+
+STRAND_COLUMNS = {"forward": "forward", "reverse": "reverse", "average": "score"}
+"""A strand's name in the metrics -> the column of its scores."""
 
 
 def strand_consistency(pairs: pd.DataFrame) -> list[dict]:
@@ -31,10 +35,11 @@ def strand_consistency(pairs: pd.DataFrame) -> list[dict]:
     out = []
     for (model, task), group in rows.groupby(["model", "task"], sort=True):
         kind = str(group["score_kind"].iloc[0])
-        strands = {
-            name: np.array([variant_score(m, kind) for m in group[column]])
-            for name, column in (("forward", "margin_forward"), ("reverse", "margin_reverse"))
-        }
+        group = group.assign(
+            forward=[variant_score(m, kind) for m in group["margin_forward"]],
+            reverse=[variant_score(m, kind) for m in group["margin_reverse"]],
+        )
+        strands = {name: group[name].to_numpy() for name in ("forward", "reverse")}
         row = {
             "model": model,
             "task": task,
@@ -46,13 +51,11 @@ def strand_consistency(pairs: pd.DataFrame) -> list[dict]:
                 np.mean(np.sign(strands["forward"]) == np.sign(strands["reverse"]))
             ),
         }
-        binary = group["label"].notna() & (group.get("labels") != "quantitative")
-        if binary.any():
-            labels = group.loc[binary, "label"].astype(bool).to_numpy()
-            scored = {**strands, "average": group["score"].to_numpy()}
-            for strand, values in scored.items():
+        binary = labelled(group)
+        if len(binary):
+            for strand, column in STRAND_COLUMNS.items():
                 for metric, function in METRICS.items():
-                    row[f"{metric}_{strand}"] = function(labels, values[binary.to_numpy()])
+                    row[f"{metric}_{strand}"] = function(binary["label"], binary[column])
         out.append(row)
     return out
 
