@@ -59,6 +59,7 @@ def test_path_command_prints_the_task_folder(capsys):
         "perturbation_bench_context",
         "perturbation_custom",
         "perturbation_variants",
+        "perturbation_footprints",
     }
 
 

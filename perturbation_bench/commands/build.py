@@ -5,12 +5,14 @@
 - ``variants``: reference/alternate windows of a variant file (``variants/build.py``);
 - ``mutations``: a variant table of mutations by consequence class (``variants/mutations.py``);
 - ``saturation``: every base of regions to each other base (``variants/saturation.py``);
-- ``controls``: elements against shuffles of themselves (``controls/build.py``).
+- ``controls``: elements against shuffles of themselves (``controls/build.py``);
+- ``footprints``: motifs inserted into backgrounds against permuted inserts
+  (``controls/footprints.py``).
 
 Each kind's options are declared beside its builder, in a module that imports nothing heavy
 (``KINDS``), so the parser is built without reading pyarrow or a model; the calls here read
 the arguments and print what the builders return. ``syn``, ``motif``, ``variants`` and
-``controls`` also write the built config's own task YAML beside the data
+``controls``, ``footprints`` also write the built config's own task YAML beside the data
 (``tasks/task_yaml.py``).
 """
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from perturbation_bench.controls import elements
+from perturbation_bench.controls import elements, footprints
 from perturbation_bench.dataset import settings as pair_settings
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.variants import mutations, saturation, windows
@@ -32,6 +34,7 @@ KINDS = {
     "mutations": (mutations.add_arguments, "a variant table of mutations by consequence class"),
     "saturation": (saturation.add_arguments, "every base of regions to each other base"),
     "controls": (elements.add_arguments, "elements against shuffles of themselves"),
+    "footprints": (footprints.add_arguments, "motifs in backgrounds against permuted inserts"),
 }
 """Kind -> the function that adds its options (beside its builder) and its help."""
 
@@ -63,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         "mutations": _build_mutations,
         "saturation": _build_saturation,
         "controls": _build_controls,
+        "footprints": _build_footprints,
     }
     return builders[args.kind](args)
 
@@ -249,6 +253,38 @@ def _build_controls(args: argparse.Namespace) -> int:
             "are compared (a longer --window keeps flanks)"
         )
     _announce_task(Path(args.out), args.config)
+    return 0
+
+
+def _build_footprints(args: argparse.Namespace) -> int:
+    from perturbation_bench.controls.backgrounds import read_backgrounds
+    from perturbation_bench.controls.motifs import read_motifs
+    from perturbation_bench.tasks.task_yaml import FOOTPRINT_TEMPLATE, check_config_name
+
+    check_config_name(args.config)
+    copies = footprints.doses(args.copies, "--copies", 1)
+    spacings = footprints.doses(args.spacing, "--spacing", 0)
+    if args.fasta and not args.bed:
+        raise OptionsError("--fasta goes with --bed (a FASTA of backgrounds is --backgrounds)")
+    motifs = read_motifs(args.motifs)
+    backgrounds = read_backgrounds(args.backgrounds, args.bed, args.fasta)
+    path, report = footprints.build_footprints(
+        motifs,
+        backgrounds,
+        copies,
+        spacings,
+        args.orientation,
+        args.seed,
+        args.config,
+        Path(args.out),
+        str(args.motifs),
+    )
+    print(
+        f"read {counted(len(motifs), 'motif')} and {counted(len(backgrounds), 'background')}; "
+        f"wrote {counted(report['written_rows'], 'pair')} of {report['read']} to {path}"
+    )
+    _print_excluded(report["excluded"])
+    _announce_task(Path(args.out), args.config, FOOTPRINT_TEMPLATE)
     return 0
 
 

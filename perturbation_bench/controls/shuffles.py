@@ -27,7 +27,13 @@ STRANDS = ("forward", "both", "random")
 
 def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Generator:
     """The generator of one element (module docstring)."""
-    digest = hashlib.sha256(repr((seed, chrom, start, end)).encode()).hexdigest()
+    return keyed_rng(seed, chrom, start, end)
+
+
+def keyed_rng(*key) -> np.random.Generator:
+    """A generator seeded by ``sha256(repr(key))`` mod 2**128: one per key, whatever else is
+    drawn (the elements here, a motif in one background in ``footprints.py``)."""
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()
     return np.random.default_rng(int(digest, 16) % 2**128)
 
 

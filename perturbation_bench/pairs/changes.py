@@ -6,7 +6,8 @@ each row, the changed span ``[s, e)`` runs from the first to the last differing 
 an identical pair has ``s = e = 0`` and ``changed = False``.
 
 The tasks store a pair as its original and the changed span of the perturbed copy
-(``fields.CHANGE_START``, ``fields.CHANGE``, compared exactly, case included), so::
+(``fields.CHANGE_START``, ``fields.CHANGE``, compared exactly, case included; a footprint pair's
+raw background likewise), so::
 
     sequence = original[:s] + change + original[s + len(change):]      (perturbed_sequence)
 
@@ -21,7 +22,15 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL, PERTURBED
+from perturbation_bench.pairs.fields import (
+    BACKGROUND,
+    BACKGROUND_CHANGE,
+    BACKGROUND_START,
+    CHANGE,
+    CHANGE_START,
+    ORIGINAL,
+    PERTURBED,
+)
 
 _CASE_BIT = 0x20
 """Upper and lower case of a letter differ in this bit only (ASCII)."""
@@ -96,4 +105,16 @@ def perturbed_sequence(doc: dict) -> str:
     if PERTURBED in doc:
         return doc[PERTURBED]
     original, start, change = doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE]
+    return original[:start] + change + original[start + len(change) :]
+
+
+def background_sequence(doc: dict) -> str | None:
+    """A footprint document's raw background: its ``background_sequence``, or rebuilt from its
+    changed span (``fields.BACKGROUND_START``, ``fields.BACKGROUND_CHANGE``) as the perturbed
+    copy is; None for a document without one."""
+    if doc.get(BACKGROUND) is not None:
+        return doc[BACKGROUND]
+    if doc.get(BACKGROUND_CHANGE) is None:
+        return None
+    original, start, change = doc[ORIGINAL], doc[BACKGROUND_START], doc[BACKGROUND_CHANGE]
     return original[:start] + change + original[start + len(change) :]

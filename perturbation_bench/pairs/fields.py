@@ -10,12 +10,17 @@ fields the tasks add, all named ``scoring_*`` so that they never collide with a 
     scoring_crop_start     where the pair's crop starts (context-length tasks only)
     scoring_token_counts   scored tokens per continuation (``reduction: mean`` only)
     scoring_task           the task's settings, one object shared by every document (settings.py)
+    scoring_background_start, scoring_background_change
+                           a footprint pair's raw background (``background_sequence`` of its
+                           file) as its changed span against the original, like the perturbed copy
 """
 
 ORIGINAL = "original_sequence"
 PERTURBED = "sequence"
 SEQUENCE_COLUMNS = (ORIGINAL, PERTURBED)
 """The two sequence columns of a pair file: the real window, the perturbed copy."""
+BACKGROUND = "background_sequence"
+"""A footprint pair file's third sequence column: the background the motif went into."""
 
 CHANGE_START = "scoring_change_start"
 CHANGE = "scoring_change"
@@ -23,3 +28,5 @@ SOFT_MASKED = "scoring_soft_masked"
 CROP_START = "scoring_crop_start"
 TOKEN_COUNTS = "scoring_token_counts"
 TASK = "scoring_task"
+BACKGROUND_START = "scoring_background_start"
+BACKGROUND_CHANGE = "scoring_background_change"

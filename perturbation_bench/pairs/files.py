@@ -6,9 +6,10 @@ the 0-based row within that file and the reason in the error:
 
 - the file is a readable parquet file and has rows;
 - it has the string columns ``original_sequence`` (the real window) and ``sequence`` (the
-  perturbed one);
+  perturbed one); a footprint file (``build footprints``) also ``background_sequence``, held to
+  the rules of ``sequence``;
 - no value is null, empty or shorter than one k-mer (``kmer_size``, the k-mer size in use);
-- both members of a pair have the same length;
+- every sequence of a row has the same length;
 - letters are A, C, G, T or N, in either case.
 
 Nothing is dropped: rows in equal rows out.
@@ -27,7 +28,7 @@ import pyarrow.parquet as pq
 from perturbation_bench.dna import LETTERS, first_foreign_letter
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import Spans, changed_spans, changed_text, string_bytes
-from perturbation_bench.pairs.fields import SEQUENCE_COLUMNS
+from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED, SEQUENCE_COLUMNS
 
 
 def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
@@ -95,12 +96,15 @@ def iter_pair_batches(
 
 
 class PairScan(NamedTuple):
-    """What checking a table found, per row: whether either sequence has lower-case
-    (soft-masked) letters, the perturbed sequence's changed span, and that span's text."""
+    """What checking a table found, per row: whether any sequence has lower-case (soft-masked)
+    letters, the perturbed sequence's changed span, and that span's text; for a footprint file
+    (a ``background_sequence`` column) the background's span and text too, else None."""
 
     soft_masked: np.ndarray
     spans: Spans
     changes: pa.Array
+    background_spans: Spans | None = None
+    background_changes: pa.Array | None = None
 
 
 def check_pairs(
@@ -111,6 +115,7 @@ def check_pairs(
 
     The perturbed sequence equals the original outside its changed span, so its letters are
     checked within the span only (``sequence`` outside it is ``original_sequence``, checked whole).
+    A ``background_sequence`` column, where there is one, is checked by the rules of ``sequence``.
     """
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
@@ -120,40 +125,66 @@ def check_pairs(
             f"{source}: missing column(s) {', '.join(missing)}; "
             f"found: {', '.join(table.column_names)}"
         )
-    lengths = {}
-    for name in SEQUENCE_COLUMNS:
-        column = table.column(name)
-        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-            raise DataValidationError(
-                f"{source}: row 0: column {name!r} holds {column.type} values, expected strings"
-            )
-        _fail_where(column.is_null(), source, f"{name!r} is null")
-        lengths[name] = pc.utf8_length(column)
-        _fail_where(pc.equal(lengths[name], 0), source, f"{name!r} is empty")
-        _fail_where(
-            pc.less(lengths[name], kmer_size),
-            source,
-            f"{name!r} is shorter than one {kmer_size}-mer",
-            detail=lambda row, n=lengths[name]: f" ({n[row]} bp)",
-        )
-    original, perturbed = (_one_array(table.column(name)) for name in SEQUENCE_COLUMNS)
+    original_length = _check_strings(table, ORIGINAL, source, kmer_size)
+    original = _one_array(table.column(ORIGINAL))
     foreign, lower = _letter_rows(original)
-    _fail_foreign(foreign, original, "original_sequence", source)
-    _fail_where(
-        pc.not_equal(*lengths.values()),
-        source,
-        "original_sequence and sequence differ in length",
-        detail=lambda row: (
-            f" ({lengths['original_sequence'][row]} vs {lengths['sequence'][row]} bp)"
-        ),
+    _fail_foreign(foreign, original, ORIGINAL, source)
+    spans, changes, changed_lower = _check_copy(
+        table, PERTURBED, original, original_length, source, kmer_size
     )
-    if not np.array_equal(string_bytes(original)[1], string_bytes(perturbed)[1]):
-        _fail_foreign(_letter_rows(perturbed)[0], perturbed, "sequence", source)  # not ASCII
-    spans = changed_spans(original, perturbed)
-    changes = changed_text(perturbed, spans)
+    if BACKGROUND not in table.column_names:
+        return PairScan(lower | changed_lower, spans, changes)
+    background_spans, background_changes, background_lower = _check_copy(
+        table, BACKGROUND, original, original_length, source, kmer_size
+    )
+    return PairScan(
+        lower | changed_lower | background_lower,
+        spans,
+        changes,
+        background_spans,
+        background_changes,
+    )
+
+
+def _check_strings(table, name: str, source, kmer_size: int):
+    """Fail on the first row of column ``name`` that is not a string, null, empty or shorter
+    than one k-mer; return its lengths."""
+    column = table.column(name)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        raise DataValidationError(
+            f"{source}: row 0: column {name!r} holds {column.type} values, expected strings"
+        )
+    _fail_where(column.is_null(), source, f"{name!r} is null")
+    lengths = pc.utf8_length(column)
+    _fail_where(pc.equal(lengths, 0), source, f"{name!r} is empty")
+    _fail_where(
+        pc.less(lengths, kmer_size),
+        source,
+        f"{name!r} is shorter than one {kmer_size}-mer",
+        detail=lambda row: f" ({lengths[row]} bp)",
+    )
+    return lengths
+
+
+def _check_copy(table, name: str, original: pa.Array, original_length, source, kmer_size: int):
+    """Check column ``name``, a copy of the original changed in one span (``sequence``,
+    ``background_sequence``): strings of the original's length, letters of LETTERS within its
+    changed span. Return the span, its text and the rows with lower-case letters there."""
+    length = _check_strings(table, name, source, kmer_size)
+    _fail_where(
+        pc.not_equal(original_length, length),
+        source,
+        f"{ORIGINAL} and {name} differ in length",
+        detail=lambda row: f" ({original_length[row]} vs {length[row]} bp)",
+    )
+    copy = _one_array(table.column(name))
+    if not np.array_equal(string_bytes(original)[1], string_bytes(copy)[1]):
+        _fail_foreign(_letter_rows(copy)[0], copy, name, source)  # not ASCII
+    spans = changed_spans(original, copy)
+    changes = changed_text(copy, spans)
     foreign, changed_lower = _letter_rows(changes)
-    _fail_foreign(foreign, perturbed, "sequence", source)
-    return PairScan(lower | changed_lower, spans, changes)
+    _fail_foreign(foreign, copy, name, source)
+    return spans, changes, changed_lower
 
 
 def _one_array(column) -> pa.Array:

@@ -78,6 +78,12 @@ SETTINGS = (
     Setting("convention", None, "the upstream convention named (conventions.py)"),
     Setting("one_class_chromosomes", "drop", "chromosomes with one label class in the "
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
+    Setting("ties", "strict", "the footprint task's per-motif accuracy: a tie counts as wrong "
+            "(strict) or right (correct, DART-Eval's rule); None in other tasks' settings",
+            choices=("strict", "correct")),
+    Setting("dose_axes", None, "the footprint task's dose columns (copies, spacing) that take "
+            "several values in its data; None for other tasks", option=False, identifies=False,
+            recorded=False),
     Setting("config", None, "the config the task's pairs were read from (named in messages)",
             option=False, identifies=False, recorded=False),
     Setting("labels", None, 'the variant task\'s label kind, "binary" or "quantitative"; None '

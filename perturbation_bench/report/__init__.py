@@ -6,7 +6,8 @@ model and no lm-eval.
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
   variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
-  matched-group metrics; ``strands.py``: strand consistency;
+  matched-group metrics; ``strands.py``: strand consistency; ``footprints.py``: motif
+  footprints per motif and dose;
   ``export.py``: variant runs in TraitGym's file layout;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.

@@ -37,7 +37,10 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
 - for variant runs with ``rc_average``, how well the two strands agree (``strands.py``);
 - where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
-  model read against it (``floors.py``).
+  model read against it (``floors.py``);
+- for footprint tasks (``build footprints``), DART-Eval's per-motif accuracy, Wilcoxon p and
+  accuracy vs background, the dose-response, ``footprints.csv`` and ``footprints.png``
+  (``footprints.py``).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perturbation_bench.report import variant_correlations, variant_metrics
+from perturbation_bench.report import footprints, variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
@@ -133,6 +136,7 @@ def make_report(
             "variants": floor_variant_comparisons(pairs),
         },
         "variants": variants,
+        "footprints": footprints.footprint_tables(preferences),
         "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED} if published else {},
         "notes": notes,
         "provenance": provenance,
@@ -141,6 +145,10 @@ def make_report(
         report["exported"] = [
             str(p) for p in export_traitgym(pairs, variants["summary"], export[1])
         ]
+    if report["footprints"]["motifs"]:
+        import pandas as pd
+
+        pd.DataFrame(report["footprints"]["motifs"]).to_csv(out / "footprints.csv", index=False)
     report["saturation_maps"] = saturation_maps(pairs, out, features)
     report["figures"] = _draw(report, pairs, out)
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -163,6 +171,7 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
         "roc": bool(ranked),
         "precision_recall": bool(ranked),
         "score_against_label": bool(report["variants"]["correlations"]),
+        "footprints": bool(report["footprints"]["summary"]),
     }
     if drawn["accuracy"]:
         plots.accuracy(report["summary"], out / "accuracy.png")
@@ -178,6 +187,8 @@ def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
         variant_plots.ranking_curves(
             variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
         )
+    if drawn["footprints"]:
+        footprints.draw(report["footprints"], pairs, out / "footprints.png")
     if drawn["score_against_label"]:
         variant_plots.score_against_label(
             variant_correlations.quantitative(pairs), out / "score_against_label.png"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from perturbation_bench.report import (
     floors,
+    footprints,
     matched,
     strands,
     variant_correlations,
@@ -126,6 +127,7 @@ def to_markdown(report: dict) -> str:
     lines += floors.markdown(report["floors"]["paired"], report["floors"]["variants"])
     lines += matched.markdown(variants["matched"])
     lines += strands.markdown(variants["strands"])
+    lines += footprints.markdown(report["footprints"])
     lines += variant_metrics.markdown(
         variants["summary"],
         variants["strata"],

@@ -24,7 +24,7 @@ from pathlib import Path
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 from perturbation_bench.families import MASKED_MODELS
 from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import ORIGINAL
+from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.ranking import variant_score
@@ -41,6 +41,7 @@ STRATA = (
     "consequence",
 )
 VARIANT_FIELDS = ("pos", "ref", "alt", "region", "match_group")  # of variant documents
+FOOTPRINT_FIELDS = ("motif", "copies", "spacing", "orientation", "background_id")
 TASK_PREFIX = "perturbation_"
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 
@@ -228,6 +229,7 @@ def stream_sample_pairs(
                 ) from None
             outcome = pair_outcome(ll_original, ll_perturbed)
             forward, reverse = strand_margins(sample.get("resps"))
+            motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
             yield {
                 "pair_id": pair_id(original, perturbed),
                 "task": task,
@@ -246,6 +248,10 @@ def stream_sample_pairs(
                 "label": doc.get("label"),
                 "chrom": doc.get("chrom"),
                 **{name: doc.get(name) for name in VARIANT_FIELDS},
+                **{name: doc.get(name) for name in FOOTPRINT_FIELDS},
+                "motif_margin": motif_margin,
+                "control_margin": control_margin,
+                "ties_rule": settings.ties,
                 "score_kind": score_name or settings.score,
                 "convention": settings.convention,
                 "one_class_chromosomes": settings.one_class_chromosomes,
@@ -255,6 +261,18 @@ def stream_sample_pairs(
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
             }
+
+
+def background_margins(doc: dict, filtered) -> tuple[float | None, float | None]:
+    """A footprint sample's ``(LL(motif) - LL(background), LL(control) - LL(background))``,
+    from its second and third comparisons (``tasks/document_requests.py``: lm-eval's filtered
+    responses hold each comparison's pair once per request of it); ``(None, None)`` for the
+    samples of other tasks."""
+    if doc.get(BACKGROUND_CHANGE) is None:
+        return None, None
+    per_comparison = len(filtered) // 3
+    motif, control = (filtered[per_comparison * k] for k in (1, 2))
+    return float(motif[0]) - float(motif[1]), float(control[0]) - float(control[1])
 
 
 def strand_margins(resps) -> tuple[float | None, float | None]:

@@ -5,12 +5,29 @@ family's DNA prefix, the choices are ``[original, perturbed]`` (``[o, p, rc(o), 
 ``rc_average``), each cropped first for the context-length tasks (``tasks/crop.py``) and then
 formatted (upper case, trimmed to whole k-mers). The formatting comes from the task's settings,
 one object shared by the task's documents (``pairs/settings.py``).
+
+A footprint document (``build footprints``: motif window ``o``, control window ``p``, raw
+background ``r``) asks for three comparisons, each a pair's requests as above, in this order::
+
+    (o, p)    the motif against its control        (the pair of every task)
+    (o, r)    the motif against the background
+    (p, r)    the control against the background
+
+so that every model of this package, which scores pairs, gives each of the three a
+log-likelihood on the same terms (DART-Eval's accuracy vs background, ``pairs/footprints.py``).
 """
 
 from __future__ import annotations
 
-from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import CROP_START, ORIGINAL, SOFT_MASKED, TASK
+from perturbation_bench.pairs.changes import background_sequence, perturbed_sequence
+from perturbation_bench.pairs.fields import (
+    BACKGROUND,
+    BACKGROUND_CHANGE,
+    CROP_START,
+    ORIGINAL,
+    SOFT_MASKED,
+    TASK,
+)
 
 
 def doc_to_context(doc) -> str:
@@ -18,16 +35,37 @@ def doc_to_context(doc) -> str:
     return doc[TASK].formatting.dna_prefix
 
 
+def comparisons(doc) -> list[tuple[str, str]]:
+    """The pairs of sequences a document's requests compare, in request order (module
+    docstring), uncropped."""
+    original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
+    background = background_sequence(doc)
+    if background is None:
+        return [(original, perturbed)]
+    return [(original, perturbed), (original, background), (perturbed, background)]
+
+
 def doc_to_sequences(doc) -> list[str]:
     """The continuations (module docstring), in request order."""
     settings = doc[TASK]
-    pair = doc[ORIGINAL], perturbed_sequence(doc)
-    if settings.context_bp is not None:
-        start, length = doc[CROP_START], settings.context_bp
-        pair = tuple(sequence[start : start + length] for sequence in pair)
-    return settings.formatting.continuations(*pair, soft_masked=doc.get(SOFT_MASKED, True))
+    continuations = []
+    for pair in comparisons(doc):
+        if settings.context_bp is not None:
+            start, length = doc[CROP_START], settings.context_bp
+            pair = tuple(sequence[start : start + length] for sequence in pair)
+        soft_masked = doc.get(SOFT_MASKED, True)
+        continuations += settings.formatting.continuations(*pair, soft_masked=soft_masked)
+    return continuations
 
 
-def requests_per_pair(doc) -> int:
-    """How many loglikelihood requests lm-eval makes for this document (``pairs/requests.py``)."""
+def requests_per_comparison(doc) -> int:
+    """How many loglikelihood requests one comparison of this document takes (2, or 4 with
+    ``rc_average``: ``pairs/requests.py``)."""
     return doc[TASK].formatting.requests_per_pair
+
+
+def requests_per_document(doc) -> int:
+    """How many loglikelihood requests lm-eval makes for this document: those of one
+    comparison, times three for a footprint document (one with a background)."""
+    footprint = doc.get(BACKGROUND) is not None or doc.get(BACKGROUND_CHANGE) is not None
+    return requests_per_comparison(doc) * (3 if footprint else 1)

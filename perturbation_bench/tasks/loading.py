@@ -72,7 +72,8 @@ def task_files(
                 found = f"; configs in {options.data_dir}: "
                 found += ", ".join(config_folders(options.data_dir)) or "none"
             raise OptionsError(
-                "perturbation_custom and perturbation_variants need the config and its folder: "
+                "perturbation_custom, perturbation_variants and perturbation_footprints need the config "
+                "and its folder: "
                 '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' '
                 f"(DIR/syn_zebrafish/*.parquet){found}"
             )
@@ -99,10 +100,12 @@ def pair_documents(
     metadata: dict,
     score: str | None = None,
     labels: str | None = None,
+    **footprint,
 ) -> dict[str, TaskDocuments]:
     """:func:`load_pairs` of ``files``: every document holds the options' settings completed with
     the data's identity, the crop length (``task_context_bp`` comes from the YAML of a
-    context-length task) and the variant task's ``score`` and ``labels`` (None for the others)."""
+    context-length task), the variant task's ``score`` and ``labels`` and the footprint task's
+    ``ties`` and ``dose_axes`` (``footprint``; None for the other tasks)."""
     settings = options.settings
     if task_context_bp is not None and settings.context_bp is not None:
         raise OptionsError(
@@ -116,6 +119,8 @@ def pair_documents(
         context_bp=task_context_bp or settings.context_bp,
         score=score,
         labels=labels,
+        ties=footprint.get("ties"),
+        dose_axes=footprint.get("dose_axes"),
     )
     check_model(scoring_model(), settings, scoring_kind())
     context_bp, formatting = settings.context_bp, settings.formatting

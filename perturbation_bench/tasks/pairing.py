@@ -8,7 +8,9 @@ time, checks that the responses belong to the same document and are numbers, and
 the document's instances the same :class:`LLPair`, the strand average of its log-likelihoods
 (``pairs.requests.strand_average``), where, with ``reduction: mean``, each ``ll[i]`` is first
 divided by its continuation's number of scored tokens (the document's ``scoring_token_counts``).
-It then reports the task's ties (``metrics.report_ties``), once.
+It then reports the task's ties (``metrics.report_ties``), once. A footprint document's three
+comparisons (``tasks/document_requests.py``) are three such pairs, one after the other: each
+instance gets the pair of its own comparison, and the ties counted are those of the first.
 
 :func:`process_results` turns it into the per-pair metrics.
 
@@ -27,7 +29,10 @@ from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.requests import strand_average
 from perturbation_bench.pairs.settings import settings_of
-from perturbation_bench.tasks.document_requests import requests_per_pair
+from perturbation_bench.tasks.document_requests import (
+    requests_per_comparison,
+    requests_per_document,
+)
 from perturbation_bench.tasks.metrics import pair_metrics, report_ties
 
 
@@ -47,7 +52,7 @@ class PairFilter(Filter):
         first = ties = pairs = 0
         while first < len(resps):
             doc = docs[first]
-            size = requests_per_pair(doc)
+            size, per_comparison = requests_per_document(doc), requests_per_comparison(doc)
             group = range(first, first + size)
             if group.stop > len(resps) or any(docs[i] is not doc and docs[i] != doc for i in group):
                 raise PairingError(
@@ -65,9 +70,12 @@ class PairFilter(Filter):
                     "the weights or the dtype overflowed (try dtype=float32 or bfloat16 "
                     "instead of float16)"
                 )
-            pair = LLPair(*strand_average(lls))
-            paired += [pair] * size
-            ties += pair.original == pair.perturbed
+            compared = [
+                LLPair(*strand_average(lls[i : i + per_comparison]))
+                for i in range(0, size, per_comparison)
+            ]
+            paired += [pair for pair in compared for _ in range(per_comparison)]
+            ties += compared[0].original == compared[0].perturbed
             pairs += 1
             first = group.stop
         settings = settings_of(docs[0]) if docs else None
@@ -75,11 +83,19 @@ class PairFilter(Filter):
         return paired
 
 
-def process_results(doc, results) -> dict[str, float]:
-    """lm-eval hook: ``results`` is the same pair once per request, from :class:`PairFilter`."""
-    if len(results) != requests_per_pair(doc) or any(r != results[0] for r in results):
+def compared_pairs(doc, results) -> list[LLPair]:
+    """The pair of each of a document's comparisons, from ``results`` (per request, from
+    :class:`PairFilter`: each comparison's pair once per request of it)."""
+    size, per_comparison = requests_per_document(doc), requests_per_comparison(doc)
+    pairs = list(results[::per_comparison])
+    if len(results) != size or list(results) != [p for p in pairs for _ in range(per_comparison)]:
         raise PairingError(f"{_describe(doc)}: expected one pair per request, got {results!r}")
-    pair = results[0]
+    return pairs
+
+
+def process_results(doc, results) -> dict[str, float]:
+    """lm-eval hook: the metrics of the document's pair (its first comparison)."""
+    pair = compared_pairs(doc, results)[0]
     return pair_metrics(pair.original, pair.perturbed)
 
 

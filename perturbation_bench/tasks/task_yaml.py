@@ -21,11 +21,29 @@ from perturbation_bench.paths import tasks_dir
 TEMPLATE = "_perturbation_template_yaml"
 VARIANT_TEMPLATE = "_perturbation_variants_template_yaml"
 """The template of variant configs (``build variants``): the variant task's metrics."""
+FOOTPRINT_TEMPLATE = "_perturbation_footprints_template_yaml"
+"""The template of footprint configs (``build footprints``): the footprint task's metrics."""
 
 
 def task_name(config: str) -> str:
     """The task a built ``config`` runs under."""
     return f"perturbation_{config}"
+
+
+def check_config_name(config: str) -> None:
+    """Refuse a config whose task name is one of the package's own tasks (lm-eval would index
+    two tasks of one name).
+
+    Raises:
+        OptionsError: ``perturbation_<config>`` is a task of the package.
+    """
+    from perturbation_bench.errors import OptionsError
+
+    if (tasks_dir() / f"{task_name(config)}.yaml").exists():
+        raise OptionsError(
+            f"--config {config}: its task name {task_name(config)} is one of the package's own "
+            "tasks; choose another config name"
+        )
 
 
 def write_task_yaml(out: Path, config: str, template: str = TEMPLATE) -> Path:

@@ -56,6 +56,8 @@ def test_settings_are_logged_as_json_and_read_back():
         "one_class_chromosomes": "keep",
         "config": "syn_human",
         "labels": None,
+        "ties": "strict",
+        "dose_axes": None,
     }
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from dna_fixtures import reverse_complement as revcomp
 from perturbation_bench.errors import DataValidationError, OptionsError, PairingError
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-from perturbation_bench.pairs.changes import perturbed_sequence
+from perturbation_bench.pairs.changes import background_sequence, perturbed_sequence
 from perturbation_bench.pairs.fields import TASK
-from perturbation_bench.tasks.document_requests import doc_to_sequences
+from perturbation_bench.tasks.document_requests import doc_to_sequences, requests_per_document
 from perturbation_bench.tasks.documents import NOT_HELD
 from perturbation_bench.tasks.loading import load_pairs
 
@@ -29,6 +30,30 @@ def test_documents_hold_the_window_once_and_rebuild_the_perturbed_copy(tmp_path)
         assert doc["scoring_soft_masked"] == (row is rows[6])
         assert len(doc["scoring_change"]) <= len(row["sequence"])
     assert docs[5]["scoring_change"] == ""
+
+
+def test_a_footprint_document_holds_its_background_as_a_span_and_asks_for_three_pairs(tmp_path):
+    """The background is kept as its changed span against the original and rebuilt exactly;
+    the requests are (o, p), (o, r), (p, r), each a pair's (both strands with rc_average)."""
+    rows = random_pairs(6, 40, seed=4)
+    for k, row in enumerate(rows):
+        o = row["original_sequence"]
+        row["background_sequence"] = o[:10] + ("acgt"[k % 4] * 5) + o[15:]  # soft-masked too
+    write_parquet(rows, tmp_path, "fp")
+    for rc in (False, True):
+        metadata = {"data_dir": str(tmp_path), "config": "fp", "rc_average": rc}
+        docs = load_pairs(**metadata)["test"]
+        for doc, row in zip(docs, rows, strict=True):
+            assert "background_sequence" not in doc
+            assert background_sequence(doc) == row["background_sequence"]
+            o, p, r = (
+                row[k].upper() for k in ("original_sequence", "sequence", "background_sequence")
+            )
+            pairs = [(o, p), (o, r), (p, r)]
+            if rc:
+                pairs = [x for a, b in pairs for x in ((a, b), (revcomp(a), revcomp(b)))]
+            assert doc_to_sequences(doc) == [s for pair in pairs for s in pair]
+            assert requests_per_document(doc) == len(doc_to_sequences(doc)) == (12 if rc else 6)
 
 
 def test_files_with_other_columns_give_every_document_every_column(tmp_path):

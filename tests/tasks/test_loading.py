@@ -256,7 +256,8 @@ def test_the_config_option_belongs_to_the_custom_task(tmp_path):
     assert len(docs) == 2
     with pytest.raises(
         OptionsError,
-        match="perturbation_custom and perturbation_variants need the config and its folder.*; configs in .*: syn_zebrafish$",
+        match="perturbation_custom, perturbation_variants and perturbation_footprints need the "
+        "config and its folder.*; configs in .*: syn_zebrafish$",
     ):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(OptionsError, match="selects the data of perturbation_custom only"):

@@ -1,0 +1,100 @@
+"""The background windows a footprint build inserts motifs into (``build footprints``).
+
+A background is a name and its bases, upper-cased, from one of:
+
+- ``--backgrounds FILE.fa``: every record of a FASTA file, named by the record;
+- ``--backgrounds DIR/<config>``: a config built by ``build controls``, each row's shuffled
+  window (its ``sequence``: DART-Eval's task-1 negatives), named by its ``benchmark_id``;
+- ``--bed FILE --fasta FILE``: the bases of every BED region, named ``chrom:start-end``.
+
+Every background is kept, in input order; what cannot hold an insert is excluded later, and
+counted, by the build (``footprints.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from perturbation_bench.errors import DataValidationError, OptionsError
+
+
+class Background(NamedTuple):
+    """One background window: its name and its bases (upper case)."""
+
+    name: str
+    sequence: str
+
+
+def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> list[Background]:
+    """The backgrounds of ``--backgrounds`` or of ``--bed`` with ``--fasta`` (module docstring).
+
+    Raises:
+        OptionsError: neither or both sources, or ``--bed`` without ``--fasta``.
+        DataValidationError: a controls folder without pairs or shuffles, a BED region on a
+            chromosome the FASTA lacks or past its end (file, line), no background at all.
+    """
+    from perturbation_bench.dataset.genome import Genome
+
+    if (source is None) == (bed is None):
+        raise OptionsError(
+            "build footprints needs --backgrounds FASTA|CONFIG_DIR, or --bed with --fasta"
+        )
+    if bed is not None:
+        if fasta is None:
+            raise OptionsError("--bed needs --fasta, the genome its regions are read from")
+        backgrounds = _bed_backgrounds(bed, Genome(fasta))
+    elif Path(source).is_dir():
+        backgrounds = _control_backgrounds(Path(source))
+    else:
+        genome = Genome(source)
+        backgrounds = [
+            Background(name, genome.fetch(name, 0, genome.length(name))) for name in genome.names
+        ]
+    if not backgrounds:
+        raise DataValidationError(f"{source or bed}: no background sequence")
+    return backgrounds
+
+
+def _bed_backgrounds(bed: str, genome) -> list[Background]:
+    from perturbation_bench.controls.elements import bed_elements
+    from perturbation_bench.variants.windows import resolve_chromosome
+
+    backgrounds = []
+    for element in bed_elements(bed):
+        chrom = resolve_chromosome(element.chrom, genome.names)
+        if chrom is None or element.end > genome.length(chrom):
+            where = "is not in" if chrom is None else f"ends past the end of {chrom} in"
+            raise DataValidationError(
+                f"{element.source}: {element.chrom}:{element.start}-{element.end} {where} "
+                f"{genome.path}"
+            )
+        bases = genome.fetch(chrom, element.start, element.end)
+        backgrounds.append(Background(f"{element.chrom}:{element.start}-{element.end}", bases))
+    return backgrounds
+
+
+def _control_backgrounds(folder: Path) -> list[Background]:
+    from perturbation_bench.pairs.fields import PERTURBED
+    from perturbation_bench.pairs.files import read_pair_file
+    from perturbation_bench.pairs.layout import PARQUET_GLOB
+
+    files = sorted(folder.glob(PARQUET_GLOB))
+    if not files:
+        raise DataValidationError(
+            f"{folder}: no parquet files (a config built by 'build controls')"
+        )
+    backgrounds = []
+    for path in files:
+        table = read_pair_file(path, columns=["benchmark_id", "shuffle"])
+        if "shuffle" not in table.column_names or "benchmark_id" not in table.column_names:
+            raise DataValidationError(
+                f"{path}: not a config built by 'build controls' (no shuffle and benchmark_id "
+                "columns); give its shuffled windows as a FASTA instead"
+            )
+        names, sequences = table.column("benchmark_id").to_pylist(), table.column(PERTURBED)
+        backgrounds += [
+            Background(str(name), sequence.upper())
+            for name, sequence in zip(names, sequences.to_pylist())
+        ]
+    return backgrounds

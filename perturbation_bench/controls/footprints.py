@@ -1,0 +1,241 @@
+"""``perturbation-bench build footprints``: DART-Eval's motif footprinting pairs, with doses.
+
+For each background window ``B`` of ``L`` bases (``backgrounds.py``), each motif of consensus
+``c`` of ``w`` bases (``motifs.py``), each copy number ``n`` and spacing ``s``, the insert of
+``n`` copies ``s`` bases apart spans ``n w + (n - 1) s`` bases from::
+
+    start = L // 2 - span // 2          (DART-Eval's insert_motif for n = 1)
+    copy j at [start + j (w + s), start + j (w + s) + w),  j = 0 .. n - 1
+
+and replaces those bases (the spacers between copies keep the background's). One row holds::
+
+    original_sequence     B with c at every copy            (the motif)
+    sequence              B with q at every copy            (its control)
+    background_sequence   B                                 (the raw background)
+
+where ``q`` is a uniform permutation of the bases of ``c`` other than ``c`` itself, drawn again
+until it differs, from a generator seeded by ``(seed, motif, background)`` (``shuffles.keyed_rng``):
+one ``q`` per motif and background, the same at every dose and orientation, so doses differ in
+the number and the spacing of copies alone (one copy has no spacing: its rows say 0). ``--orientation``: ``forward`` (the windows as
+given), ``reverse`` (all three reverse-complemented) or ``both`` (a row of each, DART-Eval's
+setting, its reverse strand). ``insert_start``/``insert_end`` locate the insert in the row's
+own windows.
+
+A motif of one base (no permutation differs from it) is excluded with every row, a (background,
+dose) whose insert is longer than the background is excluded, and so is a pair that repeats an
+earlier one; each is counted by reason (in rows) and named in ``_excluded.tsv``. Rows read =
+backgrounds x motifs x doses x orientations = written + excluded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED
+
+ORIENTATIONS = ("forward", "reverse", "both")
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build footprints``: motifs, backgrounds, doses, orientation."""
+    parser.add_argument("--motifs", required=True, help="MEME file of motifs (e.g. HOCOMOCO v12)")
+    parser.add_argument(
+        "--backgrounds", help="background windows: a FASTA, or a config folder of 'build controls'"
+    )
+    parser.add_argument(
+        "--bed", help="background windows: the regions of a BED file (with --fasta)"
+    )
+    parser.add_argument("--fasta", help="with --bed: the genome FASTA (plain or bgzip)")
+    parser.add_argument(
+        "--copies", default="1", help="copy numbers of the insert, comma-separated (default 1)"
+    )
+    parser.add_argument(
+        "--spacing", default="0", help="bases between copies, comma-separated (default 0)"
+    )
+    parser.add_argument(
+        "--orientation",
+        choices=ORIENTATIONS,
+        default="both",
+        help="forward, reverse or both strands of every window (default both, DART-Eval's)",
+    )
+    parser.add_argument("--config", required=True, help="config name, e.g. footprints_h12core")
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def doses(text: str, option: str, least: int) -> tuple[int, ...]:
+    """A comma-separated list of whole numbers of at least ``least``, in order, once each.
+
+    Raises:
+        OptionsError: a value that is not a whole number or is below ``least``.
+    """
+    values = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item.lstrip("-").isdigit() or int(item) < least:
+            raise OptionsError(f"{option}: {item!r} is not a whole number of at least {least}")
+        values.append(int(item))
+    return tuple(dict.fromkeys(values))
+
+
+def insert_starts(length: int, width: int, copies: int, spacing: int) -> list[int] | None:
+    """Where each copy starts in a background of ``length`` bases (module docstring), or None
+    when the insert is longer than the background."""
+    span = copies * width + (copies - 1) * spacing
+    if span > length:
+        return None
+    start = length // 2 - span // 2
+    return [start + j * (width + spacing) for j in range(copies)]
+
+
+def with_copies(background: str, insert: str, starts: list[int]) -> str:
+    """``background`` with ``insert`` in place of its bases at each of ``starts``."""
+    pieces, last = [], 0
+    for start in starts:
+        pieces += [background[last:start], insert]
+        last = start + len(insert)
+    return "".join(pieces) + background[last:]
+
+
+def control_insert(consensus: str, rng) -> str:
+    """A uniform permutation of ``consensus`` that differs from it (module docstring); the
+    consensus must hold two bases at least."""
+    while True:
+        permuted = "".join(rng.permutation(list(consensus)))
+        if permuted != consensus:
+            return permuted
+
+
+def footprint_rows(background, motif, control: str, dose: tuple[int, int], seed, orientation):
+    """The rows of one motif and dose in one background (module docstring), or None when the
+    insert does not fit."""
+    from perturbation_bench.dna import reverse_complement
+
+    copies, spacing = dose
+    starts = insert_starts(len(background.sequence), len(motif.consensus), copies, spacing)
+    if starts is None:
+        return None
+    end = starts[-1] + len(motif.consensus)
+    forward = {
+        "benchmark_id": f"{motif.name}:{background.name}:{copies}x{spacing}",
+        "background_id": background.name,
+        "motif": motif.name,
+        "consensus": motif.consensus,
+        "control_insert": control,
+        "copies": copies,
+        "spacing": spacing,
+        "orientation": "forward",
+        "insert_start": starts[0],
+        "insert_end": end,
+        "random_seed": seed,
+        ORIGINAL: with_copies(background.sequence, motif.consensus, starts),
+        PERTURBED: with_copies(background.sequence, control, starts),
+        BACKGROUND: background.sequence,
+    }
+    length = len(background.sequence)
+    reverse = {
+        **forward,
+        "benchmark_id": f"{forward['benchmark_id']}:-",
+        "orientation": "reverse",
+        "insert_start": length - end,
+        "insert_end": length - starts[0],
+        **{name: reverse_complement(forward[name]) for name in (ORIGINAL, PERTURBED, BACKGROUND)},
+    }
+    forward["benchmark_id"] += ":+"
+    return {"forward": [forward], "reverse": [reverse], "both": [forward, reverse]}[orientation]
+
+
+def build_footprints(
+    motifs,
+    backgrounds,
+    copies,
+    spacings,
+    orientation: str,
+    seed: int,
+    config: str,
+    out,
+    motifs_file: str | None = None,
+) -> tuple[Path, dict]:
+    """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
+    ``_excluded.tsv``; return the parquet path and the build report (counts and settings).
+
+    Raises:
+        OptionsError: an orientation not in :data:`ORIENTATIONS`.
+        DataValidationError: no row was made.
+    """
+    from tqdm import tqdm
+
+    from perturbation_bench import __version__
+    from perturbation_bench.controls.shuffles import keyed_rng
+    from perturbation_bench.dataset.build import unique_pairs
+    from perturbation_bench.errors import DataValidationError
+    from perturbation_bench.pairs.layout import (
+        config_folder,
+        write_excluded,
+        write_pairs,
+        write_report,
+    )
+    from perturbation_bench.wording import tally
+
+    if orientation not in ORIENTATIONS:
+        raise OptionsError(f"--orientation {orientation!r}: one of {', '.join(ORIENTATIONS)}")
+    strands = 2 if orientation == "both" else 1
+    dose_list = list(dict.fromkeys((n, s if n > 1 else 0) for n in copies for s in spacings))
+    excluded, named = Counter(), []
+
+    def exclude(motif: str, background: str, dose, reason: str, rows: int) -> None:
+        excluded[reason] += rows
+        named.append((motif, background, *dose, reason))
+
+    usable = []
+    for motif in motifs:
+        if len(set(motif.consensus)) > 1:
+            usable.append(motif)
+            continue
+        for dose in dose_list:
+            exclude(motif.name, "*", dose, "motif_of_one_base", len(backgrounds) * strands)
+
+    def rows():
+        for background in tqdm(backgrounds, desc="footprints", unit="background"):
+            for motif in usable:
+                rng = keyed_rng(seed, motif.name, background.name)
+                control = control_insert(motif.consensus, rng)
+                for dose in dose_list:
+                    made = footprint_rows(background, motif, control, dose, seed, orientation)
+                    if made is None:
+                        reason = "insert_longer_than_background"
+                        exclude(motif.name, background.name, dose, reason, strands)
+                        continue
+                    yield from made
+
+    def on_duplicate(row):
+        dose = (row["copies"], row["spacing"])
+        named.append((row["motif"], row["background_id"], *dose, "duplicate_pair"))
+
+    folder = config_folder(out, config)
+    path, written = write_pairs(folder, unique_pairs(rows(), excluded, on_duplicate))
+    read = len(backgrounds) * len(motifs) * len(dose_list) * strands
+    if not written:
+        raise DataValidationError(
+            f"no footprint pair was made ({read} rows considered; excluded: {tally(excluded)})"
+        )
+    report = {
+        "read": read,
+        "motifs": len(motifs),
+        "backgrounds": len(backgrounds),
+        "written_rows": written,
+        "excluded": dict(sorted(excluded.items())),
+        "settings": {
+            "motifs_file": motifs_file,
+            "config": config,
+            "copies": list(copies),
+            "spacing": list(spacings),
+            "orientation": orientation,
+            "seed": seed,
+            "script_version": f"perturbation-bench {__version__}",
+        },
+    }
+    write_report(folder, report)
+    write_excluded(folder, ("motif", "background", "copies", "spacing", "reason"), named)
+    return path, report

@@ -1,0 +1,93 @@
+"""Transcription-factor motifs read from a MEME file, each as its consensus (``build footprints``).
+
+The file is read by memelite's ``read_meme`` (the MEME reader of the tangermeme tools, whose
+parse DART-Eval's footprinting generator also follows). A motif's name is the first word of its
+``MOTIF`` line (its identifier: ``MOTIF AHR.H12CORE.0.P.B AHR`` is ``AHR.H12CORE.0.P.B``). Its
+consensus is, at each position, the base of highest probability, the first of A, C, G, T on a
+tie (numpy's argmax over the letter-probability matrix, DART-Eval's ``pwm_to_consensus``)::
+
+    consensus[i] = "ACGT"[argmax_b P[i, b]]
+
+Every row of a matrix must hold four probabilities that are not negative and sum to 1 within
+:data:`ROW_SUM_TOLERANCE`. Refused, naming the file, the motif and the position: a file without
+motifs, a row that breaks this, two motifs of one name, and a ``MOTIF`` line whose matrix the
+reader does not complete (fewer rows than its ``w=``, or no matrix), which would otherwise be
+left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from perturbation_bench.dna import BASES
+from perturbation_bench.errors import DataValidationError
+
+ROW_SUM_TOLERANCE = 0.01
+"""How far a matrix row's sum may be from 1 (MEME files round probabilities to a few digits)."""
+
+
+@dataclass(frozen=True)
+class Motif:
+    """One motif: its name (the ``MOTIF`` line's first word) and its consensus."""
+
+    name: str
+    consensus: str
+
+
+def read_motifs(path: str | Path) -> list[Motif]:
+    """The motifs of a MEME file in file order (module docstring).
+
+    Raises:
+        DataValidationError: the file is missing or unreadable as MEME, holds no motif, a row
+            of a matrix is not a probability row, or a name repeats.
+    """
+    import numpy as np
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataValidationError(f"{path}: no such MEME file")
+    from memelite.io import read_meme
+
+    try:
+        matrices = read_meme(str(path))
+    except AttributeError:
+        raise DataValidationError(
+            f"{path}: not a MEME motif file (a letter-probability matrix line without w=, "
+            "the motif's width)"
+        ) from None
+    except (ValueError, IndexError, UnicodeDecodeError) as err:
+        raise DataValidationError(f"{path}: not a MEME motif file ({err})") from None
+    declared = [
+        line.split()[1]
+        for line in path.read_text().splitlines()
+        if line.startswith("MOTIF") and len(line.split()) > 1
+    ]
+    repeated = sorted({name for name in declared if declared.count(name) > 1})
+    if repeated:
+        raise DataValidationError(f"{path}: motif {repeated[0]!r} appears twice")
+    read = {title.split()[0] for title in matrices if title.split()}
+    unread = [name for name in declared if name not in read]
+    if unread:
+        raise DataValidationError(
+            f"{path}: motif {unread[0]!r} has no complete letter-probability matrix (fewer rows "
+            f"than its w=, or none){f'; {len(unread) - 1} more like it' if len(unread) > 1 else ''}"
+        )
+    if not matrices:
+        raise DataValidationError(
+            f"{path}: no motif (no 'MOTIF' line with a letter-probability matrix)"
+        )
+    motifs = []
+    for title, matrix in matrices.items():
+        name = title.split()[0] if title.split() else ""
+        if not name:
+            raise DataValidationError(f"{path}: a MOTIF line without a name")
+        rows = np.asarray(matrix, dtype=float).T  # positions x A, C, G, T
+        for position, row in enumerate(rows, start=1):
+            if (row < 0).any() or abs(row.sum() - 1) > ROW_SUM_TOLERANCE:
+                raise DataValidationError(
+                    f"{path}: motif {name!r} position {position}: {row.tolist()} is not four "
+                    f"probabilities summing to 1 (within {ROW_SUM_TOLERANCE})"
+                )
+        motifs.append(Motif(name, "".join(BASES[i] for i in rows.argmax(axis=1))))
+    return motifs

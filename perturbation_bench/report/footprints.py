@@ -1,0 +1,154 @@
+"""Motif footprints in the report: DART-Eval's per-motif table, the summary over motifs, and
+the dose-response, for every model and footprint task (``build footprints``).
+
+Computed from each run's samples with the formulas of ``pairs/footprints.py``, under the ties
+rule the run was scored with (``ties``: strict unless the run said ``correct``), which the
+tables name:
+
+- per model, task, motif and dose: rows, ties, accuracy, the one-sided Wilcoxon p-value and the
+  accuracy vs background (``footprints.csv``);
+- per model and task: motifs, their mean accuracy, the share with p < 0.05, the accuracy vs
+  background over all rows, and the mean rho of the margin with each dose that varies;
+- ``footprints.png``: each model's per-motif accuracies as a histogram, as DART-Eval draws them,
+  and where copies vary, the mean margin at each copy number.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from perturbation_bench.pairs.footprints import (
+    DOSE_AXES,
+    SIGNIFICANCE,
+    FootprintRow,
+    beats_background,
+    dose_spearman,
+    mean_of,
+    motif_doses,
+)
+
+SHOWN_MOTIFS = 40
+"""The most per-motif rows the Markdown shows (the CSV holds them all)."""
+
+
+def footprint_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of footprint samples (those with a background comparison)."""
+    if "motif_margin" not in pairs.columns:
+        return pairs.iloc[0:0]
+    return pairs[pairs["motif_margin"].notna() & pairs["motif"].notna()]
+
+
+def _rows(group: pd.DataFrame) -> list[FootprintRow]:
+    columns = ["motif", "copies", "spacing", "ll_original", "ll_perturbed"]
+    return [
+        FootprintRow(str(m), int(c), int(s), float(a), float(b), float(mo), float(mp))
+        for m, c, s, a, b, mo, mp in zip(
+            *(group[name] for name in columns), group["motif_margin"], group["control_margin"]
+        )
+    ]
+
+
+def footprint_tables(pairs: pd.DataFrame) -> dict[str, list[dict]]:
+    """``{"motifs": [...], "summary": [...]}``: the per-motif rows and the per-run summary of
+    the module docstring; empty lists without footprint samples."""
+    rows = footprint_pairs(pairs)
+    motifs, summary = [], []
+    for (model, task), group in rows.groupby(["model", "task"], sort=True):
+        ties = str(group["ties_rule"].iloc[0] or "strict")
+        found = _rows(group)
+        doses = sorted(motif_doses(found, ties), key=lambda d: (d.motif, d.copies, d.spacing))
+        motifs += [{"model": model, "task": task, "ties_rule": ties, **d._asdict()} for d in doses]
+        entry = {
+            "model": model,
+            "task": task,
+            "ties_rule": ties,
+            "rows": len(found),
+            "motif_doses": len(doses),
+            "motif_acc": sum(d.accuracy for d in doses) / len(doses),
+            "motifs_significant": sum(d.wilcoxon_p < SIGNIFICANCE for d in doses) / len(doses),
+            "background_acc": sum(beats_background(r.motif_margin, r.control_margin) for r in found)
+            / len(found),
+        }
+        for axis in DOSE_AXES:
+            if group[axis].nunique() > 1:
+                entry[f"{axis}_spearman"] = mean_of(dose_spearman(found, axis).values())
+        summary.append(entry)
+    return {"motifs": motifs, "summary": summary}
+
+
+def markdown(tables: dict[str, list[dict]]) -> list[str]:
+    """The report's section on motif footprints (nothing without footprint runs)."""
+    if not tables["summary"]:
+        return []
+    lines = [
+        "",
+        "## Motif footprints",
+        "",
+        "Per motif and dose: accuracy = mean of 1[LL(motif) > LL(control)] (ties: strict) or "
+        ">= (ties: correct, DART-Eval's rule); Wilcoxon signed-rank p, one-sided (greater); "
+        "accuracy vs background = mean of 1[|LL(bg) - LL(motif)| > |LL(bg) - LL(control)|].",
+        "",
+        "| model | task | ties rule | rows | motif-doses | mean motif accuracy | p < 0.05 | "
+        "accuracy vs background | rho(margin, copies) | rho(margin, spacing) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in tables["summary"]:
+        rhos = [f"{r[f'{a}_spearman']:.3f}" if f"{a}_spearman" in r else "-" for a in DOSE_AXES]
+        lines.append(
+            f"| {r['model']} | {r['task']} | {r['ties_rule']} | {r['rows']} | {r['motif_doses']} | "
+            f"{r['motif_acc']:.3f} | {r['motifs_significant']:.3f} | "
+            f"{r['background_acc']:.3f} | {' | '.join(rhos)} |"
+        )
+    motifs = tables["motifs"]
+    lines += [
+        "",
+        f"Per motif ({len(motifs)} rows in footprints.csv"
+        + (f"; the first {SHOWN_MOTIFS} here):" if len(motifs) > SHOWN_MOTIFS else "):"),
+        "",
+        "| model | task | motif | copies | spacing | rows | tied | accuracy | Wilcoxon p | "
+        "vs background |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in motifs[:SHOWN_MOTIFS]:
+        lines.append(
+            f"| {r['model']} | {r['task']} | {r['motif']} | {r['copies']} | {r['spacing']} | "
+            f"{r['rows']} | {r['tied']} | {r['accuracy']:.3f} | {r['wilcoxon_p']:.3g} | "
+            f"{r['vs_background']:.3f} |"
+        )
+    return lines
+
+
+def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
+    """``footprints.png`` (module docstring)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    motifs = pd.DataFrame(tables["motifs"])
+    rows = footprint_pairs(pairs)
+    doses = rows["copies"].nunique() > 1
+    fig, axes = plt.subplots(1, 2 if doses else 1, figsize=(11 if doses else 6, 4), squeeze=False)
+    histogram = axes[0][0]
+    for (model, task), group in motifs.groupby(["model", "task"], sort=True):
+        histogram.hist(group["accuracy"], bins=20, range=(0, 1), alpha=0.5, label=f"{model} {task}")
+    histogram.set_xlabel("accuracy per motif and dose")
+    histogram.set_ylabel("motifs")
+    histogram.set_title("Footprinting accuracy per motif")
+    histogram.legend(fontsize=7)
+    if doses:
+        response = axes[0][1]
+        for (model, task), group in rows.groupby(["model", "task"], sort=True):
+            means = group.groupby("copies")["margin"].agg(["mean", "sem"])
+            response.errorbar(
+                means.index, means["mean"], yerr=means["sem"], marker="o", label=f"{model} {task}"
+            )
+        response.axhline(0, color="grey", lw=0.8)
+        response.set_xticks(sorted(rows["copies"].unique()))
+        response.set_xlabel("copies of the motif")
+        response.set_ylabel("mean LL(motif) - LL(control), nats")
+        response.set_title("Dose-response")
+        response.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)

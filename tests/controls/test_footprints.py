@@ -1,0 +1,550 @@
+"""Motif footprints (``build footprints``, the ``perturbation_footprints`` task, the report).
+
+The build is checked row by row against the MEME matrices and the backgrounds read here
+independently (the consensus taken base by base, DART-Eval's insert position, the control a
+permutation, every other base the background's); the metrics against DART-Eval's own formulas
+(``footprint_eval_likelihoods.py``: accuracy with ``>=``, scipy's Wilcoxon, accuracy vs
+background) computed from the run's logged likelihoods; the LLs of all three comparisons
+against an independent fp32 computation; and the floor: an order-0 chain ties on every
+permuted insert."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr, wilcoxon
+
+from dna_fixtures import evaluate, read_fasta, reverse_complement
+from perturbation_bench.cli import main
+from perturbation_bench.controls.motifs import read_motifs
+from perturbation_bench.errors import DataValidationError
+
+TASK = "perturbation_footprints"
+
+
+def meme_text(motifs: dict[str, list[list[float]]]) -> str:
+    """A MEME minimal file of ``name -> rows of (A, C, G, T) probabilities``."""
+    lines = ["MEME version 5", "", "ALPHABET= ACGT", "", "strands: + -", ""]
+    lines += ["Background letter frequencies", "A 0.25 C 0.25 G 0.25 T 0.25", ""]
+    for name, rows in motifs.items():
+        lines += [f"MOTIF {name} {name.split('.')[0]}", ""]
+        lines.append(f"letter-probability matrix: alength= 4 w= {len(rows)} nsites= 20 E= 0")
+        lines += ["  ".join(f"{p:.6f}" for p in row) for row in rows] + [""]
+    return "\n".join(lines) + "\n"
+
+
+def random_matrices(seed: int) -> dict[str, list[list[float]]]:
+    """Seeded motifs of 4-9 positions; one with exact ties between two bases at every position
+    (the consensus takes the first of A, C, G, T), and one of a single base."""
+    rng = random.Random(seed)
+    motifs = {}
+    for k in range(5):
+        rows = []
+        for _ in range(rng.randint(4, 9)):
+            weights = [rng.random() for _ in range(4)]
+            rows.append([w / sum(weights) for w in weights])
+        motifs[f"TF{k}.H12CORE.0.P.B"] = rows
+    motifs["TIED.H12CORE.0.P.B"] = [[0.4, 0.1, 0.4, 0.1], [0.1, 0.3, 0.3, 0.3]] * 3
+    motifs["POLYA.H12CORE.0.P.B"] = [[0.97, 0.01, 0.01, 0.01]] * 6
+    return motifs
+
+
+def consensus_of(rows) -> str:
+    """The base of highest probability at each position, the first of ACGT on a tie."""
+    out = ""
+    for row in rows:
+        best = 0
+        for b in range(1, 4):
+            if row[b] > row[best]:
+                best = b
+        out += "ACGT"[best]
+    return out
+
+
+@pytest.fixture(scope="module")
+def material(tmp_path_factory):
+    """A MEME file and a FASTA of backgrounds (60-150 bp; one of 12 bp, too short for most
+    inserts), both seeded."""
+    folder = tmp_path_factory.mktemp("footprints")
+    matrices = random_matrices(5)
+    (folder / "motifs.meme").write_text(meme_text(matrices))
+    rng = random.Random(8)
+    backgrounds = {
+        f"bg{k}": "".join(rng.choice("ACGT") for _ in range(rng.randint(60, 150))) for k in range(6)
+    }
+    backgrounds["short"] = "".join(rng.choice("ACGT") for _ in range(12))
+    (folder / "bg.fa").write_text("".join(f">{k}\n{v}\n" for k, v in backgrounds.items()))
+    return folder, matrices, backgrounds
+
+
+def build(tmp_path, source: list[str], *extra, config="fp") -> tuple[pd.DataFrame, Path]:
+    out = tmp_path / "out"
+    status = main(["build", "footprints", *source, "--config", config, "--out", str(out), *extra])
+    assert status == 0
+    return pd.read_parquet(out / config), out / config
+
+
+def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_control(
+    material, tmp_path, capsys
+):
+    folder, matrices, backgrounds = material
+    table, config = build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        "--copies",
+        "1,2,3",
+        "--spacing",
+        "0,5",
+    )
+    consensus = {name: consensus_of(rows) for name, rows in matrices.items()}
+    assert consensus["TIED.H12CORE.0.P.B"] == "AC" * 3
+    controls = {}
+    forward = table[table["orientation"] == "forward"]
+    for row in forward.to_dict("records"):
+        c, bg = consensus[row["motif"]], backgrounds[row["background_id"]]
+        n, s, w = row["copies"], row["spacing"], len(c)
+        span = n * w + (n - 1) * s
+        starts = [len(bg) // 2 - span // 2 + j * (w + s) for j in range(n)]
+        if n == 1:  # DART-Eval's insert_motif, as its generator writes it
+            loc = len(bg) // 2 - len(c) // 2
+            assert row["original_sequence"] == bg[:loc] + c + bg[loc + len(c) :]
+        q = row["control_insert"]
+        assert sorted(q) == sorted(c) and q != c
+        assert controls.setdefault((row["motif"], row["background_id"]), q) == q  # every dose
+        for name, insert in (("original_sequence", c), ("sequence", q)):
+            expected = list(bg)
+            for start in starts:
+                expected[start : start + w] = insert
+            assert row[name] == "".join(expected)
+        assert row["background_sequence"] == bg
+        assert (row["insert_start"], row["insert_end"]) == (starts[0], starts[-1] + w)
+        assert row["consensus"] == c
+    reverse = table[table["orientation"] == "reverse"].set_index("benchmark_id")
+    assert len(reverse) == len(forward)
+    for row in forward.to_dict("records"):
+        flipped = reverse.loc[row["benchmark_id"][:-2] + ":-"]
+        for name in ("original_sequence", "sequence", "background_sequence"):
+            assert flipped[name] == reverse_complement(row[name])
+        length = len(row["original_sequence"])
+        assert flipped["original_sequence"][flipped["insert_start"] : flipped["insert_end"]] == (
+            reverse_complement(row["original_sequence"][row["insert_start"] : row["insert_end"]])
+        )
+        assert flipped["insert_end"] == length - row["insert_start"]
+    # counted in = counted out, in rows: 7 motifs x 7 backgrounds x 5 doses x 2 strands
+    report = json.loads((config / "_build_report.json").read_text())
+    assert report["read"] == 7 * 7 * 5 * 2 == len(table) + sum(report["excluded"].values())
+    assert report["excluded"]["motif_of_one_base"] == 7 * 5 * 2
+    assert set(table["motif"]) == set(matrices) - {"POLYA.H12CORE.0.P.B"}
+    too_long = sum(
+        n * len(c) + (n - 1) * s > len(bg)
+        for name, c in consensus.items()
+        if name != "POLYA.H12CORE.0.P.B"
+        for bg in backgrounds.values()
+        for n, s in [(1, 0), (2, 0), (2, 5), (3, 0), (3, 5)]
+    )
+    assert report["excluded"]["insert_longer_than_background"] == 2 * too_long > 0
+    excluded = pd.read_csv(config / "_excluded.tsv", sep="\t")
+    assert set(excluded["reason"]) == {"motif_of_one_base", "insert_longer_than_background"}
+    assert f"wrote {len(table)} pairs of {report['read']}" in capsys.readouterr().out
+    assert main(["validate", str(config)]) == 0
+
+
+def test_a_backgrounds_controls_do_not_depend_on_the_other_backgrounds(material, tmp_path):
+    folder, _, backgrounds = material
+    meme = ["--motifs", str(folder / "motifs.meme")]
+    whole, _ = build(tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], config="all")
+    (tmp_path / "one.fa").write_text(f">bg3\n{backgrounds['bg3']}\n")
+    alone, _ = build(tmp_path, [*meme, "--backgrounds", str(tmp_path / "one.fa")], config="one")
+    shared = whole[whole["background_id"] == "bg3"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shared, alone)
+    other, _ = build(
+        tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], "--seed", "1", config="s1"
+    )
+    assert (other["control_insert"] != whole["control_insert"]).any()
+
+
+def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_path, capsys):
+    folder, _, _ = material
+    rng = random.Random(3)
+    chrom = "".join(rng.choice("ACGT") for _ in range(2000))
+    (tmp_path / "g.fa").write_text(f">chr1\n{chrom}\n")
+    (tmp_path / "e.bed").write_text("chr1\t100\t160\te1\nchr1\t700\t790\te2\n")
+    assert (
+        main(
+            [
+                "build",
+                "controls",
+                "--fasta",
+                str(tmp_path / "g.fa"),
+                "--bed",
+                str(tmp_path / "e.bed"),
+                "--shuffle",
+                "dinucleotide",
+                "--window",
+                "120",
+                "--config",
+                "neg",
+                "--out",
+                str(tmp_path / "controls"),
+            ]
+        )
+        == 0
+    )
+    negatives = pd.read_parquet(tmp_path / "controls" / "neg")
+    meme = ["--motifs", str(folder / "motifs.meme")]
+    table, _ = build(
+        tmp_path,
+        [*meme, "--backgrounds", str(tmp_path / "controls" / "neg")],
+        "--orientation",
+        "forward",
+        config="from_controls",
+    )
+    got = dict(zip(table["background_id"], table["background_sequence"]))
+    assert got == dict(zip(negatives["benchmark_id"], negatives["sequence"]))
+    table, _ = build(
+        tmp_path,
+        [*meme, "--bed", str(tmp_path / "e.bed"), "--fasta", str(tmp_path / "g.fa")],
+        "--orientation",
+        "forward",
+        config="from_bed",
+    )
+    got = dict(zip(table["background_id"], table["background_sequence"]))
+    assert got == {"chr1:100-160": chrom[100:160], "chr1:700-790": chrom[700:790]}
+    capsys.readouterr()
+    (tmp_path / "past.bed").write_text("chr1\t100\t160\n\nchr1\t1990\t2010\n")
+    assert (
+        main(
+            [
+                "build",
+                "footprints",
+                *meme,
+                "--bed",
+                str(tmp_path / "past.bed"),
+                "--fasta",
+                str(tmp_path / "g.fa"),
+                "--config",
+                "x",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'past.bed'} line 3" in err and "past the end of chr1" in err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--copies", "0"], "--copies: '0' is not a whole number of at least 1"),
+        (["--spacing", "2,-1"], "--spacing: '-1' is not a whole number of at least 0"),
+        (["--config", "footprints"], "one of the package's own tasks"),
+        (["--fasta", "g.fa"], "--fasta goes with --bed"),
+    ],
+)
+def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, arguments, message):
+    folder, _, _ = material
+    status = main(
+        [
+            "build",
+            "footprints",
+            "--motifs",
+            str(folder / "motifs.meme"),
+            "--backgrounds",
+            str(folder / "bg.fa"),
+            "--out",
+            str(tmp_path),
+            *(["--config", "c"] if "--config" not in arguments else []),
+            *arguments,
+        ]
+    )
+    assert status == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "MOTIF A\nletter-probability matrix: w= 2\n0.5 0.5 0 0\n0.6 0.6 0 0\n",
+            "motif 'A' position 2: [0.6, 0.6, 0.0, 0.0] is not four probabilities",
+        ),
+        (
+            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n"
+            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n",
+            "motif 'A' appears twice",
+        ),
+        (
+            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n"
+            "MOTIF B\nletter-probability matrix: w= 3\n1 0 0 0\n",
+            "motif 'B' has no complete letter-probability matrix",
+        ),
+        ("MOTIF A\nletter-probability matrix: alength= 4\n1 0 0 0\n", "without w="),
+        ("MOTIF A\nletter-probability matrix: w= 1\n1 0 x 0\n", "not a MEME motif file"),
+        ("nothing here\n", "no motif"),
+    ],
+)
+def test_a_bad_meme_file_is_refused_naming_the_file_the_motif_and_the_reason(
+    tmp_path, text, message
+):
+    path = tmp_path / "bad.meme"
+    path.write_text(text)
+    with pytest.raises(DataValidationError, match=str(path)) as caught:
+        read_motifs(path)
+    assert message in str(caught.value)
+
+
+def dart_eval_metrics(samples: list[dict]) -> pd.DataFrame:
+    """DART-Eval's ``get_accuracies``, ``get_pvals`` and ``get_background_accs``, applied to the
+    run's logged likelihoods (true, shuffled, raw) per motif, as that script reads them."""
+    likelihoods, raw = {}, {}
+    for sample in samples:
+        doc, resps = sample["doc"], sample["filtered_resps"]
+        per = len(resps) // 3
+        true, shuffled = resps[0]
+        assert resps[per][0] == true and resps[2 * per][0] == shuffled
+        assert resps[per][1] == resps[2 * per][1]  # the background scored once, the same
+        entry = likelihoods.setdefault(doc["motif"], {"true": [], "shuffled": []})
+        entry["true"].append(true)
+        entry["shuffled"].append(shuffled)
+        raw.setdefault(doc["motif"], []).append(resps[per][1])
+    out = {}
+    for motif, entry in likelihoods.items():
+        diffs = [t - s for t, s in zip(entry["true"], entry["shuffled"])]
+        true_diffs = np.abs(np.array(raw[motif]) - np.array(entry["true"]))
+        shuf_diffs = np.abs(np.array(raw[motif]) - np.array(entry["shuffled"]))
+        out[motif] = {
+            "Accuracy": np.mean([x >= 0 for x in diffs]),
+            "Strict": np.mean([x > 0 for x in diffs]),
+            "P-Value": wilcoxon(entry["true"], entry["shuffled"], alternative="greater")[1],
+            "Accuracy vs Background": np.mean(true_diffs > shuf_diffs),
+        }
+    return pd.DataFrame(out).T
+
+
+def logged(run: Path) -> list[dict]:
+    """The run's samples, each ``filtered_resps`` as float pairs (lm-eval writes their reprs)."""
+    (path,) = run.rglob(f"samples_{TASK}_*.jsonl")
+    samples = [json.loads(line) for line in path.read_text().splitlines()]
+    for sample in samples:
+        sample["filtered_resps"] = [[float(x) for x in pair] for pair in sample["filtered_resps"]]
+    return samples
+
+
+@pytest.fixture(scope="module")
+def one_dose(material, tmp_path_factory):
+    folder, _, _ = material
+    out = tmp_path_factory.mktemp("one_dose")
+    assert (
+        main(
+            [
+                "build",
+                "footprints",
+                "--motifs",
+                str(folder / "motifs.meme"),
+                "--backgrounds",
+                str(folder / "bg.fa"),
+                "--config",
+                "fp",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    rng = random.Random(4)
+    (out / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    return out
+
+
+@pytest.mark.parametrize("ties", ["strict", "correct"])
+def test_the_task_and_the_report_give_dart_evals_per_motif_numbers(one_dose, tmp_path, ties):
+    run = tmp_path / "run"
+    result = evaluate(
+        str(one_dose / "genome.fa"),
+        [TASK],
+        {"data_dir": str(one_dose), "config": "fp", "ties": ties},
+        model="kmer-markov",
+        order=2,
+        output_path=run,
+    )
+    expected = dart_eval_metrics(logged(run))
+    got = result["results"][TASK]
+    accuracy = expected["Accuracy" if ties == "correct" else "Strict"]
+    assert got["motif_acc,pairs"] == pytest.approx(accuracy.mean(), abs=1e-12)
+    assert got["motifs_significant,pairs"] == pytest.approx((expected["P-Value"] < 0.05).mean())
+    rows = pd.read_parquet(one_dose / "fp")
+    weights = rows.groupby("motif").size().reindex(expected.index)
+    assert got["background_acc,pairs"] == pytest.approx(
+        (expected["Accuracy vs Background"] * weights).sum() / weights.sum(), abs=1e-12
+    )
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    table = pd.read_csv(tmp_path / "report" / "footprints.csv").set_index("motif")
+    table = table.reindex(expected.index)
+    assert (table["ties_rule"] == ties).all()
+    np.testing.assert_allclose(table["accuracy"], accuracy, atol=1e-12)
+    np.testing.assert_allclose(table["wilcoxon_p"], expected["P-Value"], rtol=1e-9)
+    np.testing.assert_allclose(table["vs_background"], expected["Accuracy vs Background"])
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "## Motif footprints" in text and f"| {ties} |" in text
+    assert (tmp_path / "report" / "footprints.png").exists()
+
+
+def test_an_order_0_chain_ties_on_every_permuted_insert(one_dose):
+    """A permutation keeps the base counts, all an order-0 chain reads: a tie on every pair
+    (strict: accuracy 0; DART-Eval's rule: 1), and no motif-dose is significant."""
+    results = {}
+    for ties in ("strict", "correct"):
+        result = evaluate(
+            str(one_dose / "genome.fa"),
+            [TASK],
+            {"data_dir": str(one_dose), "config": "fp", "ties": ties},
+            model="kmer-markov",
+            order=0,
+        )
+        results[ties] = result["results"][TASK]
+    assert results["strict"]["tie_rate,pairs"] == 1.0
+    assert results["strict"]["motif_acc,pairs"] == 0.0
+    assert results["correct"]["motif_acc,pairs"] == 1.0
+    assert results["correct"]["pairwise_acc,pairs"] == 0.0  # the pair metric stays strict
+    assert results["strict"]["motifs_significant,pairs"] == 0.0
+    assert results["strict"]["background_acc,pairs"] == 0.0  # |m_o| == |m_p|: strict
+
+
+def test_the_dose_response_is_the_spearman_of_the_margin_with_the_dose(material, tmp_path):
+    folder, _, _ = material
+    build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        "--copies",
+        "1,2,4",
+        "--spacing",
+        "0,3",
+    )
+    rng = random.Random(4)
+    (tmp_path / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    run = tmp_path / "run"
+    result = evaluate(
+        str(tmp_path / "genome.fa"),
+        [TASK],
+        {"data_dir": str(tmp_path / "out"), "config": "fp"},
+        model="kmer-markov",
+        order=2,
+        output_path=run,
+    )
+    frame = pd.DataFrame(
+        [
+            {
+                **{k: s["doc"][k] for k in ("motif", "copies", "spacing")},
+                "margin": s["filtered_resps"][0][0] - s["filtered_resps"][0][1],
+            }
+            for s in logged(run)
+        ]
+    )
+    for axis in ("copies", "spacing"):
+        rhos = [spearmanr(g[axis], g["margin"]).statistic for _, g in frame.groupby("motif")]
+        got = result["results"][TASK][f"{axis}_spearman,pairs"]
+        assert got == pytest.approx(np.nanmean(rhos), abs=1e-12)
+    assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
+    summary = json.loads((tmp_path / "report" / "report.json").read_text())["footprints"]
+    assert summary["summary"][0]["copies_spearman"] == pytest.approx(
+        result["results"][TASK]["copies_spearman,pairs"], abs=1e-12
+    )
+    assert len(summary["motifs"]) == frame.groupby(["motif", "copies", "spacing"]).ngroups
+
+
+def test_one_dose_reports_no_dose_response(one_dose):
+    result = evaluate(
+        str(one_dose / "genome.fa"),
+        [TASK],
+        {"data_dir": str(one_dose), "config": "fp"},
+        model="kmer-markov",
+        order=1,
+    )
+    assert not any("spearman" in key for key in result["results"][TASK])
+
+
+def test_a_causal_model_scores_all_three_windows_as_independent_sums(
+    material, tmp_path, tiny_models
+):
+    """dna-hf on footprints: each logged LL of each comparison equals the fp32 sum of the
+    window's token log-probs after the BOS token, computed here token by token."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dna_fixtures import reference_ll
+
+    folder, _, _ = material
+    (tmp_path / "two.fa").write_text(
+        "".join(f">{k}\n{v}\n" for k, v in list(read_fasta(folder / "bg.fa").items())[:2])
+    )
+    table, _ = build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(tmp_path / "two.fa")],
+    )
+    run = tmp_path / "run"
+    evaluate(
+        tiny_models["char"],
+        [TASK],
+        {"data_dir": str(tmp_path / "out"), "config": "fp"},
+        model="dna-hf",
+        output_path=run,
+    )
+    model = AutoModelForCausalLM.from_pretrained(tiny_models["char"]).float().eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_models["char"])
+    samples = sorted(logged(run), key=lambda s: s["doc_id"])
+    assert len(samples) == len(table)
+    for sample, row in zip(samples, table.to_dict("records"), strict=True):
+        ll = {
+            k: reference_ll(model, tokenizer, "", row[k])
+            for k in ("original_sequence", "sequence", "background_sequence")
+        }
+        expected = [
+            ("original_sequence", "sequence"),
+            ("original_sequence", "background_sequence"),
+            ("sequence", "background_sequence"),
+        ]
+        got = sample["filtered_resps"][::2]
+        for pair, (a, b) in zip(got, expected, strict=True):
+            assert pair == pytest.approx([ll[a], ll[b]], abs=1e-4)
+
+
+def test_a_masked_model_scores_each_comparison_over_what_differs_in_it(material, tmp_path):
+    """dna-mlm (masked marginal) on footprints: each comparison is the pinned definition of a
+    pair, computed here pair by pair."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from dna_fixtures import build_tokenizer, reference_pair
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    path = str(save_random_bert(tmp_path / "bert", as_masked_lm_tokenizer(build_tokenizer("char"))))
+    folder, _, _ = material
+    (tmp_path / "one.fa").write_text(f">bg0\n{read_fasta(folder / 'bg.fa')['bg0']}\n")
+    table, _ = build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(tmp_path / "one.fa")],
+        "--orientation",
+        "forward",
+    )
+    run = tmp_path / "run"
+    evaluate(
+        path,
+        [TASK],
+        {"data_dir": str(tmp_path / "out"), "config": "fp"},
+        model="dna-mlm",
+        output_path=run,
+    )
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    limit = model.config.max_position_embeddings
+    samples = sorted(logged(run), key=lambda s: s["doc_id"])
+    for sample, row in zip(samples, table.to_dict("records"), strict=True):
+        o, p, r = (row[k] for k in ("original_sequence", "sequence", "background_sequence"))
+        for pair, (a, b) in zip(sample["filtered_resps"][::2], [(o, p), (o, r), (p, r)]):
+            assert pair == pytest.approx(reference_pair(model, tokenizer, a, b, limit), abs=1e-4)
