@@ -54,12 +54,12 @@ def load_footprint_pairs(config_name=None, task_context_bp=None, task_data_dir=N
                 f"{path}: the footprint task reads configs built by 'perturbation-bench build "
                 f"footprints'; this file has no {', '.join(missing)} column(s)"
             )
-    axes = [
-        axis
-        for axis in DOSE_AXES
-        if len({v for path in files for v in pq.read_table(path, columns=[axis])[axis].to_pylist()})
-        > 1
-    ]
+    values = {axis: set() for axis in DOSE_AXES}
+    for path in files:
+        table = pq.read_table(path, columns=list(DOSE_AXES))
+        for axis in DOSE_AXES:
+            values[axis].update(table[axis].unique().to_pylist())
+    axes = [axis for axis in DOSE_AXES if len(values[axis]) > 1]
     return pair_documents(
         options,
         config_name,

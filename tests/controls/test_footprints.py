@@ -22,7 +22,8 @@ from scipy.stats import spearmanr, wilcoxon
 from dna_fixtures import evaluate, read_fasta, reverse_complement
 from perturbation_bench.cli import main
 from perturbation_bench.controls.motifs import read_motifs
-from perturbation_bench.errors import DataValidationError
+from perturbation_bench.errors import DataValidationError, OptionsError
+from perturbation_bench.tasks.footprints import load_footprint_pairs
 
 TASK = "perturbation_footprints"
 
@@ -340,24 +341,11 @@ def logged(run: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def one_dose(material, tmp_path_factory):
     folder, _, _ = material
-    out = tmp_path_factory.mktemp("one_dose")
-    assert (
-        main(
-            [
-                "build",
-                "footprints",
-                "--motifs",
-                str(folder / "motifs.meme"),
-                "--backgrounds",
-                str(folder / "bg.fa"),
-                "--config",
-                "fp",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
+    root = tmp_path_factory.mktemp("one_dose")
+    _, config = build(
+        root, ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")]
     )
+    out = config.parent
     rng = random.Random(4)
     (out / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
     return out
@@ -548,3 +536,12 @@ def test_a_masked_model_scores_each_comparison_over_what_differs_in_it(material,
         o, p, r = (row[k] for k in ("original_sequence", "sequence", "background_sequence"))
         for pair, (a, b) in zip(sample["filtered_resps"][::2], [(o, p), (o, r), (p, r)]):
             assert pair == pytest.approx(reference_pair(model, tokenizer, a, b, limit), abs=1e-4)
+
+
+def test_the_footprint_task_refuses_a_config_of_another_kind(pair_data):
+    with pytest.raises(
+        OptionsError,
+        match="syn_human.*build footprints'; this file has no "
+        "background_sequence, motif, copies, spacing column",
+    ):
+        load_footprint_pairs(data_dir=str(pair_data), config="syn_human")
