@@ -1,8 +1,8 @@
 """``perturbation-bench bench --pll``: what ``dna-mlm scoring=pll`` costs next to the plainest
 loop over the same masked inputs.
 
-Pairs shaped like paired controls (``build controls``): ``--pll-pairs`` random 350 bp windows
-(default 16) whose middle 150 bp differ, read by a random single-nucleotide BERT (width 256, 4
+Pairs shaped like paired controls (``build controls``): ``--pll-pairs`` random windows of
+``--pll-bp`` bases (defaults 16 and 350) whose middle 3/7 differ (150 of 350 bp), read by a random single-nucleotide BERT (width 256, 4
 layers). Both methods run in a fresh process on the CPU at the same batch size
 (``--pll-batch-size``, default 32):
 
@@ -36,6 +36,9 @@ def add_arguments(parser) -> None:
         help="instead: dna-mlm scoring=pll against a plain loop (perturbation_bench/bench/pll.py)",
     )
     parser.add_argument("--pll-pairs", type=int, default=16, help="with --pll: pairs (16)")
+    parser.add_argument(
+        "--pll-bp", type=int, default=LENGTH, help=f"with --pll: window bp ({LENGTH})"
+    )
     parser.add_argument(
         "--pll-batch-size", type=int, default=32, help="with --pll: batch size (32)"
     )
@@ -92,10 +95,11 @@ def run(args: argparse.Namespace) -> int:
             as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
             layers=LAYERS,
             hidden=HIDDEN,
-            max_positions=LENGTH + 2,
+            max_positions=args.pll_bp + 2,
         )
+        patch = args.pll_bp * PATCH // LENGTH
         write_parquet(
-            random_pairs(args.pll_pairs, LENGTH, seed=0, patch=PATCH, at=0.5),
+            random_pairs(args.pll_pairs, args.pll_bp, seed=0, patch=patch, at=0.5),
             Path(scratch) / "data",
             CONFIG,
         )
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print("|---|---|---|---|---|---|---|")
     print(
-        f"| {n} | {LENGTH} | {2 * LENGTH} | {n / loop.seconds:.2f} | {n / scored.seconds:.2f} | "
+        f"| {n} | {args.pll_bp} | {2 * args.pll_bp} | {n / loop.seconds:.2f} | {n / scored.seconds:.2f} | "
         f"{loop.seconds / scored.seconds:.2f}x | {diff:.1e} |"
     )
     if not agree:

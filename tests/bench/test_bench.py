@@ -166,11 +166,10 @@ def test_the_pll_bench_agrees_with_its_plain_loop(capsys):
 
     parser = argparse.ArgumentParser()
     pll.add_arguments(parser)
-    assert pll.run(parser.parse_args(["--pll", "--pll-pairs", "2", "--pll-batch-size", "64"])) == 0
+    arguments = ["--pll", "--pll-pairs", "2", "--pll-bp", "70", "--pll-batch-size", "64"]
+    assert pll.run(parser.parse_args(arguments)) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 2 |")]
-    assert (
-        row.startswith("| 2 | 350 | 700 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3
-    )
+    assert row.startswith("| 2 | 70 | 140 |") and float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-3
 
 
 @pytest.mark.slow

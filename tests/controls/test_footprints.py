@@ -151,7 +151,8 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     assert report["excluded"]["insert_longer_than_background"] == 2 * too_long > 0
     excluded = pd.read_csv(config / "_excluded.tsv", sep="\t")
     assert set(excluded["reason"]) == {"motif_of_one_base", "insert_longer_than_background"}
-    assert f"wrote {len(table)} pairs of {report['read']}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"read 7 motifs and 7 backgrounds; wrote {len(table)} pairs of {report['read']}" in out
     assert main(["validate", str(config)]) == 0
 
 
@@ -217,6 +218,26 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
     got = dict(zip(table["background_id"], table["background_sequence"]))
     assert got == {"chr1:100-160": chrom[100:160], "chr1:700-790": chrom[700:790]}
     capsys.readouterr()
+    (tmp_path / "empty.bed").write_text("# no region\n")
+    assert (
+        main(
+            [
+                "build",
+                "footprints",
+                *meme,
+                "--bed",
+                str(tmp_path / "empty.bed"),
+                "--fasta",
+                str(tmp_path / "g.fa"),
+                "--config",
+                "x",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
+    assert f"{tmp_path / 'empty.bed'}: no background sequence" in capsys.readouterr().err
     (tmp_path / "past.bed").write_text("chr1\t100\t160\n\nchr1\t1990\t2010\n")
     assert (
         main(
@@ -329,9 +350,9 @@ def dart_eval_metrics(samples: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(out).T
 
 
-def logged(run: Path) -> list[dict]:
+def logged(run: Path, task: str = TASK) -> list[dict]:
     """The run's samples, each ``filtered_resps`` as float pairs (lm-eval writes their reprs)."""
-    (path,) = run.rglob(f"samples_{TASK}_*.jsonl")
+    (path,) = run.rglob(f"samples_{task}_*.jsonl")
     samples = [json.loads(line) for line in path.read_text().splitlines()]
     for sample in samples:
         sample["filtered_resps"] = [[float(x) for x in pair] for pair in sample["filtered_resps"]]
@@ -418,33 +439,41 @@ def test_the_dose_response_is_the_spearman_of_the_margin_with_the_dose(material,
     rng = random.Random(4)
     (tmp_path / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
     run = tmp_path / "run"
-    result = evaluate(
+    result = evaluate(  # the built config's own task, from the YAML the build wrote
         str(tmp_path / "genome.fa"),
-        [TASK],
-        {"data_dir": str(tmp_path / "out"), "config": "fp"},
+        ["perturbation_fp"],
+        {},
         model="kmer-markov",
         order=2,
         output_path=run,
+        include=[tmp_path / "out"],
     )
+    results = result["results"]["perturbation_fp"]
     frame = pd.DataFrame(
         [
             {
                 **{k: s["doc"][k] for k in ("motif", "copies", "spacing")},
                 "margin": s["filtered_resps"][0][0] - s["filtered_resps"][0][1],
             }
-            for s in logged(run)
+            for s in logged(run, "perturbation_fp")
         ]
     )
     for axis in ("copies", "spacing"):
         rhos = [spearmanr(g[axis], g["margin"]).statistic for _, g in frame.groupby("motif")]
-        got = result["results"][TASK][f"{axis}_spearman,pairs"]
+        got = results[f"{axis}_spearman,pairs"]
         assert got == pytest.approx(np.nanmean(rhos), abs=1e-12)
     assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
     summary = json.loads((tmp_path / "report" / "report.json").read_text())["footprints"]
     assert summary["summary"][0]["copies_spearman"] == pytest.approx(
-        result["results"][TASK]["copies_spearman,pairs"], abs=1e-12
+        results["copies_spearman,pairs"], abs=1e-12
     )
     assert len(summary["motifs"]) == frame.groupby(["motif", "copies", "spacing"]).ngroups
+    text = (tmp_path / "report" / "report.md").read_text()
+    lines = text.split("## Motif footprints", 1)[1].split("\n## ", 1)[0].splitlines()
+    first = summary["summary"][0]
+    rhos = f"| {first['copies_spearman']:.3f} | {first['spacing_spearman']:.3f} |"
+    assert any(line.startswith(f"| {first['model']} |") and line.endswith(rhos) for line in lines)
+    assert lines.count("|" + "---|" * 10) == 2  # the summary and the per-motif tables
 
 
 def test_one_dose_reports_no_dose_response(one_dose):
@@ -545,3 +574,10 @@ def test_the_footprint_task_refuses_a_config_of_another_kind(pair_data):
         "background_sequence, motif, copies, spacing column",
     ):
         load_footprint_pairs(data_dir=str(pair_data), config="syn_human")
+
+
+def test_a_build_without_backgrounds_is_refused_naming_the_options(material, tmp_path, capsys):
+    folder, _, _ = material
+    arguments = ["--motifs", str(folder / "motifs.meme"), "--config", "c", "--out", str(tmp_path)]
+    assert main(["build", "footprints", *arguments]) == 2
+    assert "needs --backgrounds FASTA|CONFIG_DIR, or --bed with --fasta" in capsys.readouterr().err
