@@ -266,6 +266,8 @@ def _build_footprints(args: argparse.Namespace) -> int:
     spacings = footprints.doses(args.spacing, "--spacing", 0)
     if args.fasta and not args.bed:
         raise OptionsError("--fasta goes with --bed (a FASTA of backgrounds is --backgrounds)")
+    if args.max_backgrounds is not None and args.max_backgrounds < 1:
+        raise OptionsError(f"--max-backgrounds must be at least 1, got {args.max_backgrounds}")
     motifs = read_motifs(args.motifs)
     backgrounds = read_backgrounds(args.backgrounds, args.bed, args.fasta)
     path, report = footprints.build_footprints(
@@ -278,10 +280,13 @@ def _build_footprints(args: argparse.Namespace) -> int:
         args.config,
         Path(args.out),
         str(args.motifs),
+        args.max_backgrounds,
     )
+    used = report["backgrounds"]
+    spread = f" ({used} used, spread evenly)" if used < len(backgrounds) else ""
     print(
-        f"read {counted(len(motifs), 'motif')} and {counted(len(backgrounds), 'background')}; "
-        f"wrote {counted(report['written_rows'], 'pair')} of {report['read']} to {path}"
+        f"read {counted(len(motifs), 'motif')} and {counted(len(backgrounds), 'background')}"
+        f"{spread}; wrote {counted(report['written_rows'], 'pair')} of {report['read']} to {path}"
     )
     _print_excluded(report["excluded"])
     _announce_task(Path(args.out), args.config, FOOTPRINT_TEMPLATE)

@@ -8,14 +8,18 @@ A background is a name and its bases, upper-cased, from one of:
 - ``--bed FILE --fasta FILE``: the bases of every BED region, named ``chrom:start-end``.
 
 Every background is kept, in input order; what cannot hold an insert is excluded later, and
-counted, by the build (``footprints.py``).
+counted, by the build (``footprints.py``). A background must hold A, C, G, T or N alone (the
+letters every pair file holds, ``pairs/files.py``): another letter is refused, naming the
+source, the background and the letter's position.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
+from perturbation_bench.dna import LETTERS
 from perturbation_bench.errors import DataValidationError, OptionsError
 
 
@@ -32,7 +36,8 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
     Raises:
         OptionsError: neither or both sources, or ``--bed`` without ``--fasta``.
         DataValidationError: a controls folder without pairs or shuffles, a BED region on a
-            chromosome the FASTA lacks or past its end (file, line), no background at all.
+            chromosome the FASTA lacks or past its end (file, line), a letter other than
+            A, C, G, T or N, no background at all.
     """
     from perturbation_bench.dataset.genome import Genome
 
@@ -53,7 +58,18 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
         ]
     if not backgrounds:
         raise DataValidationError(f"{source or bed}: no background sequence")
+    for background in backgrounds:
+        foreign = _FOREIGN.search(background.sequence)
+        if foreign:
+            raise DataValidationError(
+                f"{fasta or source}: background {background.name!r} holds {foreign.group()!r} at "
+                f"position {foreign.start()}; a background holds A, C, G, T or N alone"
+            )
     return backgrounds
+
+
+_FOREIGN = re.compile(f"[^{LETTERS}]")
+"""A letter no pair file may hold (the backgrounds are upper case)."""
 
 
 def _bed_backgrounds(bed: str, genome) -> list[Background]:

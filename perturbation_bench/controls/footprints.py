@@ -25,6 +25,10 @@ A motif of one base (no permutation differs from it) is excluded with every row,
 dose) whose insert is longer than the background is excluded, and so is a pair that repeats an
 earlier one; each is counted by reason (in rows) and named in ``_excluded.tsv``. Rows read =
 backgrounds x motifs x doses x orientations = written + excluded.
+
+``--max-backgrounds N`` uses N of the ``n`` backgrounds read, spread evenly over them in input
+order (indices ``floor(i n / N)``, i = 0 .. N - 1; DART-Eval takes 100 of its task-1
+negatives); the report says how many were read and how many used.
 """
 
 from __future__ import annotations
@@ -60,6 +64,11 @@ def add_arguments(parser) -> None:
         default="both",
         help="forward, reverse or both strands of every window (default both, DART-Eval's)",
     )
+    parser.add_argument(
+        "--max-backgrounds",
+        type=int,
+        help="use at most N backgrounds, spread evenly over those read (DART-Eval uses 100)",
+    )
     parser.add_argument("--config", required=True, help="config name, e.g. footprints_h12core")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -77,6 +86,15 @@ def doses(text: str, option: str, least: int) -> tuple[int, ...]:
             raise OptionsError(f"{option}: {item!r} is not a whole number of at least {least}")
         values.append(int(item))
     return tuple(dict.fromkeys(values))
+
+
+def spread_evenly(backgrounds: list, most: int | None) -> list:
+    """At most ``most`` (1 or more) of ``backgrounds``, spread evenly in input order (module
+    docstring); all of them when ``most`` is None or not below their number."""
+    n = len(backgrounds)
+    if most is None or most >= n:
+        return list(backgrounds)
+    return [backgrounds[i * n // most] for i in range(most)]
 
 
 def insert_starts(length: int, width: int, copies: int, spacing: int) -> list[int] | None:
@@ -156,6 +174,7 @@ def build_footprints(
     config: str,
     out,
     motifs_file: str | None = None,
+    max_backgrounds: int | None = None,
 ) -> tuple[Path, dict]:
     """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
     ``_excluded.tsv``; return the parquet path and the build report (counts and settings).
@@ -180,6 +199,8 @@ def build_footprints(
 
     if orientation not in ORIENTATIONS:
         raise OptionsError(f"--orientation {orientation!r}: one of {', '.join(ORIENTATIONS)}")
+    backgrounds_read = len(backgrounds)
+    backgrounds = spread_evenly(backgrounds, max_backgrounds)
     strands = 2 if orientation == "both" else 1
     dose_list = list(dict.fromkeys((n, s if n > 1 else 0) for n in copies for s in spacings))
     excluded, named = Counter(), []
@@ -223,6 +244,7 @@ def build_footprints(
     report = {
         "read": read,
         "motifs": len(motifs),
+        "backgrounds_read": backgrounds_read,
         "backgrounds": len(backgrounds),
         "written_rows": written,
         "excluded": dict(sorted(excluded.items())),
@@ -232,6 +254,7 @@ def build_footprints(
             "copies": list(copies),
             "spacing": list(spacings),
             "orientation": orientation,
+            "max_backgrounds": max_backgrounds,
             "seed": seed,
             "script_version": f"perturbation-bench {__version__}",
         },

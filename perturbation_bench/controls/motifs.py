@@ -10,9 +10,10 @@ tie (numpy's argmax over the letter-probability matrix, DART-Eval's ``pwm_to_con
 
 Every row of a matrix must hold four probabilities that are not negative and sum to 1 within
 :data:`ROW_SUM_TOLERANCE`. Refused, naming the file, the motif and the position: a file without
-motifs, a row that breaks this, two motifs of one name, and a ``MOTIF`` line whose matrix the
-reader does not complete (fewer rows than its ``w=``, or no matrix), which would otherwise be
-left out.
+motifs, a row that breaks this, two motifs of one name, a ``MOTIF`` line with no
+``letter-probability matrix`` line before the next ``MOTIF`` line (the reader would give it the
+next motif's matrix), and a matrix of fewer rows than its ``w=`` (the reader would leave its
+motif out).
 """
 
 from __future__ import annotations
@@ -58,21 +59,25 @@ def read_motifs(path: str | Path) -> list[Motif]:
         ) from None
     except (ValueError, IndexError, UnicodeDecodeError) as err:
         raise DataValidationError(f"{path}: not a MEME motif file ({err})") from None
-    declared = [
-        line.split()[1]
-        for line in path.read_text().splitlines()
-        if line.startswith("MOTIF") and len(line.split()) > 1
-    ]
-    repeated = sorted({name for name in declared if declared.count(name) > 1})
-    if repeated:
-        raise DataValidationError(f"{path}: motif {repeated[0]!r} appears twice")
+    declared, name = {}, None  # name -> whether a matrix line follows its MOTIF line
+    for line in path.read_text().splitlines():
+        if line.startswith("MOTIF") and len(line.split()) > 1:
+            name = line.split()[1]
+            if name in declared:
+                raise DataValidationError(f"{path}: motif {name!r} appears twice")
+            declared[name] = False
+        elif line.startswith("letter") and name is not None:
+            declared[name] = True
     read = {title.split()[0] for title in matrices if title.split()}
-    unread = [name for name in declared if name not in read]
-    if unread:
-        raise DataValidationError(
-            f"{path}: motif {unread[0]!r} has no complete letter-probability matrix (fewer rows "
-            f"than its w=, or none){f'; {len(unread) - 1} more like it' if len(unread) > 1 else ''}"
-        )
+    for names, what in (
+        ([name for name, has_matrix in declared.items() if not has_matrix], "no"),
+        ([name for name in declared if name not in read], "fewer rows than its w= in its"),
+    ):
+        if names:
+            more = f"; {len(names) - 1} more like it" if len(names) > 1 else ""
+            raise DataValidationError(
+                f"{path}: motif {names[0]!r} has {what} letter-probability matrix{more}"
+            )
     if not matrices:
         raise DataValidationError(
             f"{path}: no motif (no 'MOTIF' line with a letter-probability matrix)"

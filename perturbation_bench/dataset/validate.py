@@ -28,6 +28,18 @@ Controls (``build controls``), with the element's span in the window
   ``mononucleotide``, 2 for ``dinucleotide``, K for ``kmer:K``; an unknown shuffle fails);
 - ``control_matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome from
   ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
+
+Motif footprints (``build footprints``), read on the forward strand (a ``reverse`` row's three
+windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), where ``n``
+copies of ``w`` bases, ``s`` apart, span ``n w + (n - 1) s`` from ``L // 2 - span // 2``
+(DART-Eval's ``insert_motif`` for one copy):
+
+- ``insert_at_centre``: the insert spans ``[insert_start, insert_end)`` and starts there, and
+  ``original_sequence`` is ``background_sequence`` with ``consensus`` at each copy, every other
+  base the background's;
+- ``control_is_permutation``: ``control_insert`` holds the bases of ``consensus`` in another
+  order, and ``sequence`` is ``background_sequence`` with it at the same copies, every other
+  base the background's.
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dataset.genome import Genome
-from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts
+from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
 from perturbation_bench.pairs.layout import PARQUET_GLOB
@@ -109,6 +121,42 @@ def _composition_kept(row: dict) -> bool:
     )
 
 
+def _with_inserts(row: dict, insert: str) -> str | None:
+    """The forward strand of ``row``'s background with ``row[insert]`` at each copy, at the
+    centre (module docstring); None when the row's insert is not spanned or placed so."""
+    background = row["background_sequence"]
+    start, end = row["insert_start"], row["insert_end"]
+    if row["orientation"] == "reverse":
+        background = reverse_complement(background)
+        start, end = len(background) - end, len(background) - start
+    width, copies, spacing = len(row["consensus"]), row["copies"], row["spacing"]
+    span = copies * width + (copies - 1) * spacing
+    if end - start != span or start != len(background) // 2 - span // 2:
+        return None
+    bases = list(background)
+    for copy in range(copies):
+        at = start + copy * (width + spacing)
+        bases[at : at + width] = row[insert]
+    return "".join(bases)
+
+
+def _forward(row: dict, name: str) -> str:
+    return reverse_complement(row[name]) if row["orientation"] == "reverse" else row[name]
+
+
+def _insert_at_centre(row: dict) -> bool:
+    return _with_inserts(row, "consensus") == _forward(row, "original_sequence")
+
+
+def _control_is_permutation(row: dict) -> bool:
+    control, consensus = row["control_insert"], row["consensus"]
+    return (
+        sorted(control) == sorted(consensus)
+        and control != consensus
+        and _with_inserts(row, "control_insert") == _forward(row, "sequence")
+    )
+
+
 def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     """The row invariants of the module docstring (``matches_genome`` is skipped without ``fasta``)."""
     code = load_codon_table("human")  # the standard genetic code
@@ -166,6 +214,24 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
             "composition_kept", (*element, "shuffle"), _composition_kept, kinds=("controls",)
         ),
     ]
+    footprint = (
+        "original_sequence",
+        "sequence",
+        "background_sequence",
+        "consensus",
+        "control_insert",
+        "copies",
+        "spacing",
+        "orientation",
+        "insert_start",
+        "insert_end",
+    )
+    checks += [
+        Invariant("insert_at_centre", footprint, _insert_at_centre, kinds=("footprints",)),
+        Invariant(
+            "control_is_permutation", footprint, _control_is_permutation, kinds=("footprints",)
+        ),
+    ]
     genome = Genome(fasta) if fasta is not None else None
 
     def matches_genome(chrom, start, end, r):
@@ -201,7 +267,7 @@ def parquet_files(path: str | Path) -> list[Path]:
     return files
 
 
-SEQUENCE_FIELDS = ("original_sequence", "sequence", "actual_motif")
+SEQUENCE_FIELDS = ("original_sequence", "sequence", "background_sequence", "actual_motif")
 """Columns read in upper case (module docstring)."""
 
 

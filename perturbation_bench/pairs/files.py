@@ -32,13 +32,14 @@ from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED, SEQ
 
 
 def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
-    """Read one parquet file (all columns, or ``columns`` plus the sequences) and check it.
+    """Read one parquet file (all columns, or ``columns`` plus the sequences, a footprint
+    file's background among them) and check it.
 
     Raises:
         DataValidationError: the file is unreadable or breaks the contract (module docstring).
     """
     if columns is not None:
-        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS]))
+        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS, BACKGROUND]))
     try:
         available = pq.read_schema(path).names
         wanted = None if columns is None else [c for c in columns if c in available]

@@ -170,6 +170,28 @@ def test_a_backgrounds_controls_do_not_depend_on_the_other_backgrounds(material,
     assert (other["control_insert"] != whole["control_insert"]).any()
 
 
+def test_max_backgrounds_spreads_its_sample_evenly_and_keeps_their_rows(material, tmp_path, capsys):
+    """7 backgrounds, at most 3: those at 0, 2 and 4 (floor(i 7 / 3)), each with the rows the
+    whole build gives it; the report and the summary line say 3 of 7."""
+    folder, _, backgrounds = material
+    source = ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")]
+    whole, _ = build(tmp_path, source, config="all")
+    capsys.readouterr()
+    sample, config = build(tmp_path, source, "--max-backgrounds", "3", config="three")
+    names = list(backgrounds)
+    assert list(dict.fromkeys(sample["background_id"])) == [names[0], names[2], names[4]]
+    kept = whole[whole["background_id"].isin(sample["background_id"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(sample, kept)
+    report = json.loads((config / "_build_report.json").read_text())
+    assert (report["backgrounds_read"], report["backgrounds"]) == (7, 3)
+    assert report["read"] == 3 * 7 * 2 == len(sample) + sum(report["excluded"].values())
+    assert (
+        "read 7 motifs and 7 backgrounds (3 used, spread evenly); wrote" in capsys.readouterr().out
+    )
+    every, _ = build(tmp_path, source, "--max-backgrounds", "7", config="seven")
+    pd.testing.assert_frame_equal(every, whole)
+
+
 def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_path, capsys):
     folder, _, _ = material
     rng = random.Random(3)
@@ -268,6 +290,7 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
         (["--spacing", "2,-1"], "--spacing: '-1' is not a whole number of at least 0"),
         (["--config", "footprints"], "one of the package's own tasks"),
         (["--fasta", "g.fa"], "--fasta goes with --bed"),
+        (["--max-backgrounds", "0"], "--max-backgrounds must be at least 1, got 0"),
     ],
 )
 def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, arguments, message):
@@ -305,7 +328,15 @@ def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, argumen
         (
             "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n"
             "MOTIF B\nletter-probability matrix: w= 3\n1 0 0 0\n",
-            "motif 'B' has no complete letter-probability matrix",
+            "motif 'B' has fewer rows than its w= in its letter-probability matrix",
+        ),
+        (  # the reader would give A the matrix of B
+            "MOTIF A\nMOTIF B\nletter-probability matrix: w= 1\n1 0 0 0\n",
+            "motif 'A' has no letter-probability matrix",
+        ),
+        (
+            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\nMOTIF B\n\nMOTIF C\n",
+            "motif 'B' has no letter-probability matrix; 1 more like it",
         ),
         ("MOTIF A\nletter-probability matrix: alength= 4\n1 0 0 0\n", "without w="),
         ("MOTIF A\nletter-probability matrix: w= 1\n1 0 x 0\n", "not a MEME motif file"),
@@ -574,6 +605,82 @@ def test_the_footprint_task_refuses_a_config_of_another_kind(pair_data):
         "background_sequence, motif, copies, spacing column",
     ):
         load_footprint_pairs(data_dir=str(pair_data), config="syn_human")
+
+
+def test_a_background_with_a_letter_no_pair_may_hold_is_refused_naming_it(
+    material, tmp_path, capsys
+):
+    folder, _, backgrounds = material
+    (tmp_path / "iupac.fa").write_text(f">ok\n{backgrounds['bg0']}\n>odd\nACGTNNacgtRYACGT\n")
+    arguments = ["--motifs", str(folder / "motifs.meme"), "--config", "c", "--out", str(tmp_path)]
+    assert (
+        main(["build", "footprints", *arguments, "--backgrounds", str(tmp_path / "iupac.fa")]) == 2
+    )
+    assert (
+        f"{tmp_path / 'iupac.fa'}: background 'odd' holds 'R' at position 10; a background holds "
+        "A, C, G, T or N alone" in capsys.readouterr().err
+    )
+
+
+def test_validate_checks_every_footprint_row_against_its_background(material, tmp_path, capsys):
+    """A built set passes both footprint checks; a moved copy, a control that is no permutation,
+    a changed flank base in either window and a reverse row read on the wrong strand each fail
+    their own check, on their row."""
+    folder, _, _ = material
+    table, config = build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        "--copies",
+        "1,3",
+        "--spacing",
+        "2",
+    )
+    capsys.readouterr()
+    assert main(["validate", str(config)]) == 0
+    out = capsys.readouterr().out
+    for check in ("insert_at_centre", "control_is_permutation"):
+        assert f"PASS {check}: 0 of {len(table)} rows break it" in out
+    rows = table.to_dict("records")
+    flip = {"A": "C", "C": "A", "G": "T", "T": "G"}
+
+    forward = [i for i, r in enumerate(rows) if r["orientation"] == "forward" and i > 3]
+    moved = next(i for i in forward if rows[i]["copies"] == 3)  # the copies one base off centre
+    row = rows[moved]
+    start, end = row["insert_start"], row["insert_end"]
+    for name, insert in (
+        ("original_sequence", row["consensus"]),
+        ("sequence", row["control_insert"]),
+    ):
+        bases = list(row["background_sequence"])
+        for j in range(3):
+            at = start + 1 + j * (len(insert) + 2)
+            bases[at : at + len(insert)] = insert
+        row[name] = "".join(bases)
+    row["insert_start"], row["insert_end"] = start + 1, end + 1
+    unpermuted = next(i for i in forward if i > moved)  # a control base changed: no permutation
+    row = rows[unpermuted]
+    text, at = row["sequence"], row["insert_start"]
+    row["sequence"] = text[:at] + flip[text[at]] + text[at + 1 :]
+    row["control_insert"] = row["sequence"][at : row["insert_end"]]
+    flank = next(i for i in forward if i > unpermuted)  # a flank base of both windows
+    for name in ("original_sequence", "sequence"):
+        rows[flank][name] = flip[rows[flank][name][0]] + rows[flank][name][1:]
+    reverse = next(i for i, r in enumerate(rows) if r["orientation"] == "reverse" and i > flank)
+    rows[reverse]["orientation"] = "forward"
+    broken = tmp_path / "broken.parquet"
+    pd.DataFrame(rows).to_parquet(broken)
+    assert main(["validate", str(broken)]) == 1
+    out = capsys.readouterr().out
+    first = min(moved, flank, reverse)
+    assert (
+        f"FAIL insert_at_centre: 3 of {len(rows)} rows break it (first: {broken} row {first})"
+        in out
+    )
+    first = min(moved, unpermuted, flank, reverse)
+    assert (
+        f"FAIL control_is_permutation: 4 of {len(rows)} rows break it (first: {broken} row {first})"
+        in out
+    )
 
 
 def test_a_build_without_backgrounds_is_refused_naming_the_options(material, tmp_path, capsys):

@@ -74,6 +74,8 @@ def test_each_rule_names_the_file_the_first_bad_row_and_the_reason(tmp_path, row
     with pytest.raises(DataValidationError, match=f"^{path}: .*{message}"):
         read_pair_file(path, kmer_size=6)
     with pytest.raises(DataValidationError, match=f"^{path}: .*{message}"):
+        read_pair_file(path, kmer_size=6, columns=[])  # the sequences are read all the same
+    with pytest.raises(DataValidationError, match=f"^{path}: .*{message}"):
         list(iter_pair_batches([path], kmer_size=6))
 
 
