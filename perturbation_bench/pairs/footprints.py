@@ -15,8 +15,9 @@ orientations), as DART-Eval computes per motif::
 
     accuracy        = mean(correct)
     wilcoxon_p      = scipy.stats.wilcoxon(a, b, alternative="greater").pvalue
-                      (scipy's defaults, as DART-Eval calls it: zero differences left out; 1.0
-                      when every difference is zero)
+                      (scipy's defaults, as DART-Eval calls it: zero differences left out;
+                      when every difference is zero, 1.0 or nan as scipy's method for the
+                      sample size gives, and either is not below SIGNIFICANCE)
     vs_background   = mean(vs_background)
 
 and per motif over its doses, Spearman's rho of the margin ``a - b`` with ``copies`` and with

@@ -28,7 +28,7 @@ from perturbation_bench.pairs.footprints import (
 )
 
 SHOWN_MOTIFS = 40
-"""The most per-motif rows the Markdown shows (the CSV holds them all)."""
+"""The most per-motif rows the Markdown shows of each run (the CSV holds them all)."""
 
 
 def footprint_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -100,16 +100,22 @@ def markdown(tables: dict[str, list[dict]]) -> list[str]:
             f"{r['background_acc']:.3f} | {' | '.join(rhos)} |"
         )
     motifs = tables["motifs"]
+    runs = [(r["model"], r["task"]) for r in tables["summary"]]
+    shown = [
+        r
+        for run in runs
+        for r in [m for m in motifs if (m["model"], m["task"]) == run][:SHOWN_MOTIFS]
+    ]
     lines += [
         "",
         f"Per motif ({len(motifs)} rows in footprints.csv"
-        + (f"; the first {SHOWN_MOTIFS} here):" if len(motifs) > SHOWN_MOTIFS else "):"),
+        + (f"; the first {SHOWN_MOTIFS} of each run here):" if len(shown) < len(motifs) else "):"),
         "",
         "| model | task | motif | copies | spacing | rows | tied | accuracy | Wilcoxon p | "
         "vs background |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in motifs[:SHOWN_MOTIFS]:
+    for r in shown:
         lines.append(
             f"| {r['model']} | {r['task']} | {r['motif']} | {r['copies']} | {r['spacing']} | "
             f"{r['rows']} | {r['tied']} | {r['accuracy']:.3f} | {r['wilcoxon_p']:.3g} | "
@@ -133,7 +139,7 @@ def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
     for (model, task), group in motifs.groupby(["model", "task"], sort=True):
         histogram.hist(group["accuracy"], bins=20, range=(0, 1), alpha=0.5, label=f"{model} {task}")
     histogram.set_xlabel("accuracy per motif and dose")
-    histogram.set_ylabel("motifs")
+    histogram.set_ylabel("motif-doses")
     histogram.set_title("Footprinting accuracy per motif")
     histogram.legend(fontsize=7)
     if doses:

@@ -507,6 +507,45 @@ def test_the_dose_response_is_the_spearman_of_the_margin_with_the_dose(material,
     assert lines.count("|" + "---|" * 10) == 2  # the summary and the per-motif tables
 
 
+@pytest.mark.slow
+def test_two_processes_give_the_footprint_metrics_of_one(material, tmp_path):
+    """Each process scores its share of the documents; the metrics over motifs and doses are
+    aggregated on rank 0 over all of them, so they equal a one-process run's."""
+    from dna_fixtures import assert_same_results, run_two_processes
+
+    folder, _, _ = material
+    build(
+        tmp_path,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        "--copies",
+        "1,2",
+        "--spacing",
+        "0,3",
+    )
+    rng = random.Random(4)
+    (tmp_path / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    metadata = {"config": "fp", "ties": "correct"}
+    single = evaluate(
+        str(tmp_path / "genome.fa"),
+        [TASK],
+        {"data_dir": str(tmp_path / "out"), **metadata},
+        model="kmer-markov",  # order 3, as the driver runs it
+    )["results"][TASK]
+    assert {"copies_spearman,pairs", "spacing_spearman,pairs"} <= single.keys()
+    run, parallel = run_two_processes(
+        tmp_path / "genome.fa",
+        tmp_path / "out",
+        tmp_path,
+        "kmer-markov",
+        TASK,
+        json.dumps(metadata),
+    )
+    assert_same_results(parallel["results"], single)
+    n = single["sample_len"]
+    for share in ((n + 1) // 2, n // 2):
+        assert f"this process scores {share} of the {n} pairs and holds only those" in run.stderr
+
+
 def test_one_dose_reports_no_dose_response(one_dose):
     result = evaluate(
         str(one_dose / "genome.fa"),
