@@ -240,46 +240,17 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
     got = dict(zip(table["background_id"], table["background_sequence"]))
     assert got == {"chr1:100-160": chrom[100:160], "chr1:700-790": chrom[700:790]}
     capsys.readouterr()
-    (tmp_path / "empty.bed").write_text("# no region\n")
-    assert (
-        main(
-            [
-                "build",
-                "footprints",
-                *meme,
-                "--bed",
-                str(tmp_path / "empty.bed"),
-                "--fasta",
-                str(tmp_path / "g.fa"),
-                "--config",
-                "x",
-                "--out",
-                str(tmp_path / "x"),
-            ]
-        )
-        == 2
-    )
-    assert f"{tmp_path / 'empty.bed'}: no background sequence" in capsys.readouterr().err
-    (tmp_path / "past.bed").write_text("chr1\t100\t160\n\nchr1\t1990\t2010\n")
-    assert (
-        main(
-            [
-                "build",
-                "footprints",
-                *meme,
-                "--bed",
-                str(tmp_path / "past.bed"),
-                "--fasta",
-                str(tmp_path / "g.fa"),
-                "--config",
-                "x",
-                "--out",
-                str(tmp_path / "x"),
-            ]
-        )
-        == 2
-    )
-    err = capsys.readouterr().err
+
+    def refused(bed: str, text: str) -> str:
+        (tmp_path / bed).write_text(text)
+        regions = ["--bed", str(tmp_path / bed), "--fasta", str(tmp_path / "g.fa")]
+        arguments = [*meme, *regions, "--config", "x", "--out", str(tmp_path / "x")]
+        assert main(["build", "footprints", *arguments]) == 2
+        return capsys.readouterr().err
+
+    err = refused("empty.bed", "# no region\n")
+    assert f"{tmp_path / 'empty.bed'}: no background sequence" in err
+    err = refused("past.bed", "chr1\t100\t160\n\nchr1\t1990\t2010\n")
     assert f"{tmp_path / 'past.bed'} line 3" in err and "past the end of chr1" in err
 
 
@@ -390,17 +361,24 @@ def logged(run: Path, task: str = TASK) -> list[dict]:
     return samples
 
 
+def scored_build(material, root: Path, *doses: str) -> tuple[Path, Path]:
+    """Config ``fp`` of the seeded material built under ``root / "out"`` with the dose options
+    ``doses``, and a seeded 4 kb genome there for kmer-markov; return the folder and the genome."""
+    folder, _, _ = material
+    _, config = build(
+        root,
+        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        *doses,
+    )
+    rng = random.Random(4)
+    genome = config.parent / "genome.fa"
+    genome.write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    return config.parent, genome
+
+
 @pytest.fixture(scope="module")
 def one_dose(material, tmp_path_factory):
-    folder, _, _ = material
-    root = tmp_path_factory.mktemp("one_dose")
-    _, config = build(
-        root, ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")]
-    )
-    out = config.parent
-    rng = random.Random(4)
-    (out / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
-    return out
+    return scored_build(material, tmp_path_factory.mktemp("one_dose"))[0]
 
 
 @pytest.mark.parametrize("ties", ["strict", "correct"])
@@ -458,20 +436,10 @@ def test_an_order_0_chain_ties_on_every_permuted_insert(one_dose):
 
 
 def test_the_dose_response_is_the_spearman_of_the_margin_with_the_dose(material, tmp_path):
-    folder, _, _ = material
-    build(
-        tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
-        "--copies",
-        "1,2,4",
-        "--spacing",
-        "0,3",
-    )
-    rng = random.Random(4)
-    (tmp_path / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    _, genome = scored_build(material, tmp_path, "--copies", "1,2,4", "--spacing", "0,3")
     run = tmp_path / "run"
     result = evaluate(  # the built config's own task, from the YAML the build wrote
-        str(tmp_path / "genome.fa"),
+        str(genome),
         ["perturbation_fp"],
         {},
         model="kmer-markov",
@@ -513,28 +481,18 @@ def test_two_processes_give_the_footprint_metrics_of_one(material, tmp_path):
     aggregated on rank 0 over all of them, so they equal a one-process run's."""
     from dna_fixtures import assert_same_results, run_two_processes
 
-    folder, _, _ = material
-    build(
-        tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
-        "--copies",
-        "1,2",
-        "--spacing",
-        "0,3",
-    )
-    rng = random.Random(4)
-    (tmp_path / "genome.fa").write_text(f">c\n{''.join(rng.choice('ACGT') for _ in range(4000))}\n")
+    out, genome = scored_build(material, tmp_path, "--copies", "1,2", "--spacing", "0,3")
     metadata = {"config": "fp", "ties": "correct"}
     single = evaluate(
-        str(tmp_path / "genome.fa"),
+        str(genome),
         [TASK],
-        {"data_dir": str(tmp_path / "out"), **metadata},
+        {"data_dir": str(out), **metadata},
         model="kmer-markov",  # order 3, as the driver runs it
     )["results"][TASK]
     assert {"copies_spearman,pairs", "spacing_spearman,pairs"} <= single.keys()
     run, parallel = run_two_processes(
-        tmp_path / "genome.fa",
-        tmp_path / "out",
+        genome,
+        out,
         tmp_path,
         "kmer-markov",
         TASK,
