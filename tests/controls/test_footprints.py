@@ -254,6 +254,45 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
     assert f"{tmp_path / 'past.bed'} line 3" in err and "past the end of chr1" in err
 
 
+def test_background_sources_at_their_edges(material, tmp_path):
+    """A BED region may end at its chromosome's end, not past it or on a chromosome the FASTA
+    lacks; a controls config gives the windows of all its files, and a folder that is not one
+    is refused by name."""
+    from perturbation_bench.controls.backgrounds import read_backgrounds
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+
+    chrom = "".join(random.Random(2).choice("ACGT") for _ in range(300))
+    (tmp_path / "g.fa").write_text(f">chr1\n{chrom}\n")
+    (tmp_path / "end.bed").write_text("chr1\t280\t300\n")
+    got = read_backgrounds(None, str(tmp_path / "end.bed"), str(tmp_path / "g.fa"))
+    assert got == [("chr1:280-300", chrom[280:])]
+    for text, message in [
+        ("chr1\t280\t301\n", "chr1:280-301 ends past the end of chr1 in"),
+        ("chr9\t0\t10\n", "chr9:0-10 is not in"),
+    ]:
+        (tmp_path / "bad.bed").write_text(text)
+        with pytest.raises(DataValidationError, match=f"bad.bed line 1: {message} .*g.fa"):
+            read_backgrounds(None, str(tmp_path / "bad.bed"), str(tmp_path / "g.fa"))
+    (tmp_path / "none").mkdir()
+    with pytest.raises(DataValidationError, match="none: no parquet files .a config built by"):
+        read_backgrounds(str(tmp_path / "none"), None, None)
+    pairs = random_pairs(3, 40, seed=1)
+    write_parquet(pairs, tmp_path, "pairs")
+    with pytest.raises(
+        DataValidationError,
+        match=r"pairs/test-00000-of-00001.parquet: not a config built by 'build controls' \(no "
+        r"shuffle and benchmark_id columns\); give its shuffled windows as a FASTA instead$",
+    ):
+        read_backgrounds(str(tmp_path / "pairs"), None, None)
+    controls = [
+        {**r, "benchmark_id": f"e{i}", "shuffle": "dinucleotide"} for i, r in enumerate(pairs)
+    ]
+    write_parquet(controls[:2], tmp_path, "two_files", name="a.parquet")
+    write_parquet(controls[2:], tmp_path, "two_files", name="b.parquet")
+    got = read_backgrounds(str(tmp_path / "two_files"), None, None)
+    assert got == [(f"e{i}", r["sequence"].upper()) for i, r in enumerate(pairs)]
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
