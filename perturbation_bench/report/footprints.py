@@ -29,6 +29,8 @@ from perturbation_bench.pairs.footprints import (
 
 SHOWN_MOTIFS = 40
 """The most per-motif rows the Markdown shows of each run (the CSV holds them all)."""
+ACCURACY_BINS = 20
+"""Bins of the per-motif accuracy histogram over [0, 1]."""
 
 
 def footprint_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -125,36 +127,61 @@ def markdown(tables: dict[str, list[dict]]) -> list[str]:
 
 
 def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
-    """``footprints.png`` (module docstring)."""
-    import matplotlib
+    """``footprints.png`` (module docstring), by the rules of ``plots.py``: each run's per-motif
+    accuracies as a histogram of :data:`ACCURACY_BINS` bins over [0, 1] (whole-number counts,
+    the chance level 0.5 as a line, each run's number of motif-doses in its label) and, where
+    copies vary, each run's mean margin at each copy number with its standard error (offset
+    and marked per run, its number of rows in its label)."""
+    from matplotlib.ticker import MaxNLocator
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from perturbation_bench.report.plots import (
+        CHANCE,
+        LAYOUT,
+        MARKERS,
+        SIZE,
+        plt,
+        save_figure,
+        series_offset,
+    )
 
     motifs = pd.DataFrame(tables["motifs"])
     rows = footprint_pairs(pairs)
     doses = rows["copies"].nunique() > 1
-    fig, axes = plt.subplots(1, 2 if doses else 1, figsize=(11 if doses else 6, 4), squeeze=False)
-    histogram = axes[0][0]
+    figure, axes = plt.subplots(
+        1, 2 if doses else 1, figsize=(SIZE[0] * (1.4 if doses else 1), SIZE[1]), layout=LAYOUT
+    )
+    histogram, response = (axes[0], axes[1]) if doses else (axes, None)
     for (model, task), group in motifs.groupby(["model", "task"], sort=True):
-        histogram.hist(group["accuracy"], bins=20, range=(0, 1), alpha=0.5, label=f"{model} {task}")
+        label = f"{model} {task} (n={len(group)} motif-doses)"
+        histogram.hist(group["accuracy"], bins=ACCURACY_BINS, range=(0, 1), alpha=0.5, label=label)
+    histogram.axvline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
+    histogram.yaxis.set_major_locator(MaxNLocator(integer=True))
+    histogram.set_xlim(0, 1)
     histogram.set_xlabel("accuracy per motif and dose")
     histogram.set_ylabel("motif-doses")
     histogram.set_title("Footprinting accuracy per motif")
-    histogram.legend(fontsize=7)
-    if doses:
-        response = axes[0][1]
-        for (model, task), group in rows.groupby(["model", "task"], sort=True):
+    _legend_below(histogram)
+    if response is not None:
+        runs = list(rows.groupby(["model", "task"], sort=True))
+        for index, ((model, task), group) in enumerate(runs):
             means = group.groupby("copies")["margin"].agg(["mean", "sem"])
             response.errorbar(
-                means.index, means["mean"], yerr=means["sem"], marker="o", label=f"{model} {task}"
+                means.index + series_offset(index, len(runs)),
+                means["mean"],
+                yerr=means["sem"],
+                marker=MARKERS[index % len(MARKERS)],
+                capsize=3,
+                label=f"{model} {task} (n={len(group)})",
             )
         response.axhline(0, color="grey", lw=0.8)
         response.set_xticks(sorted(rows["copies"].unique()))
         response.set_xlabel("copies of the motif")
         response.set_ylabel("mean LL(motif) - LL(control), nats")
-        response.set_title("Dose-response")
-        response.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+        response.set_title("Dose-response (mean and standard error)")
+        _legend_below(response)
+    save_figure(figure, path)
+
+
+def _legend_below(axes) -> None:
+    """The legend under the axes, where it covers no bar or point."""
+    axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), borderaxespad=0)

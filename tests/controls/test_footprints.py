@@ -151,6 +151,9 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     assert report["excluded"]["insert_longer_than_background"] == 2 * too_long > 0
     excluded = pd.read_csv(config / "_excluded.tsv", sep="\t")
     assert set(excluded["reason"]) == {"motif_of_one_base", "insert_longer_than_background"}
+    one_base = excluded[excluded["reason"] == "motif_of_one_base"]
+    assert set(zip(one_base["motif"], one_base["background"])) == {("POLYA.H12CORE.0.P.B", "*")}
+    assert len(one_base) == 5  # one line per dose
     out = capsys.readouterr().out
     assert f"read 7 motifs and 7 backgrounds; wrote {len(table)} pairs of {report['read']}" in out
     assert main(["validate", str(config)]) == 0
@@ -351,6 +354,7 @@ def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, argumen
         ("MOTIF A\nletter-probability matrix: alength= 4\n1 0 0 0\n", "without w="),
         ("MOTIF A\nletter-probability matrix: w= 1\n1 0 x 0\n", "not a MEME motif file"),
         ("nothing here\n", "no motif"),
+        ("MOTIF\nletter-probability matrix: w= 1\n1 0 0 0\n", "a MOTIF line without a name"),
     ],
 )
 def test_a_bad_meme_file_is_refused_naming_the_file_the_motif_and_the_reason(

@@ -1,9 +1,13 @@
 """The report's motif footprint section (``report/footprints.py``): what its Markdown shows of
-several runs. Its numbers are recomputed from logged runs in ``tests/controls/test_footprints.py``."""
+several runs, and its figure read back from the drawn axes. Its numbers are recomputed from logged runs in ``tests/controls/test_footprints.py``."""
 
 from __future__ import annotations
 
-from perturbation_bench.report.footprints import SHOWN_MOTIFS, markdown
+import numpy as np
+import pandas as pd
+import pytest
+
+from perturbation_bench.report.footprints import ACCURACY_BINS, SHOWN_MOTIFS, draw, markdown
 
 
 def tables(runs: dict[str, int]) -> dict[str, list[dict]]:
@@ -37,3 +41,64 @@ def test_the_markdown_shows_the_first_motifs_of_every_run():
     lines = markdown(tables({"a": 2, "b": 3}))
     assert "Per motif (5 rows in footprints.csv):" in lines
     assert markdown({"motifs": [], "summary": []}) == []
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures the report would save, kept open for reading."""
+    from perturbation_bench.report import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: figures.append(figure))
+    return figures
+
+
+def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_number(drawn):
+    from matplotlib.container import BarContainer
+
+    accuracies = {"a": [0.0, 0.5, 0.55, 1.0], "b": [0.25, 0.25, 0.96]}
+    motifs = [
+        {"model": model, "task": "t", "motif": f"M{i}", "accuracy": accuracy}
+        for model, values in accuracies.items()
+        for i, accuracy in enumerate(values)
+    ]
+    margins = {1: [0.0, 1.0, 2.0], 4: [3.0, 5.0]}
+    pairs = pd.DataFrame(
+        [
+            {"model": model, "task": "t", "motif": "M0", "copies": copies, "margin": m + shift}
+            | {"motif_margin": 0.0}
+            for model, shift in (("a", 0.0), ("b", -1.0))
+            for copies, values in margins.items()
+            for m in values
+        ]
+    )
+    draw({"motifs": motifs, "summary": []}, pairs, "unused.png")
+    histogram, response = drawn[0].axes
+    bars = [c for c in histogram.containers if isinstance(c, BarContainer)]
+    for container, (model, values) in zip(bars, accuracies.items(), strict=True):
+        heights = [patch.get_height() for patch in container.patches]
+        assert heights == np.histogram(values, ACCURACY_BINS, (0, 1))[0].tolist()
+        assert container.patches[0].get_label() == f"{model} t (n={len(values)} motif-doses)"
+    (chance,) = [line for line in histogram.lines if line.get_label() == "chance (0.5)"]
+    assert chance.get_xdata()[0] == 0.5
+    series = [c for c in response.containers if c.get_label().endswith("(n=5)")]
+    assert [c.get_label() for c in series] == ["a t (n=5)", "b t (n=5)"]
+    for container, shift in zip(series, (0.0, -1.0), strict=True):
+        line, _, (bars_y,) = container.lines
+        assert line.get_ydata().tolist() == pytest.approx([1.0 + shift, 4.0 + shift])
+        xs = line.get_xdata().tolist()
+        assert xs[1] - xs[0] == 3 and abs(xs[0] - 1) < 0.5  # at copies 1 and 4, offset
+        spans = [segment[1][1] - segment[0][1] for segment in bars_y.get_segments()]
+        assert spans == pytest.approx(
+            [2 * np.std(v, ddof=1) / np.sqrt(len(v)) for v in margins.values()]
+        )
+    assert series[0].lines[0].get_xdata()[0] != series[1].lines[0].get_xdata()[0]
+
+
+def test_one_copy_number_draws_the_histogram_alone(drawn):
+    pairs = pd.DataFrame(
+        [{"model": "a", "task": "t", "motif": "M", "copies": 1, "margin": 0.5, "motif_margin": 0.0}]
+    )
+    motifs = [{"model": "a", "task": "t", "motif": "M", "accuracy": 1.0}]
+    draw({"motifs": motifs, "summary": []}, pairs, "unused.png")
+    assert len(drawn[0].axes) == 1
