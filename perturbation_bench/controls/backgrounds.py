@@ -3,6 +3,9 @@
 A background is a name and its bases, upper-cased, from one of:
 
 - ``--backgrounds FILE.fa``: every record of a FASTA file, named by the record;
+- ``--backgrounds FILE.txt``: one sequence per line (DART-Eval's ``raw_seqs_350.txt``), named
+  by its 0-based line number as DART-Eval keys them; a blank line before the last sequence is
+  refused, naming it;
 - ``--backgrounds DIR/<config>``: a config built by ``build controls``, each row's shuffled
   window (its ``sequence``: DART-Eval's task-1 negatives), named by its ``benchmark_id``;
 - ``--bed FILE --fasta FILE``: the bases of every BED region, named ``chrom:start-end``.
@@ -36,14 +39,14 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
     Raises:
         OptionsError: neither or both sources, or ``--bed`` without ``--fasta``.
         DataValidationError: a controls folder without pairs or shuffles, a BED region on a
-            chromosome the FASTA lacks or past its end (file, line), a letter other than
-            A, C, G, T or N, no background at all.
+            chromosome the FASTA lacks or past its end (file, line), a blank line among a text
+            file's sequences, a letter other than A, C, G, T or N, no background at all.
     """
     from perturbation_bench.dataset.genome import Genome
 
     if (source is None) == (bed is None):
         raise OptionsError(
-            "build footprints needs --backgrounds FASTA|CONFIG_DIR, or --bed with --fasta"
+            "build footprints needs --backgrounds FASTA|TXT|CONFIG_DIR, or --bed with --fasta"
         )
     if bed is not None:
         if fasta is None:
@@ -51,6 +54,8 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
         backgrounds = _bed_backgrounds(bed, Genome(fasta))
     elif Path(source).is_dir():
         backgrounds = _control_backgrounds(Path(source))
+    elif Path(source).suffix == ".txt":
+        backgrounds = _line_backgrounds(Path(source))
     else:
         genome = Genome(source)
         backgrounds = [
@@ -70,6 +75,18 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
 
 _FOREIGN = re.compile(f"[^{LETTERS}]")
 """A letter no pair file may hold (the backgrounds are upper case)."""
+
+
+def _line_backgrounds(path: Path) -> list[Background]:
+    if not path.is_file():
+        raise DataValidationError(f"{path}: no such file of background sequences")
+    lines = path.read_text().splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise DataValidationError(f"{path} line {number}: blank, not a background sequence")
+    return [Background(str(row), line.strip().upper()) for row, line in enumerate(lines)]
 
 
 def _bed_backgrounds(bed: str, genome) -> list[Background]:

@@ -46,7 +46,9 @@ def add_arguments(parser) -> None:
     """The options of ``build footprints``: motifs, backgrounds, doses, orientation."""
     parser.add_argument("--motifs", required=True, help="MEME file of motifs (e.g. HOCOMOCO v12)")
     parser.add_argument(
-        "--backgrounds", help="background windows: a FASTA, or a config folder of 'build controls'"
+        "--backgrounds",
+        help="background windows: a FASTA, a .txt of one sequence per line (DART-Eval's), or a "
+        "config folder of 'build controls'",
     )
     parser.add_argument(
         "--bed", help="background windows: the regions of a BED file (with --fasta)"

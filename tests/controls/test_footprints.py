@@ -257,6 +257,32 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
     assert f"{tmp_path / 'past.bed'} line 3" in err and "past the end of chr1" in err
 
 
+def test_dart_evals_file_of_one_sequence_per_line_gives_the_backgrounds_by_line_number(
+    material, tmp_path
+):
+    """The same windows from a FASTA and from DART-Eval's text file give the same rows, named
+    0, 1, ... by line; a blank line between sequences is refused, trailing ones are not."""
+    from perturbation_bench.controls.backgrounds import read_backgrounds
+
+    folder, _, backgrounds = material
+    meme = ["--motifs", str(folder / "motifs.meme")]
+    lines = [
+        sequence.lower() if i % 2 else sequence for i, sequence in enumerate(backgrounds.values())
+    ]
+    (tmp_path / "raw_seqs.txt").write_text("\n".join(lines) + "\n\n")
+    from_text, _ = build(
+        tmp_path, [*meme, "--backgrounds", str(tmp_path / "raw_seqs.txt")], config="t"
+    )
+    from_fasta, _ = build(tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], config="f")
+    names = {name: str(i) for i, name in enumerate(backgrounds)}
+    assert list(from_text["background_id"]) == [names[n] for n in from_fasta["background_id"]]
+    columns = ["original_sequence", "background_sequence", "motif", "copies", "orientation"]
+    pd.testing.assert_frame_equal(from_text[columns], from_fasta[columns])  # controls: by name
+    (tmp_path / "gap.txt").write_text("ACGTACGT\n\nACGTACGT\n")
+    with pytest.raises(DataValidationError, match="gap.txt line 2: blank, not a background"):
+        read_backgrounds(str(tmp_path / "gap.txt"), None, None)
+
+
 def test_background_sources_at_their_edges(material, tmp_path):
     """A BED region may end at its chromosome's end, not past it or on a chromosome the FASTA
     lacks; a controls config gives the windows of all its files, and a folder that is not one
@@ -727,4 +753,6 @@ def test_a_build_without_backgrounds_is_refused_naming_the_options(material, tmp
     folder, _, _ = material
     arguments = ["--motifs", str(folder / "motifs.meme"), "--config", "c", "--out", str(tmp_path)]
     assert main(["build", "footprints", *arguments]) == 2
-    assert "needs --backgrounds FASTA|CONFIG_DIR, or --bed with --fasta" in capsys.readouterr().err
+    assert (
+        "needs --backgrounds FASTA|TXT|CONFIG_DIR, or --bed with --fasta" in capsys.readouterr().err
+    )
