@@ -23,7 +23,6 @@ import numpy as np
 import pyarrow as pa
 
 from perturbation_bench.pairs.fields import (
-    BACKGROUND,
     BACKGROUND_CHANGE,
     BACKGROUND_START,
     CHANGE,
@@ -109,11 +108,9 @@ def perturbed_sequence(doc: dict) -> str:
 
 
 def background_sequence(doc: dict) -> str | None:
-    """A footprint document's raw background: its ``background_sequence``, or rebuilt from its
-    changed span (``fields.BACKGROUND_START``, ``fields.BACKGROUND_CHANGE``) as the perturbed
-    copy is; None for a document without one."""
-    if doc.get(BACKGROUND) is not None:
-        return doc[BACKGROUND]
+    """A footprint document's raw background, rebuilt from its changed span
+    (``fields.BACKGROUND_START``, ``fields.BACKGROUND_CHANGE``: a document holds it so) as the
+    perturbed copy is; None for a document without one."""
     if doc.get(BACKGROUND_CHANGE) is None:
         return None
     original, start, change = doc[ORIGINAL], doc[BACKGROUND_START], doc[BACKGROUND_CHANGE]

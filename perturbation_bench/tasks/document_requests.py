@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from perturbation_bench.pairs.changes import background_sequence, perturbed_sequence
 from perturbation_bench.pairs.fields import (
-    BACKGROUND,
     BACKGROUND_CHANGE,
     CROP_START,
     ORIGINAL,
@@ -67,5 +66,5 @@ def requests_per_comparison(doc) -> int:
 def requests_per_document(doc) -> int:
     """How many loglikelihood requests lm-eval makes for this document: those of one
     comparison, times three for a footprint document (one with a background)."""
-    footprint = doc.get(BACKGROUND) is not None or doc.get(BACKGROUND_CHANGE) is not None
+    footprint = doc.get(BACKGROUND_CHANGE) is not None
     return requests_per_comparison(doc) * (3 if footprint else 1)

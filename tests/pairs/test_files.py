@@ -64,6 +64,8 @@ def test_the_scan_finds_soft_masked_rows_and_each_changed_span(tmp_path):
         ([{"original_sequence": "ACGTACG", "sequence": "ACGTAC"}], "row 0: original_sequence and sequence differ in length .7 vs 6 bp."),
         ([{"original_sequence": "ACGTAC", "sequence": "ACGTAC"}, {"original_sequence": "ACGTXC", "sequence": "ACGTAC"}], "row 1: 'original_sequence' has letters outside ACGTN .first: 'X' at position 4."),
         ([{"original_sequence": "ACGTAC", "sequence": "ACGTRC"}], "row 0: 'sequence' has letters outside ACGTN .first: 'R' at position 4."),
+        ([{"original_sequence": "ACGTAC", "sequence": s} for s in ("ACGTAA", "ACGTÅC")], "row 1: 'sequence' has letters outside ACGTN .first: 'Å' at position 4."),
+        ([{"original_sequence": "ACGTAC", "sequence": "ACGTAA", "background_sequence": "ACGTAµ"}], "row 0: 'background_sequence' has letters outside ACGTN .first: 'µ' at position 5."),
         ([{"original_sequence": "ACGTACGT", "sequence": "ACGTACGA", "background_sequence": b} for b in ("ACGTACGG", "ACGTACG")], "row 1: original_sequence and background_sequence differ in length .8 vs 7 bp."),
         ([{"original_sequence": "ACGTAC", "sequence": "ACGTAA", "background_sequence": "ACGTAR"}], "row 0: 'background_sequence' has letters outside ACGTN .first: 'R' at position 5."),
         ([{"original_sequence": "ACGTAC", "sequence": "ACGTAA", "background_sequence": b} for b in ("ACGTAA", None)], "row 1: 'background_sequence' is null"),
