@@ -125,6 +125,10 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
         assert row["background_sequence"] == bg
         assert (row["insert_start"], row["insert_end"]) == (starts[0], starts[-1] + w)
         assert row["consensus"] == c
+    drawn = {}  # one draw per motif and background, as DART-Eval shuffles per sequence
+    for (motif, _), q in controls.items():
+        drawn.setdefault(motif, set()).add(q)
+    assert all(len(draws) > 1 for draws in drawn.values())
     reverse = table[table["orientation"] == "reverse"].set_index("benchmark_id")
     assert len(reverse) == len(forward)
     for row in forward.to_dict("records"):
