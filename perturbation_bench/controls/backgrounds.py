@@ -25,6 +25,9 @@ from typing import NamedTuple
 from perturbation_bench.dna import LETTERS
 from perturbation_bench.errors import DataValidationError, OptionsError
 
+_FOREIGN = re.compile(f"[^{LETTERS}]")
+"""A letter no pair file may hold (the backgrounds are upper case)."""
+
 
 class Background(NamedTuple):
     """One background window: its name and its bases (upper case)."""
@@ -71,10 +74,6 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
                 f"position {foreign.start()}; a background holds A, C, G, T or N alone"
             )
     return backgrounds
-
-
-_FOREIGN = re.compile(f"[^{LETTERS}]")
-"""A letter no pair file may hold (the backgrounds are upper case)."""
 
 
 def _line_backgrounds(path: Path) -> list[Background]:
