@@ -54,12 +54,13 @@ def drawn(monkeypatch):
 
 
 def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_number(drawn):
+    from matplotlib.colors import to_hex
     from matplotlib.container import BarContainer
 
     accuracies = {"a": [0.0, 0.5, 0.55, 1.0], "b": [0.25, 0.25, 0.96]}
-    motifs = [
+    motifs = [  # run b's rows first: the runs are drawn in sorted order all the same
         {"model": model, "task": "t", "motif": f"M{i}", "accuracy": accuracy}
-        for model, values in accuracies.items()
+        for model, values in reversed(accuracies.items())
         for i, accuracy in enumerate(values)
     ]
     margins = {1: [0.0, 1.0, 2.0], 4: [3.0, 5.0]}
@@ -93,6 +94,9 @@ def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_numb
             [2 * np.std(v, ddof=1) / np.sqrt(len(v)) for v in margins.values()]
         )
     assert series[0].lines[0].get_xdata()[0] != series[1].lines[0].get_xdata()[0]
+    assert series[0].lines[0].get_marker() != series[1].lines[0].get_marker()
+    for container, bar in zip(series, bars, strict=True):  # one colour per run in both panels
+        assert to_hex(container.lines[0].get_color()) == to_hex(bar.patches[0].get_facecolor())
 
 
 def test_one_copy_number_draws_the_histogram_alone(drawn):
