@@ -86,7 +86,12 @@ def test_filter_averages_strands_with_rc_average():
             "expected 2 consecutive",
         ),
         ([[(-1.0, False)]] * 2, [pair_document(rc_average=True)] * 2, "expected 4 consecutive"),
-        ([[(math.nan, False)], [(-1.0, False)]], [pair_document(benchmark_id="a")] * 2, "NaN"),
+        (
+            [[(math.nan, False)], [(-1.0, False)]],
+            [pair_document(benchmark_id="a")] * 2,
+            r"NaN log-likelihood .*; the weights or the dtype overflowed \(try dtype=float32 or "
+            r"bfloat16 instead of float16\)$",
+        ),
     ],
 )
 def test_filter_rejects_what_cannot_be_paired(resps, docs, message):
