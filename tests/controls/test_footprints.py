@@ -397,6 +397,27 @@ def test_a_bad_meme_file_is_refused_naming_the_file_the_motif_and_the_reason(
     assert message in str(caught.value)
 
 
+def test_a_jaspar_meme_file_with_urls_and_tabs_gives_each_motif_its_consensus(tmp_path):
+    """JASPAR's MEME export: an alternate name after the identifier, tab-separated rows, a URL
+    line after each matrix and no blank line before the next MOTIF."""
+    rows = {
+        "MA0004.1": [[0.2, 0.8, 0, 0], [0.95, 0, 0.05, 0], [0, 1, 0, 0], [0, 0, 1, 0]],
+        "MA0006.1": [[0.125, 0.333333, 0.083333, 0.458333], [0, 0, 0.958333, 0.041667]],
+    }
+    text = "MEME version 4\n\nALPHABET= ACGT\n\nstrands: + -\n\n"
+    for name, matrix in rows.items():
+        text += f"MOTIF {name} Arnt\nletter-probability matrix: alength= 4 w= {len(matrix)} "
+        text += "nsites= 20 E= 0\n"
+        text += "".join("\t".join(f"  {p:.6f}" for p in row) + "\t\n" for row in matrix)
+        text += f"URL http://jaspar.genereg.net/matrix/{name}\n"
+    (tmp_path / "jaspar.meme").write_text(text)
+    motifs = read_motifs(tmp_path / "jaspar.meme")
+    assert [(m.name, m.consensus) for m in motifs] == [
+        (name, consensus_of(matrix)) for name, matrix in rows.items()
+    ]
+    assert [m.consensus for m in motifs] == ["CACG", "TG"]
+
+
 def dart_eval_metrics(samples: list[dict]) -> pd.DataFrame:
     """DART-Eval's ``get_accuracies``, ``get_pvals`` and ``get_background_accs``, applied to the
     run's logged likelihoods (true, shuffled, raw) per motif, as that script reads them."""
