@@ -1,6 +1,7 @@
 """A real genome, offline: S. cerevisiae chrI + chrII with SGD's GFF3 (Debian's gbrowse-data,
 fetched by scripts/fetch_yeast.sh, which .ci/run calls). Builds syn_yeast and motif_yeast with
-2,048 bp windows, validates them against the genome, checks independently that every CDS used
+2,048 bp windows, CDS controls and motif footprints in 40 of those controls, validates them
+against the genome, checks independently that every CDS used
 translates without an internal stop, and scores the chrI pairs with kmer-markov trained on chrII.
 
 Then a mutation scan of chrI (every class, 150 per class), checked row by row by an independent
@@ -100,7 +101,25 @@ def built(yeast, tmp_path_factory) -> dict:
             ]
         )
         == 0
-    )  # every kind, so validate checks every invariant
+    )
+    motifs = {"GCN4_LIKE": "ATGACTCAT", "REB1_LIKE": "TTACCCGG"}  # near one-hot matrices
+    rows = {
+        name: [[0.85 if base == b else 0.05 for b in "ACGT"] for base in consensus]
+        for name, consensus in motifs.items()
+    }
+    (root / "yeast.meme").write_text(
+        "MEME version 4\n\nALPHABET= ACGT\n\n"
+        + "".join(
+            f"MOTIF {name}\nletter-probability matrix: alength= 4 w= {len(matrix)}\n"
+            + "".join(" ".join(map(str, row)) + "\n" for row in matrix)
+            for name, matrix in rows.items()
+        )
+    )
+    footprints = ["--motifs", str(root / "yeast.meme"), "--max-backgrounds", "40"]
+    negatives = ["--backgrounds", str(root / "out" / "controls_cds_yeast")]
+    arguments = [*footprints, *negatives, "--copies", "1,2", "--config", "footprints_yeast"]
+    assert main(["build", "footprints", *arguments, "--out", str(root / "out")]) == 0
+    # every kind, so validate checks every invariant
     return {"genome": genome, "out": root / "out", "root": root}
 
 
@@ -108,6 +127,10 @@ def test_the_yeast_datasets_validate_against_the_genome(built, capsys):
     assert main(["validate", str(built["out"]), "--fasta", str(built["genome"])]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert not [line for line in lines if line.startswith(("FAIL", "SKIP"))], lines
+    footprints = pq.read_table(built["out"] / "footprints_yeast")
+    assert footprints.num_rows == 40 * 2 * 2 * 2  # backgrounds x motifs x copies x strands
+    for check in ("insert_at_centre", "control_is_permutation"):
+        assert f"PASS {check}: 0 of 320 rows break it" in lines
     for config, codon_source in (("syn_yeast", "s_cerevisiae_4932"), ("motif_yeast", None)):
         table = pq.read_table(built["out"] / config)
         assert table.num_rows > 500 and set(table.column("chr").to_pylist()) == {"chrI", "chrII"}
