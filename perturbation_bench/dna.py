@@ -8,6 +8,7 @@ upper-case soft-masked (lower-case) input before scoring, so either case is acce
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 BASES = "ACGT"
@@ -24,12 +25,15 @@ def reverse_complement(sequence: str) -> str:
     return sequence.translate(_COMPLEMENT)[::-1]
 
 
+_FOREIGN = re.compile(f"[^{LETTERS}{LETTERS.lower()}]")
+"""A letter outside :data:`LETTERS`, in either case."""
+
+
 def first_foreign_letter(sequence: str) -> str:
-    """Describe the first letter outside :data:`LETTERS` (either case), e.g. ``'X' at position 29``."""
-    for position, letter in enumerate(sequence):
-        if letter.upper() not in LETTERS:
-            return f"{letter!r} at position {position}"
-    return "none"
+    """Describe the first letter outside :data:`LETTERS` (either case), e.g. ``'X' at position
+    29``; ``none`` when every letter is one of them."""
+    found = _FOREIGN.search(sequence)
+    return f"{found.group()!r} at position {found.start()}" if found else "none"
 
 
 def random_dna(rng: random.Random, length: int) -> str:

@@ -18,15 +18,11 @@ source, the background and the letter's position.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
-from perturbation_bench.dna import LETTERS
+from perturbation_bench.dna import first_foreign_letter
 from perturbation_bench.errors import DataValidationError, OptionsError
-
-_FOREIGN = re.compile(f"[^{LETTERS}]")
-"""A letter no pair file may hold (the backgrounds are upper case)."""
 
 
 class Background(NamedTuple):
@@ -67,11 +63,11 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
     if not backgrounds:
         raise DataValidationError(f"{source or bed}: no background sequence")
     for background in backgrounds:
-        foreign = _FOREIGN.search(background.sequence)
-        if foreign:
+        foreign = first_foreign_letter(background.sequence)
+        if foreign != "none":
             raise DataValidationError(
-                f"{fasta or source}: background {background.name!r} holds {foreign.group()!r} at "
-                f"position {foreign.start()}; a background holds A, C, G, T or N alone"
+                f"{fasta or source}: background {background.name!r} holds {foreign}; a "
+                "background holds A, C, G, T or N alone"
             )
     return backgrounds
 
