@@ -2,12 +2,9 @@
 
 For each background window ``B`` of ``L`` bases (``backgrounds.py``), each motif of consensus
 ``c`` of ``w`` bases (``motifs.py``), each copy number ``n`` and spacing ``s``, the insert of
-``n`` copies ``s`` bases apart spans ``n w + (n - 1) s`` bases from::
-
-    start = L // 2 - span // 2          (DART-Eval's insert_motif for n = 1)
-    copy j at [start + j (w + s), start + j (w + s) + w),  j = 0 .. n - 1
-
-and replaces those bases (the spacers between copies keep the background's). One row holds::
+``n`` copies ``s`` bases apart sits at the centre of ``B`` and replaces its bases there, by the
+rule of ``pairs/footprints.py`` (the spacers between copies keep the background's). One row
+holds::
 
     original_sequence     B with c at every copy            (the motif)
     sequence              B with q at every copy            (its control)
@@ -38,6 +35,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED
+from perturbation_bench.pairs.footprints import insert_starts, with_copies
 
 ORIENTATIONS = ("forward", "reverse", "both")
 
@@ -97,25 +95,6 @@ def spread_evenly(backgrounds: list, most: int | None) -> list:
     if most is None or most >= n:
         return list(backgrounds)
     return [backgrounds[i * n // most] for i in range(most)]
-
-
-def insert_starts(length: int, width: int, copies: int, spacing: int) -> list[int] | None:
-    """Where each copy starts in a background of ``length`` bases (module docstring), or None
-    when the insert is longer than the background."""
-    span = copies * width + (copies - 1) * spacing
-    if span > length:
-        return None
-    start = length // 2 - span // 2
-    return [start + j * (width + spacing) for j in range(copies)]
-
-
-def with_copies(background: str, insert: str, starts: list[int]) -> str:
-    """``background`` with ``insert`` in place of its bases at each of ``starts``."""
-    pieces, last = [], 0
-    for start in starts:
-        pieces += [background[last:start], insert]
-        last = start + len(insert)
-    return "".join(pieces) + background[last:]
 
 
 def control_insert(consensus: str, rng) -> str:

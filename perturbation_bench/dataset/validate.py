@@ -30,9 +30,9 @@ Controls (``build controls``), with the element's span in the window
   ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
 
 Motif footprints (``build footprints``), read on the forward strand (a ``reverse`` row's three
-windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), where ``n``
-copies of ``w`` bases, ``s`` apart, span ``n w + (n - 1) s`` from ``L // 2 - span // 2``
-(DART-Eval's ``insert_motif`` for one copy):
+windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), the copies
+where ``pairs/footprints.insert_starts`` puts them (at the centre, DART-Eval's
+``insert_motif`` for one copy):
 
 - ``insert_at_centre``: the insert spans ``[insert_start, insert_end)`` and starts there, and
   ``original_sequence`` is ``background_sequence`` with ``consensus`` at each copy, every other
@@ -56,6 +56,7 @@ from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
+from perturbation_bench.pairs.footprints import insert_starts, with_copies
 from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
@@ -129,15 +130,11 @@ def _with_inserts(row: dict, insert: str) -> str | None:
     if row["orientation"] == "reverse":
         background = reverse_complement(background)
         start, end = len(background) - end, len(background) - start
-    width, copies, spacing = len(row["consensus"]), row["copies"], row["spacing"]
-    span = copies * width + (copies - 1) * spacing
-    if end - start != span or start != len(background) // 2 - span // 2:
+    width = len(row["consensus"])
+    starts = insert_starts(len(background), width, row["copies"], row["spacing"])
+    if starts is None or (starts[0], starts[-1] + width) != (start, end):
         return None
-    bases = list(background)
-    for copy in range(copies):
-        at = start + copy * (width + spacing)
-        bases[at : at + width] = row[insert]
-    return "".join(bases)
+    return with_copies(background, row[insert], starts)
 
 
 def _forward(row: dict, name: str) -> str:

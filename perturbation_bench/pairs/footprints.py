@@ -1,5 +1,11 @@
-"""DART-Eval's motif footprinting metrics (its ``footprint_eval_likelihoods.py``), defined once
-for the footprint task and the report.
+"""Motif footprint pairs: where the insert sits (for the build and ``validate``) and DART-Eval's
+footprinting metrics (its ``footprint_eval_likelihoods.py``) for the task and the report.
+
+In a background of ``L`` bases, ``n`` copies of ``w`` bases, ``s`` apart, span
+``span = n w + (n - 1) s`` and sit at the centre::
+
+    start = L // 2 - span // 2          (DART-Eval's insert_motif for n = 1)
+    copy j at [start + j (w + s), start + j (w + s) + w),  j = 0 .. n - 1
 
 A footprint row (``build footprints``) is scored as three comparisons
 (``tasks/document_requests.py``). With ``a = LL(motif window)`` and ``b = LL(control window)``
@@ -38,6 +44,25 @@ SIGNIFICANCE = 0.05
 """The Wilcoxon p-value below which a motif-dose counts as significant."""
 DOSE_AXES = ("copies", "spacing")
 """The columns of a footprint config that are doses."""
+
+
+def insert_starts(length: int, width: int, copies: int, spacing: int) -> list[int] | None:
+    """Where each copy starts in a background of ``length`` bases (module docstring), or None
+    when the insert is longer than the background."""
+    span = copies * width + (copies - 1) * spacing
+    if span > length:
+        return None
+    start = length // 2 - span // 2
+    return [start + j * (width + spacing) for j in range(copies)]
+
+
+def with_copies(background: str, insert: str, starts: list[int]) -> str:
+    """``background`` with ``insert`` in place of its bases at each of ``starts``."""
+    pieces, last = [], 0
+    for start in starts:
+        pieces += [background[last:start], insert]
+        last = start + len(insert)
+    return "".join(pieces) + background[last:]
 
 
 class FootprintRow(NamedTuple):
