@@ -715,8 +715,8 @@ def test_a_background_with_a_letter_no_pair_may_hold_is_refused_naming_it(
 
 def test_validate_checks_every_footprint_row_against_its_background(material, tmp_path, capsys):
     """A built set passes both footprint checks; a moved copy, a control that is no permutation,
-    a changed flank base in either window and a reverse row read on the wrong strand each fail
-    their own check, on their row."""
+    a changed flank base in either window, a reverse row read on the wrong strand and an insert
+    end recorded one base off each fail their own check, on their row."""
     folder, _, _ = material
     table, config = build(
         tmp_path,
@@ -758,18 +758,20 @@ def test_validate_checks_every_footprint_row_against_its_background(material, tm
         rows[flank][name] = flip[rows[flank][name][0]] + rows[flank][name][1:]
     reverse = next(i for i, r in enumerate(rows) if r["orientation"] == "reverse" and i > flank)
     rows[reverse]["orientation"] = "forward"
+    recorded = next(i for i in forward if i > reverse)  # windows right, insert_end misrecorded
+    rows[recorded]["insert_end"] += 1
     broken = tmp_path / "broken.parquet"
     pd.DataFrame(rows).to_parquet(broken)
     assert main(["validate", str(broken)]) == 1
     out = capsys.readouterr().out
     first = min(moved, flank, reverse)
     assert (
-        f"FAIL insert_at_centre: 3 of {len(rows)} rows break it (first: {broken} row {first})"
+        f"FAIL insert_at_centre: 4 of {len(rows)} rows break it (first: {broken} row {first})"
         in out
     )
     first = min(moved, unpermuted, flank, reverse)
     assert (
-        f"FAIL control_is_permutation: 4 of {len(rows)} rows break it (first: {broken} row {first})"
+        f"FAIL control_is_permutation: 5 of {len(rows)} rows break it (first: {broken} row {first})"
         in out
     )
 
