@@ -8,6 +8,8 @@ the peak memory each run added while scoring. Scenarios:
 - ``6-mer p=...``: a random Llama of width 512 (4 layers) on 8,196 bp pairs read as 6-mers
   after ``<dna>`` (1,367 tokens; a shape where the linear layers dominate, as in 1-8B models),
   a 6 bp change starting at the fraction p = 0.1, 0.5, 0.9 of the window;
+- ``6-mer random p``: the same with a 12 bp change at a random place in each pair (the shape of
+  real data: every pair shares a prefix of its own length);
 - ``1-nt p=0.5``: the default benchmark's single-nucleotide Llama (width 256, 4 layers) on
   8,192 bp pairs, change in the middle;
 - ``1-nt windows``: the same model with ``max_length`` 2,048 (sliding windows, stride 1,024),
@@ -19,8 +21,10 @@ the peak memory each run added while scoring. Scenarios:
   (``build controls``): 350 bp windows, the middle 150 bp shuffled.
 
 Ideal speed-ups: ``2 / (2 - p)`` for the prefix fraction ``p`` = the change's start / the window
-(``P + 2 (n - P)`` token passes instead of ``2 n``); "plan" is the ratio of token passes in the plan ``dna-hf`` actually follows
-(cost rule, identical windows), computed from the token layout without running the model.
+(``P + 2 (n - P)`` token passes instead of ``2 n``; with a random place, the sum of ``2 n`` over
+the pairs / the sum of ``P + 2 (n - P)``); "plan" is the ratio of token passes in the plan
+``dna-hf`` actually follows (cost rule, identical windows), computed from the token layout of the
+scenario's pairs without running the model. Every row runs at ``--sharing-batch-size`` (8).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ class Scenario:
     hidden: int
     layers: int
     length: int  # bp per sequence
-    at: float  # the change starts at this fraction of the window
+    at: float | None  # the change starts at this fraction of the window (None: at random)
     patch: int = 6
     max_length: int | None = None
     vocab_size: int | None = None
@@ -55,6 +59,7 @@ SCENARIOS = [
     Scenario("6-mer p=0.1", "6-mer", 512, 4, 8196, 0.1),
     Scenario("6-mer p=0.5", "6-mer", 512, 4, 8196, 0.5),
     Scenario("6-mer p=0.9", "6-mer", 512, 4, 8196, 0.9),
+    Scenario("6-mer random p", "6-mer", 512, 4, 8196, None, patch=12),
     Scenario("1-nt p=0.5", "1-nt", 256, 4, 8192, 0.5),
     Scenario("1-nt windows", "1-nt", 256, 4, 8192, 0.5, max_length=2048),
     Scenario("32k vocabulary", "1-nt", 256, 2, 2048, 0.5, vocab_size=32000, compare_hf=True),
@@ -62,15 +67,17 @@ SCENARIOS = [
 ]
 
 
-def change_start(scenario: Scenario) -> int:
-    """Where the change starts in the window (bp): at the fraction ``at`` of the room for it."""
-    return int(scenario.at * (scenario.length - scenario.patch))
+def scenario_pairs(scenario: Scenario, n: int) -> list[dict]:
+    """The scenario's ``n`` random pairs (seeded)."""
+    from perturbation_bench.fixtures.random_pairs import random_pairs
+
+    return random_pairs(n, scenario.length, seed=0, patch=scenario.patch, at=scenario.at)
 
 
-def token_layout(scenario: Scenario) -> tuple[list[int], list[int], int]:
-    """Stand-in token lists of one pair (equal except where the change is) and the first
-    scored position, as dna-hf tokenizes such a pair; enough to plan the work."""
-    start = change_start(scenario)
+def token_layout(scenario: Scenario, start: int) -> tuple[list[int], list[int], int]:
+    """Stand-in token lists of one pair whose change starts at base ``start`` (equal except
+    where the change is) and the first scored position, as dna-hf tokenizes such a pair;
+    enough to plan the work."""
     if scenario.tokenizer == "6-mer":
         first, changed = 1, range(1 + start // 6, 1 + (start + scenario.patch - 1) // 6 + 1)
         n = 1 + scenario.length // 6
@@ -82,22 +89,33 @@ def token_layout(scenario: Scenario) -> tuple[list[int], list[int], int]:
     return a, b, first
 
 
-def planned_speedup(scenario: Scenario) -> float:
-    """Token passes without sharing / with the plan dna-hf follows."""
+def ideal_speedup(scenario: Scenario, starts: list[int]) -> float:
+    """``sum 2 n / sum (P + 2 (n - P))`` over pairs whose changes start at ``starts``, ``P``
+    the change's start in bases (``2 / (2 - p)`` when every change starts at ``p n``)."""
+    n = scenario.length
+    return 2 * n * len(starts) / sum(start + 2 * (n - start) for start in starts)
+
+
+def planned_speedup(scenario: Scenario, starts: list[int]) -> float:
+    """Token passes without sharing / with the plan dna-hf follows, for pairs whose changes
+    start at ``starts``."""
     from perturbation_bench.models.causal_plan import Piece, plan
     from perturbation_bench.models.dna_hf import token_windows
 
-    a, b, first = token_layout(scenario)
-    max_length = scenario.max_length or len(a)
-    pieces = [
-        [
-            Piece(tuple(t[s:e]), target - s)
-            for s, target, e in token_windows(len(t), first, max_length, max_length // 2)
+    pieces, pairs = [], []
+    for start in starts:
+        a, b, first = token_layout(scenario, start)
+        max_length = scenario.max_length or len(a)
+        pairs.append((len(pieces), len(pieces) + 1))
+        pieces += [
+            [
+                Piece(tuple(t[s:e]), target - s)
+                for s, target, e in token_windows(len(t), first, max_length, max_length // 2)
+            ]
+            for t in (a, b)
         ]
-        for t in (a, b)
-    ]
     plain = plan(pieces, [], scenario.hidden)
-    shared = plan(pieces, [(0, 1)], scenario.hidden)
+    shared = plan(pieces, pairs, scenario.hidden)
     return plain.input_tokens() / shared.input_tokens()
 
 
@@ -112,6 +130,11 @@ def add_arguments(parser) -> None:
         "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
     )
     parser.add_argument(
+        "--sharing-batch-size",
+        default="8",
+        help="with --sharing: lm-eval batch size of every row (8)",
+    )
+    parser.add_argument(
         "--scenario", action="append", default=[], help="with --sharing: only this scenario"
     )
 
@@ -122,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
     rows, agree = [], True
     with tempfile.TemporaryDirectory(prefix="pb-sharing-") as scratch:
         for scenario in chosen:
-            model, data = _prepare(Path(scratch) / scenario.name.replace(" ", "_"), scenario, args)
+            pairs = scenario_pairs(scenario, args.sharing_pairs)
+            folder = Path(scratch) / scenario.name.replace(" ", "_")
+            model, data = _prepare(folder, scenario, pairs)
             metadata = {"data_dir": str(data), "config": CONFIG}
             if scenario.tokenizer == "6-mer":
                 metadata["preset"] = "carbon"
@@ -144,11 +169,11 @@ def run(args: argparse.Namespace) -> int:
                         args.sharing_pairs,
                         "cpu",
                         "float32",
-                        "4",
+                        args.sharing_batch_size,
                         model_args,
                     )
                 )
-            rows.append((scenario, *runs))
+            rows.append((scenario, [pair["patch_start_in_seq"] for pair in pairs], *runs))
             diff, same = compare_lls(runs[1], runs[0])
             agree = agree and same
             print(f"  max |dLL| {diff:.2e}", flush=True)
@@ -161,30 +186,31 @@ def run(args: argparse.Namespace) -> int:
 def format_table(rows) -> str:
     """The scenario table (module docstring for the columns)."""
     lines = [
-        "| scenario | plain pairs/s | shared pairs/s | speed-up | ideal 2/(2-p) | plan | of ideal | max abs dLL | scoring peak plain / shared |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| scenario | plain pairs/s | shared pairs/s | speed-up | ideal 2/(2-p) | plan | of ideal | of plan | max abs dLL | scoring peak plain / shared |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for scenario, plain, shared in rows:
+    for scenario, starts, plain, shared in rows:
         speedup = plain.seconds / shared.seconds
-        ideal = 2 / (2 - change_start(scenario) / scenario.length)
-        planned = planned_speedup(scenario)
+        ideal = ideal_speedup(scenario, starts)
+        planned = planned_speedup(scenario, starts)
         diff, _ = compare_lls(plain, shared)
         label = f"{scenario.name}" + (" (plain: lm-eval hf)" if scenario.compare_hf else "")
         lines.append(
             f"| {label} | {len(plain.lls) / plain.seconds:.2f} | {len(shared.lls) / shared.seconds:.2f} "
-            f"| {speedup:.2f}x | {ideal:.2f}x | {planned:.2f}x | {speedup / planned:.0%} | {diff:.1e} "
+            f"| {speedup:.2f}x | {ideal:.2f}x | {planned:.2f}x | {speedup / ideal:.0%} "
+            f"| {speedup / planned:.0%} | {diff:.1e} "
             f"| {plain.scoring_bytes / 2**20:,.0f} / {shared.scoring_bytes / 2**20:,.0f} MiB |"
         )
     return "\n".join(lines)
 
 
-def _prepare(folder: Path, scenario: Scenario, args: argparse.Namespace) -> tuple[Path, Path]:
+def _prepare(folder: Path, scenario: Scenario, pairs: list[dict]) -> tuple[Path, Path]:
     from perturbation_bench.fixtures.random_models import (
         kmer_tokenizer,
         save_random_llama,
         single_nucleotide_tokenizer,
     )
-    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+    from perturbation_bench.fixtures.random_pairs import write_parquet
 
     tokenizer = (
         kmer_tokenizer(6) if scenario.tokenizer == "6-mer" else single_nucleotide_tokenizer()
@@ -196,9 +222,6 @@ def _prepare(folder: Path, scenario: Scenario, args: argparse.Namespace) -> tupl
         hidden=scenario.hidden,
         max_positions=scenario.length + 2,
         vocab_size=scenario.vocab_size,
-    )
-    pairs = random_pairs(
-        args.sharing_pairs, scenario.length, seed=0, patch=scenario.patch, at=scenario.at
     )
     write_parquet(pairs, folder / "data", CONFIG)
     return model, folder / "data"

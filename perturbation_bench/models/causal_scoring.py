@@ -1,18 +1,30 @@
 """Causal LM scoring of a :class:`~perturbation_bench.models.causal_plan.Plan`: every token pass
-it lists, each once.
+it lists, each once, batched whatever the shapes.
 
-A plan's shared jobs run the prefix once, keep its key/value cache, then every piece's remainder
-on that cache (one pass on a repeated cache when the remainders have one length, else one pass
-each, the cache cropped back to ``P`` in between); its single pieces are scored plainly, batched
-by length with right padding (a causal model's real positions never see the padding after them).
-``causal_plan.py`` states what a piece is and when sharing pays.
+Single pieces are scored plainly, batched longest first with right padding (a causal model's
+real positions never see the padding after them).
 
-Log-probabilities are exact (float32) and computed only where they are needed: the decoder's
-hidden states go through the output layer a chunk of positions at a time, and only each target's
-log-probability (``logit - logsumexp``) and whether it is the argmax are kept, so memory never
-holds a [batch, tokens, vocabulary] tensor in float32. Models whose output layer cannot be
-split off (logit soft-capping or scaling) use their full logits, still chunked; models whose
-cache cannot be reused fall back to plain scoring (logged once).
+Shared jobs are batched across pairs whatever their shared lengths. Jobs are taken longest
+shared prefix first; a batch holds at most ``batch_size`` pieces and shares the shortest prefix
+of its jobs, ``P_b`` (sharing fewer tokens than a job could is still exact: every piece of a
+job starts with its job's first ``P_b`` tokens). A batch is two forward passes:
+
+1. the prefix pass: each job's first ``P_b`` tokens, keeping the key/value cache;
+2. the remainder pass: the cache expanded to one row per piece (a job's rows repeat its
+   prefix), then every piece's tokens after ``P_b``, right-padded to the longest.
+
+Positions before ``P_b - 1`` predict prefix tokens, the same for every piece of a job: they are
+scored once for all its owners (once per distinct first target); position ``P_b - 1`` and the
+remainder positions predict each piece's own tokens. ``causal_plan.py`` states what a piece is
+and when sharing pays.
+
+Log-probabilities are exact (float32) and computed only at the scored positions: the decoder's
+hidden states of those positions go through the output layer a chunk at a time, and only each
+target's log-probability (``logit - logsumexp``) and whether it is the argmax are kept, summed
+per request part in float64 on the device and read back once per batch, so memory never holds a
+[batch, tokens, vocabulary] tensor in float32. Models whose output layer cannot be split off
+(logit soft-capping or scaling) use their full logits, still chunked; models whose cache cannot
+be reused fall back to plain scoring (logged once).
 """
 
 from __future__ import annotations
@@ -20,7 +32,6 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import defaultdict
-from collections.abc import Iterator
 
 import torch
 
@@ -32,13 +43,37 @@ LOGIT_ELEMENTS = 1 << 24
 """Logits materialised at once (64 MiB in float32)."""
 
 
+class Reads:
+    """What one batch scores: rows of a states matrix, the token each row must predict, and
+    the part (a list of owners) each row's log-probability counts for."""
+
+    def __init__(self) -> None:
+        self.owners: list[list[int]] = []
+        self.rows: dict[int, tuple[list[int], list[int], list[int]]] = defaultdict(
+            lambda: ([], [], [])
+        )
+
+    def add(self, owners: list[int], source: int, first_row: int, targets) -> None:
+        """One part: rows ``first_row, first_row + 1, ...`` of states matrix ``source``
+        predict ``targets`` in turn, and their sum counts for ``owners`` (no targets: nothing
+        to add)."""
+        if not targets:
+            return
+        part = len(self.owners)
+        self.owners.append(owners)
+        rows, tokens, parts = self.rows[source]
+        rows.extend(range(first_row, first_row + len(targets)))
+        tokens.extend(targets)
+        parts.extend([part] * len(targets))
+
+
 class CausalScorer:
     """Score pieces with a causal LM; see the module docstring.
 
     Args:
         model: a transformers causal LM, unwrapped, in eval mode.
         device: where inputs go.
-        batch_size: pieces (or prefixes) per forward pass.
+        batch_size: pieces per forward pass (a shared batch: its pieces' remainders).
         share: use shared prefixes and identical-piece reuse.
         progress: show a progress bar over the pieces.
         dedupe: score identical requests once and group pairs that share one.
@@ -85,17 +120,6 @@ class CausalScorer:
             for owner in owners:
                 pending[owner] += 1
 
-        def take(owners, result) -> None:
-            if owners is None:  # the end of a batch: ``result`` lists its jobs' owners
-                for owner in result:
-                    pending[owner] -= 1
-                    if pending[owner] == 0 and on_complete is not None:
-                        on_complete(owner, (totals[owner], greedy[owner]))
-                return
-            for owner in owners:
-                totals[owner] += result[0]
-                greedy[owner] = greedy[owner] and result[1]
-
         from tqdm import tqdm
 
         with tqdm(
@@ -103,10 +127,20 @@ class CausalScorer:
             desc="dna-hf: scoring pieces",
             disable=not self.progress,
         ) as bar:
-            for owners, result in self._score_singles(work.singles, bar):
-                take(owners, result)
-            for owners, result in self._score_shared(work.shared, bar):
-                take(owners, result)
+            batches = [
+                *self._single_batches(work.singles),
+                *self._shared_batches(work.shared),
+            ]
+            for size, done, run in batches:
+                for owners, (total, all_greedy) in run():
+                    for owner in owners:
+                        totals[owner] += total
+                        greedy[owner] = greedy[owner] and all_greedy
+                for owner in done:
+                    pending[owner] -= 1
+                    if pending[owner] == 0 and on_complete is not None:
+                        on_complete(owner, (totals[owner], greedy[owner]))
+                bar.update(size)
         return list(zip(totals, greedy))
 
     def _cache_reusable(self) -> bool:
@@ -117,108 +151,85 @@ class CausalScorer:
             log.warning("dna-hf: this model's cache cannot be reused; scoring pairs plainly")
         return False
 
-    @torch.no_grad()
-    def _score_singles(self, singles: list[tuple[Piece, list[int]]], bar):
-        """``(owners, result)`` per entry of ``singles``, batched longest first, each batch
-        followed by ``(None, its owners)``; ``bar`` counts the pieces done."""
-        order = sorted(range(len(singles)), key=lambda i: len(singles[i][0].tokens), reverse=True)
+    def _single_batches(self, singles: list[tuple[Piece, list[int]]]):
+        """``(pieces, owners of its jobs, run)`` per batch of single pieces, longest first."""
+        order = sorted(singles, key=lambda single: len(single[0].tokens), reverse=True)
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            width = len(singles[batch[0]][0].tokens) - 1
-            ids = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, index in enumerate(batch):
-                tokens = singles[index][0].tokens
-                ids[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
-            states = self._states(ids.to(self.device))
-            for row, index in enumerate(batch):
-                piece, owners = singles[index]
-                yield (
-                    owners,
-                    self._target_log_probs(
-                        states[row, piece.first_target - 1 : len(piece.tokens) - 1],
-                        piece.tokens[piece.first_target :],
-                    ),
-                )
-            yield None, [owner for index in batch for owner in singles[index][1]]
-            bar.update(len(batch))
+            owners = [owner for _, piece_owners in batch for owner in piece_owners]
+            yield len(batch), owners, lambda batch=batch: self._score_singles(batch)
+
+    def _shared_batches(self, jobs: list):
+        """``(jobs, owners of its jobs, run)`` per batch of shared jobs: longest shared prefix
+        first, at most ``batch_size`` pieces a batch (a job of more pieces alone)."""
+        order = sorted(jobs, key=lambda job: job[0], reverse=True)
+        batch: list = []
+        for job in order:
+            if batch and sum(len(found) for _, found, _ in batch) + len(job[1]) > self.batch_size:
+                yield self._shared_batch(batch)
+                batch = []
+            batch.append(job)
+        if batch:
+            yield self._shared_batch(batch)
+
+    def _shared_batch(self, batch: list):
+        owners = [owner for _, _, job_owners in batch for o in job_owners for owner in o]
+        return len(batch), owners, lambda: self._score_shared(batch)
 
     @torch.no_grad()
-    def _score_shared(self, jobs: list, bar) -> Iterator[tuple[list[int], tuple[float, bool]]]:
-        """``(owners, result)`` for every part of every shared job, batched by shape, each batch
-        followed by ``(None, its jobs' owners)``."""
-        groups = defaultdict(list)
-        for job in jobs:
-            shared, found, _ = job
-            groups[(shared, tuple(len(piece.tokens) for piece in found))].append(job)
-        for (shared, _), group in sorted(groups.items()):
-            for start in range(0, len(group), self.batch_size):
-                batch = group[start : start + self.batch_size]
-                yield from self._score_shared_batch(shared, batch)
-                yield None, [owner for _, _, owners in batch for owner in sum(owners, [])]
-                bar.update(len(batch))
+    def _score_singles(self, batch: list[tuple[Piece, list[int]]]):
+        """``(owners, result)`` per piece of a batch, one forward pass, right-padded."""
+        width = len(batch[0][0].tokens) - 1
+        ids = torch.zeros((len(batch), width), dtype=torch.long)
+        reads = Reads()
+        for row, (piece, owners) in enumerate(batch):
+            ids[row, : len(piece.tokens) - 1] = torch.tensor(piece.tokens[:-1])
+            reads.add(
+                owners, 0, row * width + piece.first_target - 1, piece.tokens[piece.first_target :]
+            )
+        states = self._states(ids.to(self.device))
+        return self._read(reads, [states.flatten(0, 1)])
 
-    def _score_shared_batch(self, shared: int, batch: list):
+    @torch.no_grad()
+    def _score_shared(self, batch: list) -> list:
+        """``(owners, result)`` per part of a batch of shared jobs (module docstring): one
+        prefix pass, one remainder pass."""
+        shared = min(job[0] for job in batch)
         prefix = torch.tensor([job[1][0].tokens[:shared] for job in batch], device=self.device)
         output = self.decoder(input_ids=prefix, use_cache=True)
-        cache = getattr(output, "cache", None) or output.past_key_values
-        prefix_states = output.last_hidden_state
-        for row, (_, found, owners) in enumerate(batch):
-            # positions before the last prefix one predict prefix tokens: the same for every piece
-            by_start = defaultdict(list)
+        sources = [output.last_hidden_state.flatten(0, 1)]
+        rest = [piece.tokens[shared:-1] for _, found, _ in batch for piece in found]
+        width = max(map(len, rest))
+        if width:
+            ids = torch.zeros((len(rest), width), dtype=torch.long)
+            for row, tokens in enumerate(rest):
+                ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            jobs = [j for j, (_, found, _) in enumerate(batch) for _ in found]
+            cache = getattr(output, "cache", None) or output.past_key_values
+            cache.batch_select_indices(torch.tensor(jobs, device=self.device))
+            more = self.decoder(
+                input_ids=ids.to(self.device), use_cache=True, **{self._cache_argument: cache}
+            )
+            sources.append(more.last_hidden_state.flatten(0, 1))
+        reads, row = Reads(), 0
+        for j, (_, found, owners) in enumerate(batch):
+            by_start = defaultdict(list)  # positions before shared - 1 predict prefix tokens
             for piece, piece_owners in zip(found, owners):
                 by_start[piece.first_target - 1] += piece_owners
             for start, start_owners in sorted(by_start.items()):
                 if start < shared - 1:
-                    yield (
-                        start_owners,
-                        self._target_log_probs(
-                            prefix_states[row, start : shared - 1],
-                            found[0].tokens[start + 1 : shared],
-                        ),
+                    reads.add(
+                        start_owners, 0, j * shared + start, found[0].tokens[start + 1 : shared]
                     )
-        sides = len(batch[0][1])
-        if len({len(piece.tokens) for piece in batch[0][1]}) == 1:  # every remainder in one pass
-            remainders = self._repeated_remainder_states(cache, prefix_states, shared, batch)
-        else:
-            remainders = [
-                self._remainder_states(cache, prefix_states, shared, batch, side)
-                for side in range(sides)
-            ]
-        for side, states in enumerate(remainders):
-            for row, (_, found, owners) in enumerate(batch):
-                piece = found[side]
-                start = max(piece.first_target - 1, shared - 1)
-                yield (
-                    owners[side],
-                    self._target_log_probs(
-                        states[row, start - (shared - 1) :], piece.tokens[start + 1 :]
-                    ),
-                )
-
-    def _remainder_states(self, cache, prefix_states, shared: int, batch: list, side: int):
-        """States from the last prefix position on for one side's remainders, run on the cache
-        (then cropped back to the prefix)."""
-        rest = torch.tensor([job[1][side].tokens[shared:-1] for job in batch], device=self.device)
-        states = prefix_states[:, shared - 1 :]
-        if rest.shape[1]:
-            more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
-            states = torch.cat([states, more.last_hidden_state], dim=1)
-            cache.crop(-rest.shape[1])
-        return states
-
-    def _repeated_remainder_states(self, cache, prefix_states, shared: int, batch: list):
-        """Every side's remainder in one pass: the cache repeated once per side."""
-        sides = len(batch[0][1])
-        last = prefix_states[:, shared - 1 :]
-        if len(batch[0][1][0].tokens) - 1 == shared:  # nothing after the prefix
-            return [last] * sides
-        rest = torch.tensor(
-            [piece.tokens[shared:-1] for job in batch for piece in job[1]], device=self.device
-        )
-        cache.batch_repeat_interleave(sides)
-        more = self.decoder(input_ids=rest, use_cache=True, **{self._cache_argument: cache})
-        states = more.last_hidden_state.view(len(batch), sides, rest.shape[1], -1)
-        return [torch.cat([last, states[:, side]], dim=1) for side in range(sides)]
+            for piece, piece_owners in zip(found, owners):
+                first = max(piece.first_target, shared)  # the piece's first own target
+                if first == shared:  # predicted by the last prefix position
+                    reads.add(piece_owners, 0, j * shared + shared - 1, piece.tokens[shared:][:1])
+                    first += 1
+                # target t is predicted by position t - 1, remainder row position t - 1 - shared
+                reads.add(piece_owners, 1, row * width + first - 1 - shared, piece.tokens[first:])
+                row += 1
+        return self._read(reads, sources)
 
     def _states(self, ids: torch.Tensor) -> torch.Tensor:
         """Hidden states (or logits, for a model without a separable output layer)."""
@@ -226,20 +237,27 @@ class CausalScorer:
             return self.decoder(input_ids=ids, use_cache=False).last_hidden_state
         return self.model(input_ids=ids, use_cache=False).logits
 
-    def _target_log_probs(self, rows: torch.Tensor, tokens) -> tuple[float, bool]:
-        """``(sum of log p(tokens[k] | position k), all argmax)`` for the states ``rows``."""
-        targets = torch.tensor(tokens, device=rows.device)
-        vocabulary = self.model.config.vocab_size
-        chunk = max(1, LOGIT_ELEMENTS // max(1, vocabulary))
-        total, greedy = 0.0, True
-        for start in range(0, len(targets), chunk):
-            part = rows[start : start + chunk]
-            logits = (self.head(part) if self.decoder is not None else part).float()
-            wanted = targets[start : start + chunk]
-            chosen = logits.gather(-1, wanted[:, None])[:, 0]
-            total += float((chosen - torch.logsumexp(logits, dim=-1)).sum(dtype=torch.float64))
-            greedy = greedy and bool((logits.argmax(-1) == wanted).all())
-        return total, greedy
+    def _read(self, reads: Reads, sources: list[torch.Tensor]):
+        """``(owners, (sum of log p(target | row), all argmax))`` per part of ``reads``, its rows
+        taken from the flattened states ``sources``: the output layer a chunk of rows at a time,
+        sums in float64, one transfer back."""
+        parts = len(reads.owners)
+        sums = torch.zeros(parts, dtype=torch.float64, device=sources[0].device)
+        misses = torch.zeros(parts, dtype=torch.long, device=sources[0].device)
+        chunk = max(1, LOGIT_ELEMENTS // max(1, self.model.config.vocab_size))
+        for source, (rows, tokens, part_of) in reads.rows.items():
+            states = sources[source]
+            rows, tokens, part_of = (
+                torch.tensor(values, device=states.device) for values in (rows, tokens, part_of)
+            )
+            for start in range(0, len(rows), chunk):
+                part = states.index_select(0, rows[start : start + chunk])
+                logits = (self.head(part) if self.decoder is not None else part).float()
+                wanted, into = tokens[start : start + chunk], part_of[start : start + chunk]
+                chosen = logits.gather(-1, wanted[:, None])[:, 0]
+                sums.index_add_(0, into, (chosen - torch.logsumexp(logits, dim=-1)).double())
+                misses.index_add_(0, into, (logits.argmax(-1) != wanted).long())
+        return list(zip(reads.owners, zip(sums.tolist(), (misses == 0).tolist())))
 
 
 def _split_output_layer(model):

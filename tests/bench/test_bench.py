@@ -69,18 +69,38 @@ def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
 
 
 def test_sharing_bench_ideals_follow_the_plan():
-    from perturbation_bench.bench.sharing import SCENARIOS, planned_speedup
+    from perturbation_bench.bench.sharing import (
+        SCENARIOS,
+        ideal_speedup,
+        planned_speedup,
+        scenario_pairs,
+    )
 
     by_name = {s.name: s for s in SCENARIOS}
+
+    def planned(name):
+        starts = [pair["patch_start_in_seq"] for pair in scenario_pairs(by_name[name], 8)]
+        return planned_speedup(by_name[name], starts)
+
     for p in (0.5, 0.9):  # linear-dominated: the plan reaches 2 / (2 - p)
-        assert planned_speedup(by_name[f"6-mer p={p}"]) == pytest.approx(2 / (2 - p), rel=0.01)
-    assert planned_speedup(by_name["6-mer p=0.1"]) == 1.0  # the cost rule declines
-    assert planned_speedup(by_name["1-nt p=0.5"]) == 1.0  # attention-dominated: declines
+        assert planned(f"6-mer p={p}") == pytest.approx(2 / (2 - p), rel=0.01)
+        starts = [pair["patch_start_in_seq"] for pair in scenario_pairs(by_name[f"6-mer p={p}"], 3)]
+        assert ideal_speedup(by_name[f"6-mer p={p}"], starts) == pytest.approx(
+            2 / (2 - p), rel=0.01
+        )
+    assert planned("6-mer p=0.1") == 1.0  # the cost rule declines
+    assert planned("1-nt p=0.5") == 1.0  # attention-dominated: declines
     # windows: 7 per sequence, only the ones holding the change differ
-    assert planned_speedup(by_name["1-nt windows"]) > 1.5
+    assert planned("1-nt windows") > 1.5
     # a paired control: its left flank (100 of 350 bp) would save 1.17x at most, too little
     # for the separate prefix and remainder calls: the cost rule declines
-    assert planned_speedup(by_name["1-nt controls 350 bp"]) == 1.0
+    assert planned("1-nt controls 350 bp") == 1.0
+    # changes at random places: pairs whose prefix pays share it, the others are scored plainly
+    random_p = by_name["6-mer random p"]
+    starts = [pair["patch_start_in_seq"] for pair in scenario_pairs(random_p, 8)]
+    late = [start for start in starts if start > random_p.length / 3]
+    assert 0 < len(late) < len(starts)
+    assert 1.0 < planned("6-mer random p") <= ideal_speedup(random_p, starts)
 
 
 @pytest.mark.slow

@@ -96,3 +96,54 @@ def test_the_cost_rule():
     long_a, long_b = Piece((1,) * 8193, 1), Piece((1,) * 4096 + (2,) * 4097, 1)
     assert not worth_sharing(4096, long_a, long_b, hidden_size=256)
     assert worth_sharing(4096, long_a, long_b, hidden_size=4096)
+
+
+@pytest.fixture(scope="module")
+def bf16_case(tmp_path_factory):
+    """A 6-layer random Llama of width 128 read as 6-mers, and 48 pairs of 2,046 bp (342
+    tokens), each with a 12 bp change of its own place in the last half of the window (so that
+    every pair shares a prefix, each of another length)."""
+    from perturbation_bench.fixtures.random_models import kmer_tokenizer, save_random_llama
+
+    root = tmp_path_factory.mktemp("bf16")
+    model = save_random_llama(
+        root / "model", kmer_tokenizer(6), layers=6, hidden=128, max_positions=400
+    )
+    pairs = [random_pairs(1, 2046, seed, 12, at=0.5 + 0.45 * seed / 47)[0] for seed in range(48)]
+    write_parquet(pairs, root / "data", "syn_human")
+    return str(model), root / "data"
+
+
+def test_bf16_sharing_stays_as_close_to_float32_as_plain_scoring(bf16_case, caplog):
+    """In bf16 the default path (shared prefixes, batched across pairs of different change
+    places) moves no sum further from the float32 result than 1.5x plain scoring does."""
+    model, data = bf16_case
+    metadata = {"data_dir": str(data), "preset": "carbon"}
+    runs = {}
+    with caplog.at_level(logging.INFO, logger="lm_eval.perturbation_bench"):
+        for name, dtype, share in (
+            ("float32", "float32", False),
+            ("plain", "bfloat16", False),
+            ("shared", "bfloat16", True),
+        ):
+            caplog.clear()
+            result = evaluate(
+                model,
+                [TASK],
+                metadata,
+                model="dna-hf",
+                dtype=dtype,
+                share_prefix=share,
+                batch_size=8,
+            )
+            runs[name] = [x for pair in logged_pairs(result, TASK) for x in pair]
+            if name == "shared":
+                assert sharing_counts(caplog.text)[0] == 48  # every pair shared its prefix
+
+    def distances(name):
+        return [abs(x - y) for x, y in zip(runs[name], runs["float32"], strict=True)]
+
+    plain, shared = distances("plain"), distances("shared")
+    assert 0 < max(plain)  # bf16 really rounds
+    assert max(shared) <= 1.5 * max(plain), (max(shared), max(plain))
+    assert sum(shared) <= 1.5 * sum(plain), (sum(shared), sum(plain))  # and on average
