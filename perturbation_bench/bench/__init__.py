@@ -7,5 +7,7 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
 - ``saturation_scan.py`` (``--saturation``): what scoring each distinct input once buys on a scan;
 - ``scale.py`` (``--scale``): where the time and the memory of a large run go;
 - ``pll.py`` (``--pll``): ``dna-mlm``'s pseudo-log-likelihood against a plain loop;
-- ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes.
+- ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes;
+- ``protocol.py`` (``--protocol gpu``): marin-dna's inference protocol over a bare loop, lm-eval's
+  ``hf`` and ``dna-hf``, with memory, MFU and agreement with float32.
 """

@@ -10,6 +10,8 @@ their flag:
     bench --scale         scale.py: per-stage time and peak memory of large runs
     bench --pll           pll.py: dna-mlm's pseudo-log-likelihood against a plain loop
     bench --embedding     embedding.py: embedding scores against a plain loop of forward passes
+    bench --protocol gpu  protocol.py: marin-dna's inference protocol (warm-up apart, median of
+                          passes, memory, MFU, agreement with float32) over bare loop, hf, dna-hf
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ FLAGGED = {
     "scale": "scale",
     "pll": "pll",
     "embedding": "embedding",
+    "protocol": "protocol",
 }
 """Flag (``--sharing``, ...) -> the benchmark module it runs; no flag runs ``throughput``."""
 

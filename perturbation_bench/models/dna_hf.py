@@ -268,9 +268,16 @@ class DnaHFLM(PackageModel, HFLM):
         return self._instances is not None and len(self._instances) == len(requests)
 
     def _scorer(self, quiet: bool) -> CausalScorer:
+        """The scorer at the run's batch size; ``auto`` is detected once per model (lm-eval's
+        detection at ``max_length``), not again at every call."""
         batch_size = self.batch_size
         if not isinstance(batch_size, int):
-            batch_size = int(self._detect_batch_size()) if str(batch_size).startswith("auto") else 1
+            if not str(batch_size).startswith("auto"):
+                batch_size = 1
+            elif getattr(self, "_auto_batch_size", None) is None:
+                self._auto_batch_size = batch_size = int(self._detect_batch_size())
+            else:
+                batch_size = self._auto_batch_size
         return CausalScorer(
             self.model,
             self.device,

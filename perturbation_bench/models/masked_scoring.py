@@ -363,7 +363,8 @@ class MaskedScorer:
     @torch.no_grad()
     def _run(self, inputs: list[MaskedInput]):
         """Yield ``(request_index, log_prob)`` for every read of every input, batching equal
-        lengths, and ``(None, batch)`` after each batch."""
+        lengths (whatever their masked positions), and ``(None, batch)`` after each batch; the
+        log-softmax is taken at the read positions only, in float32, and read back once a batch."""
         by_length = defaultdict(list)
         for item in inputs:
             by_length[len(item.ids)].append(item)
@@ -387,11 +388,16 @@ class MaskedScorer:
         ):
             ids = torch.tensor([item.ids for item in batch], device=self.device)
             logits = self.model(input_ids=ids).logits
-            for row, item in enumerate(batch):
-                positions = torch.tensor([p for p, _, _ in item.reads], device=self.device)
-                log_probs = torch.log_softmax(logits[row, positions].float(), dim=-1)
-                for k, (_, token, index) in enumerate(item.reads):
-                    yield index, log_probs[k, token].item()
+            rows, positions, tokens = (
+                torch.tensor(values, device=logits.device)
+                for values in zip(
+                    *((row, p, t) for row, item in enumerate(batch) for p, t, _ in item.reads)
+                )
+            )
+            read = torch.log_softmax(logits[rows, positions].float(), dim=-1)
+            log_probs = read.gather(-1, tokens[:, None])[:, 0].tolist()  # one transfer a batch
+            indices = [index for item in batch for _, _, index in item.reads]
+            yield from zip(indices, log_probs)
             yield None, batch
 
 

@@ -202,3 +202,58 @@ def test_the_embedding_bench_agrees_with_its_plain_loop(capsys):
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 12 |")]
     assert row.startswith("| 12 | 2 | 1.33 |")
     assert float(row.rstrip(" |").rsplit(" | ", 1)[1]) < 1e-6
+
+
+def test_protocol_flops_count_every_weight_a_token_meets(tmp_path):
+    """``2 N n + 2 L d n^2`` with ``N`` counted from the Llama config by hand: per layer the
+    q, k, v, o projections, the three MLP matrices and two norms; the final norm; the output
+    layer; not the input embeddings."""
+    from transformers import AutoModelForCausalLM
+
+    from perturbation_bench.bench.protocol import matmul_parameters, sequence_flops
+    from perturbation_bench.fixtures.random_models import kmer_tokenizer, save_random_llama
+
+    path = save_random_llama(
+        tmp_path, kmer_tokenizer(3), layers=3, hidden=48, heads=6, kv_heads=2, intermediate=80
+    )
+    model = AutoModelForCausalLM.from_pretrained(path)
+    d, head_dim, vocab = 48, 8, model.config.vocab_size
+    attention = d * 6 * head_dim + 2 * d * 2 * head_dim + 6 * head_dim * d
+    per_layer = attention + 3 * d * 80 + 2 * d
+    by_hand = 3 * per_layer + d + vocab * d
+    assert matmul_parameters(model) == by_hand
+    assert sequence_flops(model.config, by_hand, 100) == 2 * by_hand * 100 + 2 * 3 * 48 * 100**2
+
+
+def test_protocol_rows_time_their_passes_and_score_as_the_reference(tmp_path):
+    """The bare loop and dna-hf rows, in this process: as many timed passes as asked (the
+    float32 reference: one), and LLs equal to the reference's within the sharing tolerance."""
+    from perturbation_bench.bench import protocol
+    from perturbation_bench.fixtures.random_models import kmer_tokenizer, save_random_llama
+
+    model = str(save_random_llama(tmp_path / "model", kmer_tokenizer(6), max_positions=64))
+    write_parquet(random_pairs(5, 300, seed=2, patch=12), tmp_path / "data", "syn_human")
+    metadata = {"data_dir": str(tmp_path / "data"), "config": "syn_human", "preset": "carbon"}
+    args = argparse.Namespace(pairs=5, device="cpu", dtype="float32", batch_size="2", repeats=2)
+    rows = {row.label: row for row in protocol.ROWS}
+    timings = {
+        label: protocol.measure_row(rows[label], model, metadata, args)
+        for label in ("bare loop", "dna-hf", "float32")
+    }
+    assert [len(timings[label].passes) for label in timings] == [2, 2, 1]
+    reference = timings["float32"].lls
+    for label in ("bare loop", "dna-hf"):
+        assert len(timings[label].lls) == 5
+        for got, expected in zip(timings[label].lls, reference, strict=True):
+            assert got == pytest.approx(expected, rel=1e-6, abs=1e-3)
+    table = protocol.format_table(timings, flops=1e12, peak=1.0, device="cpu").splitlines()
+    bare = timings["bare loop"]
+    assert table[2].startswith(f"| bare loop | {bare.warmup:.1f} | {bare.median:.2f} (")
+    rates = f"| {5 / bare.median:.2f} | {2.5 / bare.median:.2f} | 1.00x | {1 / bare.median:.2f} |"
+    assert rates in table[2]  # pairs/s, variants/s, vs itself, MFU = 1 TFLOP / s / 1 TFLOP/s
+    assert all(line.endswith("| 0 of 5 |") for line in table[2:5])
+    without_reference = protocol.format_table(
+        {"dna-hf": timings["dna-hf"]}, flops=1e12, peak=None, device="cpu"
+    )
+    cells = without_reference.splitlines()[2].split(" | ")
+    assert cells[5:7] == ["n/a", "n/a"] and cells[-2:] == ["n/a", "n/a |"]
