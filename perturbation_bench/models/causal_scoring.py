@@ -4,10 +4,13 @@ it lists, each once, batched whatever the shapes.
 Single pieces are scored plainly, batched longest first with right padding (a causal model's
 real positions never see the padding after them).
 
-Shared jobs are batched across pairs whatever their shared lengths. Jobs are taken longest
-shared prefix first; a batch holds at most ``batch_size`` pieces and shares the shortest prefix
-of its jobs, ``P_b`` (sharing fewer tokens than a job could is still exact: every piece of a
-job starts with its job's first ``P_b`` tokens). A batch is two forward passes:
+Shared jobs are batched across pairs whatever their shared lengths. A job of shared length ``P``
+shares ``P_b = shared_bucket(P)``: ``P`` rounded down to a multiple of the largest power of two
+at most ``P / 16`` (at most 1/16 of the prefix given up; sharing fewer tokens than a job could
+is still exact: every piece of a job starts with its job's first ``P_b`` tokens). Jobs of one
+``P_b`` are batched together, at most ``batch_size`` pieces a batch, so a pair's scores depend
+on its own tokens only, never on which pairs share its batch (shards and processes agree with
+one run). A batch is two forward passes:
 
 1. the prefix pass: each job's first ``P_b`` tokens, keeping the key/value cache;
 2. the remainder pass: the cache expanded to one row per piece (a job's rows repeat its
@@ -41,6 +44,13 @@ log = logging.getLogger(f"lm_eval.{__name__}")
 
 LOGIT_ELEMENTS = 1 << 24
 """Logits materialised at once (64 MiB in float32)."""
+
+
+def shared_bucket(shared: int) -> int:
+    """The prefix a job of ``shared`` common input tokens shares in a batch: ``shared`` rounded
+    down to a multiple of the largest power of two at most ``shared / 16`` (itself below 32)."""
+    step = 1 << max(0, (shared // 16).bit_length() - 1)
+    return shared - shared % step
 
 
 class Reads:
@@ -160,21 +170,24 @@ class CausalScorer:
             yield len(batch), owners, lambda batch=batch: self._score_singles(batch)
 
     def _shared_batches(self, jobs: list):
-        """``(jobs, owners of its jobs, run)`` per batch of shared jobs: longest shared prefix
-        first, at most ``batch_size`` pieces a batch (a job of more pieces alone)."""
-        order = sorted(jobs, key=lambda job: job[0], reverse=True)
-        batch: list = []
-        for job in order:
-            if batch and sum(len(found) for _, found, _ in batch) + len(job[1]) > self.batch_size:
-                yield self._shared_batch(batch)
-                batch = []
-            batch.append(job)
-        if batch:
-            yield self._shared_batch(batch)
+        """``(jobs, owners of its jobs, run)`` per batch of shared jobs of one
+        :func:`shared_bucket`, longest first, at most ``batch_size`` pieces a batch (a job of
+        more pieces alone)."""
+        buckets = defaultdict(list)
+        for job in jobs:
+            buckets[shared_bucket(job[0])].append(job)
+        for shared, members in sorted(buckets.items(), reverse=True):
+            batch: list = []
+            for job in members:
+                if batch and sum(len(f) for _, f, _ in batch) + len(job[1]) > self.batch_size:
+                    yield self._shared_batch(shared, batch)
+                    batch = []
+                batch.append(job)
+            yield self._shared_batch(shared, batch)
 
-    def _shared_batch(self, batch: list):
+    def _shared_batch(self, shared: int, batch: list):
         owners = [owner for _, _, job_owners in batch for o in job_owners for owner in o]
-        return len(batch), owners, lambda: self._score_shared(batch)
+        return len(batch), owners, lambda: self._score_shared(shared, batch)
 
     @torch.no_grad()
     def _score_singles(self, batch: list[tuple[Piece, list[int]]]):
@@ -191,10 +204,9 @@ class CausalScorer:
         return self._read(reads, [states.flatten(0, 1)])
 
     @torch.no_grad()
-    def _score_shared(self, batch: list) -> list:
-        """``(owners, result)`` per part of a batch of shared jobs (module docstring): one
-        prefix pass, one remainder pass."""
-        shared = min(job[0] for job in batch)
+    def _score_shared(self, shared: int, batch: list) -> list:
+        """``(owners, result)`` per part of a batch of shared jobs that share their first
+        ``shared`` tokens (module docstring): one prefix pass, one remainder pass."""
         prefix = torch.tensor([job[1][0].tokens[:shared] for job in batch], device=self.device)
         output = self.decoder(input_ids=prefix, use_cache=True)
         sources = [output.last_hidden_state.flatten(0, 1)]

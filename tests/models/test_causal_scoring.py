@@ -147,3 +147,13 @@ def test_bf16_sharing_stays_as_close_to_float32_as_plain_scoring(bf16_case, capl
     assert 0 < max(plain)  # bf16 really rounds
     assert max(shared) <= 1.5 * max(plain), (max(shared), max(plain))
     assert sum(shared) <= 1.5 * sum(plain), (sum(shared), sum(plain))  # and on average
+
+
+def test_shared_buckets_give_up_at_most_a_sixteenth_of_a_prefix():
+    from perturbation_bench.models.causal_scoring import shared_bucket
+
+    for shared in range(1, 5000):
+        bucket = shared_bucket(shared)
+        assert shared - shared / 16 <= bucket <= shared
+        assert shared_bucket(bucket) == bucket  # a bucket is its own
+    assert shared_bucket(31) == 31 and shared_bucket(700) == 672 and shared_bucket(1230) == 1216
