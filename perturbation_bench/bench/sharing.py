@@ -24,7 +24,8 @@ Ideal speed-ups: ``2 / (2 - p)`` for the prefix fraction ``p`` = the change's st
 (``P + 2 (n - P)`` token passes instead of ``2 n``; with a random place, the sum of ``2 n`` over
 the pairs / the sum of ``P + 2 (n - P)``); "plan" is the ratio of token passes in the plan
 ``dna-hf`` actually follows (cost rule, identical windows), computed from the token layout of the
-scenario's pairs without running the model. Every row runs at ``--sharing-batch-size`` (8).
+scenario's pairs without running the model. Both rows keep ``dedupe`` on (its default), which
+already scores a sliding window that is the same in both sequences once. Every row runs at ``--sharing-batch-size`` (8).
 """
 
 from __future__ import annotations
@@ -74,18 +75,18 @@ def scenario_pairs(scenario: Scenario, n: int) -> list[dict]:
     return random_pairs(n, scenario.length, seed=0, patch=scenario.patch, at=scenario.at)
 
 
-def token_layout(scenario: Scenario, start: int) -> tuple[list[int], list[int], int]:
-    """Stand-in token lists of one pair whose change starts at base ``start`` (equal except
-    where the change is) and the first scored position, as dna-hf tokenizes such a pair;
-    enough to plan the work."""
+def token_layout(scenario: Scenario, start: int, pair: int = 0) -> tuple[list[int], list[int], int]:
+    """Stand-in token lists of pair number ``pair`` whose change starts at base ``start``
+    (equal except where the change is, and unlike any other pair's) and the first scored
+    position, as dna-hf tokenizes such a pair; enough to plan the work."""
     if scenario.tokenizer == "6-mer":
         first, changed = 1, range(1 + start // 6, 1 + (start + scenario.patch - 1) // 6 + 1)
         n = 1 + scenario.length // 6
     else:
         first, changed = 1, range(1 + start, 1 + start + scenario.patch)
         n = 1 + scenario.length
-    a = [0] * n
-    b = [1 if i in changed else 0 for i in range(n)]
+    a = [pair + 2] * n
+    b = [1 if i in changed else a[i] for i in range(n)]
     return a, b, first
 
 
@@ -103,8 +104,8 @@ def planned_speedup(scenario: Scenario, starts: list[int]) -> float:
     from perturbation_bench.models.dna_hf import token_windows
 
     pieces, pairs = [], []
-    for start in starts:
-        a, b, first = token_layout(scenario, start)
+    for index, start in enumerate(starts):
+        a, b, first = token_layout(scenario, start, index)
         max_length = scenario.max_length or len(a)
         pairs.append((len(pieces), len(pieces) + 1))
         pieces += [
@@ -114,8 +115,8 @@ def planned_speedup(scenario: Scenario, starts: list[int]) -> float:
             ]
             for t in (a, b)
         ]
-    plain = plan(pieces, [], scenario.hidden)
-    shared = plan(pieces, pairs, scenario.hidden)
+    plain = plan(pieces, [], scenario.hidden, dedupe=True)  # both rows keep dedupe's default
+    shared = plan(pieces, pairs, scenario.hidden, dedupe=True)
     return plain.input_tokens() / shared.input_tokens()
 
 
