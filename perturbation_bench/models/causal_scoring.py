@@ -132,11 +132,14 @@ class CausalScorer:
 
         from tqdm import tqdm
 
-        with tqdm(
-            total=len(work.singles) + len(work.shared),
-            desc="dna-hf: scoring pieces",
-            disable=not self.progress,
-        ) as bar:
+        with (
+            tqdm(
+                total=len(work.singles) + len(work.shared),
+                desc="dna-hf: scoring pieces",
+                disable=not self.progress,
+            ) as bar,
+            torch.no_grad(),
+        ):
             batches = [
                 *self._single_batches(work.singles),
                 *self._shared_batches(work.shared),
@@ -189,7 +192,6 @@ class CausalScorer:
         owners = [owner for _, _, job_owners in batch for o in job_owners for owner in o]
         return len(batch), owners, lambda: self._score_shared(shared, batch)
 
-    @torch.no_grad()
     def _score_singles(self, batch: list[tuple[Piece, list[int]]]):
         """``(owners, result)`` per piece of a batch, one forward pass, right-padded."""
         width = len(batch[0][0].tokens) - 1
@@ -203,7 +205,6 @@ class CausalScorer:
         states = self._states(ids.to(self.device))
         return self._read(reads, [states.flatten(0, 1)])
 
-    @torch.no_grad()
     def _score_shared(self, shared: int, batch: list) -> list:
         """``(owners, result)`` per part of a batch of shared jobs that share their first
         ``shared`` tokens (module docstring): one prefix pass, one remainder pass."""
