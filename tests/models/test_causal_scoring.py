@@ -73,6 +73,8 @@ def test_reused_windows_score_as_plain(tiny_models, long_pairs, caplog):
         shared_and_plain(tiny_models["char"], long_pairs, max_length=64, window_stride=32)
     shared, reused = sharing_counts(caplog.text)
     assert reused > 0 and shared > 0
+    plainly = sum(int(n) for n in re.findall(r"(\d+) pieces scored plainly", caplog.text))
+    assert reused < plainly  # windows holding a change have one owner each
 
 
 @pytest.mark.slow
