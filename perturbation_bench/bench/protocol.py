@@ -42,6 +42,7 @@ from perturbation_bench.bench.throughput import (
     _peak_bytes,
     _random_data,
     in_fresh_process,
+    lm_eval_model,
 )
 
 PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0}
@@ -62,7 +63,7 @@ class Row:
 
 ROWS = [
     Row("bare loop", "bare"),
-    Row("hf softmax_dtype=float32", "hf"),
+    Row("hf softmax_dtype=float32", "hf", model_args=(("add_bos_token", False),)),
     Row("dna-hf share_prefix=False", "dna-hf", model_args=(("share_prefix", False),)),
     Row("dna-hf", "dna-hf"),
     Row("dna-hf batch auto", "dna-hf", batch_size="auto"),
@@ -197,26 +198,11 @@ def measure_row(row: Row, model: str, metadata: dict, args: argparse.Namespace) 
 def _lm_eval_passes(row, model, metadata, pairs, device, dtype, batch_size):
     """``n -> LL pairs of the first n pairs`` through an lm-eval model loaded once."""
     from lm_eval import simple_evaluate
-    from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
 
-    from perturbation_bench.models.dna_hf import DnaHFLM
-    from perturbation_bench.paths import tasks_dir
     from perturbation_bench.tasks.pairing import logged_pairs
 
-    model_class, extra = {
-        "hf": (HFLM, {"softmax_dtype": "float32", "add_bos_token": False}),
-        "dna-hf": (DnaHFLM, {}),
-    }[row.method]
-    lm = model_class(
-        pretrained=model,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        **extra,
-        **dict(row.model_args),
-    )
-    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    model_args = dict(row.model_args)
+    lm, manager = lm_eval_model(row.method, model, device, dtype, batch_size, metadata, model_args)
 
     def score(n: int):
         result = simple_evaluate(
@@ -227,22 +213,29 @@ def _lm_eval_passes(row, model, metadata, pairs, device, dtype, batch_size):
     return score
 
 
-def _bare_loop(model_path, metadata, pairs, device, dtype, batch_size):
-    """``n -> LL pairs of the first n pairs``: equal-length sequences batched through the
-    forward pass, float32 log-softmax, targets summed (tokenized here, before any clock)."""
+def _encoded_sequences(model_path: str, metadata: dict, pairs: int) -> list[tuple[list, list]]:
+    """``(context ids, sequence ids)`` of both sequences of each of the first ``pairs`` pairs,
+    as the standalone scorer tokenizes them."""
     import itertools
-
-    import torch
-    from transformers import AutoModelForCausalLM
 
     from perturbation_bench.tasks.loading import load_pairs
 
+    encode = _encoder(model_path)
+    docs = itertools.islice(load_pairs(**metadata)["test"], pairs)
+    return [encoded for doc in docs for encoded in encode(doc)]
+
+
+def _bare_loop(model_path, metadata, pairs, device, dtype, batch_size):
+    """``n -> LL pairs of the first n pairs``: equal-length sequences batched through the
+    forward pass, float32 log-softmax, targets summed (tokenized here, before any clock)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=getattr(torch, dtype))
     model.to(device).eval()
-    encode = _encoder(model_path)
-    docs = list(itertools.islice(load_pairs(**metadata)["test"], pairs))
     sequences = [
-        (context + sequence, len(context)) for doc in docs for context, sequence in encode(doc)
+        (context + sequence, len(context))
+        for context, sequence in _encoded_sequences(model_path, metadata, pairs)
     ]
 
     @torch.no_grad()
@@ -265,22 +258,18 @@ def _bare_loop(model_path, metadata, pairs, device, dtype, batch_size):
 
 
 def _work_and_peak(model_path: str, metadata: dict, args: argparse.Namespace):
-    """The FLOPs of scoring every sequence plainly, and the device's peak (TFLOP/s, or None)."""
-    import itertools
-
+    """The FLOPs of scoring every sequence plainly, and the device's peak (TFLOP/s, or None);
+    the parameters are counted on the meta device, no weight read."""
     import torch
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM
 
-    from perturbation_bench.tasks.loading import load_pairs
-
-    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.bfloat16)
+    config = AutoConfig.from_pretrained(model_path)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
     parameters = matmul_parameters(model)
-    encode = _encoder(model_path)
-    docs = itertools.islice(load_pairs(**metadata)["test"], args.pairs)
     flops = sum(
-        sequence_flops(model.config, parameters, len(context) + len(sequence) - 1)
-        for doc in docs
-        for context, sequence in encode(doc)
+        sequence_flops(config, parameters, len(context) + len(sequence) - 1)
+        for context, sequence in _encoded_sequences(model_path, metadata, args.pairs)
     )
     peak = args.peak_tflops
     if peak is None and args.device.startswith("cuda"):

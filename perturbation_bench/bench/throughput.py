@@ -227,13 +227,28 @@ def _score_lm_eval(
 ):
     """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring."""
     from lm_eval import simple_evaluate
+
+    from perturbation_bench.tasks.pairing import logged_pairs
+
+    lm, manager = lm_eval_model(method, model_path, device, dtype, batch_size, metadata, model_args)
+    before["peak"] = _peak_bytes(device)
+    start = time.perf_counter()
+    result = simple_evaluate(
+        model=lm, tasks=[task], task_manager=manager, log_samples=True, limit=pairs
+    )
+    seconds = time.perf_counter() - start
+    return logged_pairs(result, task), seconds
+
+
+def lm_eval_model(method, model_path, device, dtype, batch_size, metadata, model_args):
+    """``(lm, task manager)``: lm-eval's ``hf`` (float32 log-softmax), ``dna-hf`` or ``dna-mlm``
+    loaded with ``model_args``, and a task manager of this package's tasks alone."""
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager
 
     from perturbation_bench.models.dna_hf import DnaHFLM
     from perturbation_bench.models.dna_mlm import DnaMaskedLM
     from perturbation_bench.paths import tasks_dir
-    from perturbation_bench.tasks.pairing import logged_pairs
 
     model_class, extra = {
         "hf": (HFLM, {"softmax_dtype": "float32"}),
@@ -249,13 +264,7 @@ def _score_lm_eval(
         **model_args,
     )
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
-    before["peak"] = _peak_bytes(device)
-    start = time.perf_counter()
-    result = simple_evaluate(
-        model=lm, tasks=[task], task_manager=manager, log_samples=True, limit=pairs
-    )
-    seconds = time.perf_counter() - start
-    return logged_pairs(result, task), seconds
+    return lm, manager
 
 
 def _encoder(model_path: str):

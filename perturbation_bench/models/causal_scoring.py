@@ -53,6 +53,15 @@ def shared_bucket(shared: int) -> int:
     return shared - shared % step
 
 
+def right_padded(rows, width: int) -> torch.Tensor:
+    """Token lists as one ``[rows, width]`` tensor, each right-padded with 0 (a causal model's
+    real positions never see the padding after them)."""
+    ids = torch.zeros((len(rows), width), dtype=torch.long)
+    for row, tokens in enumerate(rows):
+        ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+    return ids
+
+
 class Reads:
     """What one batch scores: rows of a states matrix, the token each row must predict, and
     the part (a list of owners) each row's log-probability counts for."""
@@ -195,10 +204,9 @@ class CausalScorer:
     def _score_singles(self, batch: list[tuple[Piece, list[int]]]):
         """``(owners, result)`` per piece of a batch, one forward pass, right-padded."""
         width = len(batch[0][0].tokens) - 1
-        ids = torch.zeros((len(batch), width), dtype=torch.long)
+        ids = right_padded([piece.tokens[:-1] for piece, _ in batch], width)
         reads = Reads()
         for row, (piece, owners) in enumerate(batch):
-            ids[row, : len(piece.tokens) - 1] = torch.tensor(piece.tokens[:-1])
             reads.add(
                 owners, 0, row * width + piece.first_target - 1, piece.tokens[piece.first_target :]
             )
@@ -214,9 +222,7 @@ class CausalScorer:
         rest = [piece.tokens[shared:-1] for _, found, _ in batch for piece in found]
         width = max(map(len, rest))
         if width:
-            ids = torch.zeros((len(rest), width), dtype=torch.long)
-            for row, tokens in enumerate(rest):
-                ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            ids = right_padded(rest, width)
             jobs = [j for j, (_, found, _) in enumerate(batch) for _ in found]
             cache = getattr(output, "cache", None) or output.past_key_values
             cache.batch_select_indices(torch.tensor(jobs, device=self.device))
