@@ -119,22 +119,69 @@ def _build_pairs(args: argparse.Namespace) -> int:
 
 
 def _build_variants(args: argparse.Namespace) -> int:
-    from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.pairs.layout import EXCLUDED_NAME
     from perturbation_bench.tasks.task_yaml import VARIANT_TEMPLATE
-    from perturbation_bench.variants.build import build_variant_dataset
+    from perturbation_bench.variants import build
 
     if args.window < 2:
         raise OptionsError(f"--window must be at least 2 bp, got {args.window}")
-    path, written, excluded, read = build_variant_dataset(
-        args.variants, Genome(args.fasta), args.config, Path(args.out), args.window, args.edge
-    )
+    path, written, excluded, read = _variant_build(args, build)
     print(f"read {counted(read, 'variant')}; wrote {counted(written, 'pair')} to {path}")
     _print_excluded(excluded)
     if excluded:
         print(f"excluded variants, each with its reason: {path.parent / EXCLUDED_NAME}")
     _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
     return 0
+
+
+def _variant_build(args: argparse.Namespace, build):
+    """The build of ``--from``'s format, its options checked before any file is read."""
+    from perturbation_bench.dataset.genome import Genome
+
+    given = {
+        "--hgvs-column": args.hgvs_column != "hgvs_nt",
+        "--chrom": args.chrom is not None,
+        "--nabench-metadata": args.nabench_metadata is not None,
+    }
+    belongs = {"--hgvs-column": "mavedb", "--chrom": "mavedb", "--nabench-metadata": "nabench"}
+    for option, is_given in given.items():
+        if is_given and belongs[option] != args.source_format:
+            raise OptionsError(f"{option} goes with --from {belongs[option]}")
+    if args.source_format == "nabench":
+        table_options = ("label_column", "assay_column", "label_direction")
+        if args.fasta or any(getattr(args, name) for name in table_options):
+            raise OptionsError(
+                "--from nabench makes each file one assay of wild type and measured sequences: "
+                "no --fasta, --label-column, --assay-column or --label-direction"
+            )
+        return build.build_nabench_dataset(
+            args.variants, args.config, Path(args.out), args.nabench_metadata
+        )
+    if args.fasta is None:
+        raise OptionsError(f"--from {args.source_format} needs --fasta (the genome)")
+    if len(args.variants) > 1:
+        raise OptionsError(
+            f"--variants takes one file with --from {args.source_format} "
+            f"(got {len(args.variants)}); several files are for --from nabench"
+        )
+    columns = {
+        "label_column": args.label_column,
+        "assay_column": args.assay_column,
+        "label_direction": args.label_direction,
+    }
+    mavedb = None
+    if args.source_format == "mavedb":
+        mavedb = {"hgvs_column": args.hgvs_column, "chrom": args.chrom}
+    return build.build_variant_dataset(
+        args.variants[0],
+        Genome(args.fasta),
+        args.config,
+        Path(args.out),
+        args.window,
+        args.edge,
+        columns,
+        mavedb,
+    )
 
 
 def _build_mutations(args: argparse.Namespace) -> int:

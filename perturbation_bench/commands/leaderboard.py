@@ -11,15 +11,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs", nargs="+", metavar="RUN", help="lm_eval --output_path folder, one per run"
     )
-    parser.add_argument("--out", required=True, help="folder for leaderboard.csv/.md/.png")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="folder for leaderboard.csv/.md/.png (new, or one an earlier leaderboard wrote)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Read every run once, write the leaderboard, print where it is."""
-    from perturbation_bench.report.leaderboard import leaderboard, write_leaderboard
+    from perturbation_bench.report.leaderboard import leaderboard, ranked_tasks, write_leaderboard
+    from perturbation_bench.report.output_folder import check_output_folder
 
+    check_output_folder(args.out, "--out")
     tasks, rows = leaderboard(args.runs)
     for path in write_leaderboard(tasks, rows, args.out):
         print(f"wrote {path}")
-    print(f"{len(rows)} runs, {len(tasks)} tasks; best mean rank: {rows[0]['name']}")
+    shared = len(ranked_tasks(tasks, rows))
+    best = (
+        f"best mean rank over {shared} shared task(s): {rows[0]['name']}"
+        if shared
+        else "no task scored by every run: nothing ranked"
+    )
+    print(f"{len(rows)} runs, {len(tasks)} tasks; {best}")
     return 0

@@ -15,6 +15,8 @@ stated here once:
   the strand average) and how the responses pair up again;
 - ``outcome.py``: the decision rule and the per-pair values (correct, tie, margin);
 - ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome) and correlations;
+- ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
+  quantitative label's declared direction;
 - ``footprints.py``: where a footprint insert sits, and DART-Eval's motif footprinting metrics
   (per-motif accuracy under a ties rule, Wilcoxon p, accuracy vs background, dose-response);
 - ``conventions.py``: upstream scoring conventions, and which settings apply to which model;

@@ -78,6 +78,9 @@ SETTINGS = (
     Setting("convention", None, "the upstream convention named (conventions.py)"),
     Setting("one_class_chromosomes", "drop", "chromosomes with one label class in the "
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
+    Setting("min_per_class", 30, "the variant task's per-assay gate: an assay with fewer "
+            "variants of a label class (binary) or fewer variants (quantitative) has no value "
+            "(assays.py); None in other tasks' settings"),
     Setting("ties", "strict", "the footprint task's per-motif accuracy: a tie counts as wrong "
             "(strict) or right (correct, DART-Eval's rule); None in other tasks' settings",
             choices=("strict", "correct")),

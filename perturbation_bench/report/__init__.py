@@ -7,8 +7,9 @@ model and no lm-eval.
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
   variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
   matched-group metrics; ``strands.py``: strand consistency; ``footprints.py``: motif
-  footprints per motif and dose;
-  ``export.py``: variant runs in TraitGym's file layout;
+  footprints per motif and dose; ``assays.py``: variant metrics per assay and their macro;
+  ``export.py``: variant runs in TraitGym's file layout; ``output_folder.py``: the folders
+  written whole (an export, a leaderboard);
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
 """

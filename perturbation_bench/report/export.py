@@ -37,8 +37,9 @@ FEATURES = {"llr": ("LLR", "minus", "score"), "abs_llr": ("absLLR", "plus", "sco
 
 
 def traitgym_name(run: str, score: str) -> str:
-    """The model's file name (module docstring)."""
-    safe = re.sub(r"[^A-Za-z0-9_-]", "_", run)
+    """The model's file name (module docstring); a run named by its embedding score
+    (``run_names.py``) carries it once."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", " ".join(w for w in run.split(" ") if w != score))
     if score in FEATURES:
         features, sign, feature = FEATURES[score]
         return f"{safe}_{features}.{sign}.{feature}"

@@ -35,6 +35,8 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
 - for variant tasks with a ``match_group`` column, TraitGym's match-group accuracy and the
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
+- for variant tasks with an ``assay`` column, each metric per assay and subset and the macro
+  average over assays, gated (``assays.py``; their variants are left out of the pooled tables);
 - for variant runs with ``rc_average``, how well the two strands agree (``strands.py``);
 - where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
   model read against it (``floors.py``);
@@ -48,12 +50,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perturbation_bench.report import footprints, variant_correlations, variant_metrics
+from perturbation_bench.report import assays, footprints, variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.matched import matched_metrics
+from perturbation_bench.report.output_folder import check_output_folder, replace_output
 from perturbation_bench.report.runs import collect_pairs
 from perturbation_bench.report.strands import strand_consistency
 from perturbation_bench.report.summaries import (
@@ -95,6 +98,8 @@ def make_report(
     (``matched.py``); ``export``: ``(format, folder)`` to write the variant runs in an upstream's
     layout as well (``export.py``).
     """
+    if export is not None:  # refused before any work (output_folder.py)
+        check_output_folder(export[1], f"--export {export[0]}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     provenance: dict = {}
@@ -119,7 +124,9 @@ def make_report(
         "strands": strand_consistency(pairs),
         "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),
         "correlation_strata": variant_correlations.correlation_strata(pairs, list(by)),
+        "assays": assays.assay_cells(pairs, list(by)),
     }
+    variants["assay_macros"] = assays.assay_macros(variants["assays"])
     notes += thin_notes(summary) + variant_metrics.thin_notes(variants["summary"])
     published = has_published_config(pairs["task"].unique())
     report = {
@@ -142,9 +149,10 @@ def make_report(
         "provenance": provenance,
     }
     if export is not None:
-        report["exported"] = [
-            str(p) for p in export_traitgym(pairs, variants["summary"], export[1])
-        ]
+        written = replace_output(
+            export[1], lambda folder: export_traitgym(pairs, variants["summary"], folder)
+        )
+        report["exported"] = [str(p) for p in written]
     if report["footprints"]["motifs"]:
         import pandas as pd
 

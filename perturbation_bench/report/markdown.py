@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from perturbation_bench.report import (
+    assays,
     floors,
     footprints,
     matched,
@@ -135,6 +136,7 @@ def to_markdown(report: dict) -> str:
         variants["class_ladder"],
     )
     lines += variant_correlations.markdown(variants["correlations"], variants["correlation_strata"])
+    lines += assays.markdown(variants.get("assays", []), variants.get("assay_macros", []))
     if any(len(made) > 1 for made in report["provenance"].values()):
         lines += [
             "",

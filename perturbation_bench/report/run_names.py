@@ -15,10 +15,12 @@ Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``m
 (``pretrained``) or, for a model without one (``kmer-markov``), the lm-eval model; runs whose names
 start alike are told apart by what differs, ``key=value`` each (``kmer-markov order=2`` and
 ``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not one of them
-is named with ``--name``. A setting of :data:`NAMED_UNLESS_DEFAULT` other than its default is
-in the name even of a run alone (``scoring=pll``, ``embedding_score=...``: another kind of score). Two unsharded runs with the same
-name and the same task are refused: their pairs would count twice (shard runs are checked by
-``consistency.check_shards``).
+is named with ``--name``. A setting a run does not have (None) is never in its name. A setting
+of :data:`NAMED_UNLESS_DEFAULT` other than its default is in the name even of a run alone
+(``scoring=pll``; an embedding score by its own name, ``Embeddings.plus.euclidean_distance``,
+which stands for the ``scoring``, ``distance``, ``pooling`` and ``layer`` it implies,
+:data:`IMPLIED`). Two unsharded runs with the same name and the same task are refused: their
+pairs would count twice (shard runs are checked by ``consistency.check_shards``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ SCORE_NEUTRAL = frozenset(
 """Model arguments and settings that do not change a score."""
 NAMED_UNLESS_DEFAULT = {"scoring": ("marginal", "likelihood"), "embedding_score": ()}
 """Settings named in every run's name when given and not at a default (module docstring)."""
+IMPLIED = {"embedding_score": ("scoring", "distance", "pooling", "layer")}
+"""A setting whose value implies others: where it is named, they are not."""
+BARE = frozenset({"embedding_score"})
+"""Settings named by their value alone (it names itself: ``Embeddings.plus.cosine_distance``)."""
 TASK_KEYS = tuple(name for name in IDENTIFYING if name != "data")
 """The per-task settings that identify a run (``data`` is compared per task apart)."""
 
@@ -88,15 +94,27 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
             if len({other["identity"].get(key) for other in members}) > 1
         }
         for run in members:
-            shown = differing | {
-                key
-                for key, defaults in NAMED_UNLESS_DEFAULT.items()
-                if run["identity"].get(key) not in (None, *defaults)
-            }
-            suffix = [f"{_short(key)}={_shown(run['identity'].get(key))}" for key in sorted(shown)]
-            out[run["folder"]] = names.get(run["folder"]) or " ".join([base, *suffix])
+            out[run["folder"]] = names.get(run["folder"]) or " ".join(
+                [base, *_suffix(run["identity"], differing)]
+            )
     _refuse_double_counting(runs, out)
     return out
+
+
+def _suffix(items: dict, differing: set) -> list[str]:
+    """The ``key=value`` parts of a run's name (module docstring): the keys that differ within
+    its group or are named unless default, less those it lacks and those another part implies."""
+    shown = differing | {
+        key
+        for key, defaults in NAMED_UNLESS_DEFAULT.items()
+        if items.get(key) not in (None, *defaults)
+    }
+    shown = {key for key in shown if items.get(key) is not None}
+    shown -= {implied for key in shown for implied in IMPLIED.get(key, ())}
+    return [
+        _shown(items[key]) if key in BARE else f"{_short(key)}={_shown(items[key])}"
+        for key in sorted(shown)
+    ]
 
 
 def _refuse_double_counting(runs: list[dict], named: dict[str, str]) -> None:

@@ -40,7 +40,7 @@ STRATA = (
     "is_clamped",
     "consequence",
 )
-VARIANT_FIELDS = ("pos", "ref", "alt", "region", "match_group")  # of variant documents
+VARIANT_FIELDS = ("pos", "ref", "alt", "region", "match_group", "assay", "label_direction")
 FOOTPRINT_FIELDS = ("motif", "copies", "spacing", "orientation", "background_id")
 TASK_PREFIX = "perturbation_"
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
@@ -256,6 +256,7 @@ def stream_sample_pairs(
                 "convention": settings.convention,
                 "one_class_chromosomes": settings.one_class_chromosomes,
                 "labels": settings.labels,
+                "min_per_class": settings.min_per_class,
                 "score": variant_score(outcome.margin, settings.score or "llr"),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),

@@ -16,20 +16,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from perturbation_bench.pairs.assays import oriented
 from perturbation_bench.pairs.ranking import CORRELATIONS
 from perturbation_bench.report.statistics import percentile_interval
-from perturbation_bench.report.variant_metrics import number_cell
+from perturbation_bench.report.variant_metrics import number_cell, pooled
 
 
 def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``pairs`` whose task has quantitative labels and that have one, in
-    ``pair_id`` order (empty if none)."""
+    """The rows of ``pairs`` whose task has quantitative labels, that have one and no assay
+    (``assays.py``), in ``pair_id`` order (empty if none); each label oriented by its declared
+    direction (``pairs/assays.py``)."""
     if "labels" not in pairs.columns:
         return pairs.iloc[0:0]
-    rows = pairs[(pairs["labels"] == "quantitative") & pairs["label"].notna()]
-    return rows.assign(label=lambda f: f["label"].astype(float)).sort_values(
-        "pair_id", kind="stable"
-    )
+    rows = pairs[(pairs["labels"] == "quantitative") & pairs["label"].notna() & pooled(pairs)]
+    directions = rows["label_direction"] if "label_direction" in rows else [None] * len(rows)
+    labels = [oriented(float(x), d) for x, d in zip(rows["label"], directions, strict=True)]
+    return rows.assign(label=labels).sort_values("pair_id", kind="stable")
 
 
 def variant_bootstrap(statistic, labels, scores, seed: int = 0, n_boot: int = 2000) -> np.ndarray:

@@ -88,13 +88,20 @@ def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list
 
 
 def labelled(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``pairs`` with a binary label (empty if no task has one), in ``pair_id``
-    order (quantitative labels: ``variant_correlations.py``)."""
+    """The rows of ``pairs`` with a binary label and no assay (empty if no task has one), in
+    ``pair_id`` order (quantitative labels: ``variant_correlations.py``; assays: ``assays.py``)."""
     if "label" not in pairs.columns:
         return pairs.iloc[0:0]
     binary = pairs["labels"] != "quantitative" if "labels" in pairs.columns else True
-    rows = pairs[pairs["label"].notna() & binary].assign(label=lambda f: f["label"].astype(bool))
+    rows = pairs[pairs["label"].notna() & binary & pooled(pairs)].assign(
+        label=lambda f: f["label"].astype(bool)
+    )
     return rows.sort_values("pair_id", kind="stable")
+
+
+def pooled(pairs: pd.DataFrame):
+    """The rows that may be pooled: those of no assay (an assay's are scored apart, ``assays.py``)."""
+    return pairs["assay"].isna() if "assay" in pairs.columns else True
 
 
 def _one_class_rule(group: pd.DataFrame) -> str:

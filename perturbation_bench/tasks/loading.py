@@ -104,8 +104,9 @@ def pair_documents(
 ) -> dict[str, TaskDocuments]:
     """:func:`load_pairs` of ``files``: every document holds the options' settings completed with
     the data's identity, the crop length (``task_context_bp`` comes from the YAML of a
-    context-length task), the variant task's ``score`` and ``labels`` and the footprint task's
-    ``ties`` and ``dose_axes`` (``footprint``; None for the other tasks)."""
+    context-length task), the variant task's ``score`` and ``labels`` (and the gate
+    ``min_per_class`` where it has labels) and the footprint task's ``ties`` and ``dose_axes``
+    (``footprint``; None for the other tasks)."""
     settings = options.settings
     if task_context_bp is not None and settings.context_bp is not None:
         raise OptionsError(
@@ -119,6 +120,7 @@ def pair_documents(
         context_bp=task_context_bp or settings.context_bp,
         score=score,
         labels=labels,
+        min_per_class=settings.min_per_class if labels is not None else None,
         ties=footprint.get("ties"),
         dose_axes=footprint.get("dose_axes"),
     )

@@ -95,9 +95,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             _check_choice(setting.name, values[setting.name], setting.choices)
     if not isinstance(values["dna_prefix"], str):
         raise OptionsError(f"dna_prefix must be a string, got {values['dna_prefix']!r}")
-    kmer_size = values["kmer_size"]
-    if isinstance(kmer_size, bool) or not isinstance(kmer_size, int) or kmer_size < 1:
-        raise OptionsError(f"kmer_size must be a positive integer, got {kmer_size!r}")
+    kmer_size = _positive_integer(values, "kmer_size")
     context_bp = values.get("context_bp")
     if context_bp is not None and (
         isinstance(context_bp, bool) or not isinstance(context_bp, int) or context_bp < kmer_size
@@ -106,6 +104,8 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             f"context_bp must be a whole number of bp, at least the k-mer size {kmer_size}, "
             f"got {context_bp!r}"
         )
+    if "min_per_class" in values:
+        _positive_integer(values, "min_per_class")
     if values.get("start_token") == "none" and values["dna_prefix"]:
         raise OptionsError(
             f"start_token 'none' scores the raw sequence with nothing before it, but the DNA "
@@ -185,3 +185,11 @@ def _reject_misspelt_keys(metadata: Mapping[str, Any]) -> None:
                 f"perturbation-bench options: {', '.join(OPTION_KEYS)}; "
                 f"presets: {', '.join(PRESETS)}"
             )
+
+
+def _positive_integer(values: dict, name: str) -> int:
+    """``values[name]``, refused unless a positive whole number (a bool is not one)."""
+    value = values[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise OptionsError(f"{name} must be a positive integer, got {value!r}")
+    return value

@@ -28,6 +28,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.pairs.assays import (
+    BINARY,
+    MIN_PER_CLASS,
+    QUANTITATIVE,
+    gate_text,
+    macro,
+    oriented,
+    per_assay,
+)
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
@@ -105,18 +114,23 @@ def _check_edge(convention, held: list[dict]) -> None:
 
 
 def process_results(doc, results) -> dict:
-    """The pair metrics, and ``(score, label, chrom, one_class_chromosomes)`` for each ranking
-    metric where the data has labels (module docstring)."""
+    """The pair metrics, and for each ranking or correlation metric where the data has labels
+    ``(score, label, chrom, one_class_chromosomes)``, or ``(assay, label, score, min_per_class)``
+    for its per-assay form where the data has an ``assay`` column (module docstring); a
+    quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics = pair_results(doc, results)
     if "label" in doc:
         settings = doc[TASK]
-        item = (
-            variant_score(metrics["margin"], settings.score),
-            doc["label"],
-            doc["chrom"],
-            settings.one_class_chromosomes,
-        )
-        names = CORRELATION_METRICS if settings.labels == "quantitative" else RANKING_METRICS
+        score, label = variant_score(metrics["margin"], settings.score), doc["label"]
+        quantitative = settings.labels == "quantitative"
+        if quantitative and label is not None:
+            label = oriented(label, doc.get("label_direction"))
+        if doc.get("assay") is not None:
+            item = (doc["assay"], label, score, settings.min_per_class)
+            names = ASSAY_CORRELATION_METRICS if quantitative else ASSAY_RANKING_METRICS
+        else:
+            item = (score, label, doc["chrom"], settings.one_class_chromosomes)
+            names = CORRELATION_METRICS if quantitative else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
 
@@ -184,5 +198,48 @@ def pearson(items) -> float:
     return _correlation("pearson", items)
 
 
+def _macro(kind: str, metric: str, items) -> float:
+    """The macro average over assays of ``metric`` (``pairs/assays.py``); each assay's value, or
+    its n where it is below the gate, in the log."""
+    labelled = [(assay, label, score) for assay, label, score, _ in items if label is not None]
+    gate = items[0][3] if items else MIN_PER_CLASS
+    if kind == BINARY:
+        labelled = [(assay, bool(label), score) for assay, label, score in labelled]
+    cells = per_assay(kind, metric, labelled, gate)
+    log.info(
+        "%s per assay (gate %d per class): %s",
+        metric,
+        gate,
+        "; ".join(
+            f"{assay} {gate_text(c) if c.value is None else f'{c.value:.4f} (n={c.n})'}"
+            for assay, c in cells.items()
+        )
+        or "no labelled variant",
+    )
+    return macro(cells.values())
+
+
+def auroc_macro(items) -> float:
+    """lm-eval aggregation: AUROC per assay, the mean over the assays that pass the gate."""
+    return _macro(BINARY, "auroc", items)
+
+
+def auprc_macro(items) -> float:
+    """lm-eval aggregation: AUPRC per assay, the mean over the assays that pass the gate."""
+    return _macro(BINARY, "auprc", items)
+
+
+def spearman_macro(items) -> float:
+    """lm-eval aggregation: Spearman's rho per assay, the mean over the assays that pass the gate."""
+    return _macro(QUANTITATIVE, "spearman", items)
+
+
+def pearson_macro(items) -> float:
+    """lm-eval aggregation: Pearson's r per assay, the mean over the assays that pass the gate."""
+    return _macro(QUANTITATIVE, "pearson", items)
+
+
 RANKING_METRICS = ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom")
 CORRELATION_METRICS = ("spearman", "pearson")
+ASSAY_RANKING_METRICS = ("auroc_macro", "auprc_macro")
+ASSAY_CORRELATION_METRICS = ("spearman_macro", "pearson_macro")

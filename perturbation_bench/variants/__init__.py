@@ -1,7 +1,9 @@
 """Variant effect prediction: variant files and genomes made into pairs (``build variants``), and
 the variant tables of in-silico scans.
 
-- ``reading.py``: the builds' inputs by format: variant files (VCF, tables) and BED regions;
+- ``reading.py``: the builds' inputs by format: variant files (VCF, tables, MaveDB score
+  tables) and BED regions; ``hgvs.py``: genomic HGVS (``g.``) changes made alleles;
+  ``nabench.py``: NABench's assay files made pairs (wild type against measured sequence);
 - ``windows.py``: a variant's reference and alternate windows, and the edge rules;
 - ``build.py``: the variant pairs, written in the pair layout;
 - ``tables.py``: writing variant tables; ``mutations.py``: mutations by consequence class

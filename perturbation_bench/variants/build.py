@@ -8,6 +8,11 @@ model of this package scores it as a pair. Columns, in order::
     <every other column of the file> original_sequence sequence
 
 ``window_edge`` is the edge rule the windows were cut with (``windows.py``: shift, pad, truncate).
+The file's other columns include ``assay`` and ``label_direction`` where it has them or they are
+named (``reading.py``). A MaveDB score table reads its variants from HGVS (``reading.py``,
+``hgvs.py``); its excluded variants are named with their HGVS first. NABench's assay files make
+their pairs without a genome (:func:`build_nabench_dataset`, ``nabench.py``: the wild type and
+each measured sequence, ``window_edge`` ``construct``).
 
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
@@ -29,7 +34,9 @@ from perturbation_bench import __version__
 from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
-from perturbation_bench.variants.reading import read_variants
+from perturbation_bench.variants.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLUDED
+from perturbation_bench.variants.nabench import nabench_rows, read_wild_types
+from perturbation_bench.variants.reading import read_mavedb, read_variants
 from perturbation_bench.variants.windows import (
     allele_problem,
     resolve_chromosome,
@@ -48,19 +55,27 @@ FIXED_TYPES = {
     "variant_offset": pa.int64(),
     "is_clamped": pa.int64(),
     "window_edge": pa.string(),
+    "assay": pa.string(),
+    "label_direction": pa.string(),
     "original_sequence": pa.string(),
     "sequence": pa.string(),
 }
 
 
 def variant_rows(
-    variants, genome, window: int, excluded: Counter, named: list | None = None, edge: str = "shift"
+    variants,
+    genome,
+    window: int,
+    excluded: Counter,
+    named: list | None = None,
+    edge: str = "shift",
+    named_by: tuple[str, ...] = (),
 ):
     """Rows (module docstring) for ``variants``, windows cut by the ``edge`` rule; the excluded
-    ones counted in ``excluded`` and, with ``named``, listed there as ``(chrom, pos, ref, alt,
-    reason)``."""
+    ones counted in ``excluded`` and, with ``named``, listed there as ``(*named_by fields, chrom,
+    pos, ref, alt, reason)``."""
     for variant in variants:
-        problem = allele_problem(variant.ref, variant.alt)
+        problem = variant.problem or allele_problem(variant.ref, variant.alt)
         chrom = resolve_chromosome(variant.chrom, genome)
         if problem is None and chrom is None:
             problem = "chromosome_not_in_fasta"
@@ -70,7 +85,16 @@ def variant_rows(
         if isinstance(windows, str):
             excluded[windows] += 1
             if named is not None:
-                named.append((variant.chrom, variant.pos, variant.ref, variant.alt, windows))
+                named.append(
+                    (
+                        *(_shown(variant.extra.get(name)) for name in named_by),
+                        variant.chrom,
+                        variant.pos or "",
+                        variant.ref,
+                        variant.alt,
+                        windows,
+                    )
+                )
             continue
         extra = dict(variant.extra)
         label = {"label": extra.pop("label")} if "label" in extra else {}
@@ -94,6 +118,11 @@ def variant_rows(
         }
 
 
+def _shown(value) -> str:
+    """A field as an excluded row names it: empty for a missing value (None, NaN)."""
+    return "" if value is None or value != value else str(value)
+
+
 def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
     """The schema of every row, in the order of ``first``: fixed types for this module's
     columns, the file's own types for the carried ones (``label``: bool, or float64 for
@@ -110,51 +139,121 @@ def build_variant_dataset(
     out: str | Path,
     window: int = 8192,
     edge: str = "shift",
+    columns: dict | None = None,
+    mavedb: dict | None = None,
 ) -> tuple[Path, int, Counter, int]:
     """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
+
+    ``columns``: ``label_column``, ``assay_column``, ``label_direction`` of the table
+    (``reading.py``); ``mavedb``: ``hgvs_column`` and ``chrom`` to read ``variants_path`` as a
+    MaveDB score table (``reading.read_mavedb``).
 
     Returns:
         The parquet path, rows written, exclusion counts, and variants read.
     """
-    folder = config_folder(out, config)
+    columns = columns or {}
     excluded: Counter = Counter()
     named: list[tuple] = []
-    carried, variants = read_variants(variants_path)
+    named_by: tuple[str, ...] = ()
+    if mavedb is None:
+        carried, variants = read_variants(variants_path, **columns)
+    else:
+        carried, variants = read_mavedb(variants_path, genome, **mavedb, **columns)
+        named_by = (mavedb.get("hgvs_column", "hgvs_nt"),)
     counted = _Counted(variants)
     rows = unique_pairs(
-        variant_rows(counted, genome, window, excluded, named, edge),
+        variant_rows(counted, genome, window, excluded, named, edge, named_by),
         excluded,
-        lambda row: named.append((*(row[k] for k in VARIANT_KEYS), "duplicate_pair")),
+        lambda row: named.append(
+            (*(row[k] for k in named_by), *(row[k] for k in VARIANT_KEYS), "duplicate_pair")
+        ),
     )
+    settings = {
+        "variants": str(variants_path),
+        "fasta": str(genome.path),
+        "config": config,
+        "window": window,
+        "edge": edge,
+        **{k: v for k, v in {**columns, **(mavedb or {})}.items() if v is not None},
+    }
+    path, written = _write_config(
+        out, config, rows, carried, variants_path, excluded, settings, lambda: counted.count
+    )
+    write_excluded(path.parent, (*named_by, *VARIANT_KEYS, "reason"), named)
+    return path, written, excluded, counted.count
+
+
+def build_nabench_dataset(
+    paths, config: str, out: str | Path, metadata: str | Path | None = None
+) -> tuple[Path, int, Counter, int]:
+    """:func:`build_variant_dataset` for NABench's assay files (``nabench.py``): one assay per
+    file; ``metadata``: NABench's ``metadata.csv``, the wild types of assays without a
+    wild-type row."""
+    excluded: Counter = Counter()
+    named: list[tuple] = []
+    seen: Counter = Counter()
+    rows = unique_pairs(
+        nabench_rows(paths, read_wild_types(metadata), excluded, named, seen),
+        excluded,
+        lambda row: named.append((row["assay"], "", row["mutant"], "duplicate_pair")),
+    )
+    settings = {
+        "nabench": [str(p) for p in paths],
+        "nabench_metadata": metadata and str(metadata),
+        "config": config,
+    }
+    carried = pa.schema(
+        [
+            ("label", pa.float64()),
+            ("assay", pa.string()),
+            ("label_direction", pa.string()),
+            ("mutant", pa.string()),
+        ]
+    )
+    path, written = _write_config(
+        out,
+        config,
+        rows,
+        carried,
+        ", ".join(map(str, paths)),
+        excluded,
+        settings,
+        lambda: seen["read"],
+        {"wild_type_rows": lambda: seen["wild_type"]},
+    )
+    write_excluded(path.parent, NABENCH_EXCLUDED, named)
+    return path, written, excluded, seen["read"]
+
+
+def _write_config(
+    out, config, rows, carried, source, excluded, settings, read, counts=None
+) -> tuple[Path, int]:
+    """Stream ``rows`` to the config's parquet file, each batch in one schema (the first
+    row's order, :func:`row_schema`), and write ``_build_report.json`` with ``settings``
+    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name)."""
+    folder = config_folder(out, config)
     schema = None  # the first batch's, for every batch
 
     def table_of(batch: list[dict], written: int):
         nonlocal schema
         schema = schema or row_schema(batch[0], carried)
-        return _batch_table(batch, schema, variants_path, written)
+        return _batch_table(batch, schema, source, written)
 
     path, written = write_pairs(folder, rows, table_of)
     if not written:
         raise DataValidationError(
-            f"{variants_path}: no variant could be made into a pair (excluded: "
+            f"{source}: no variant could be made into a pair (excluded: "
             f"{tally(excluded, 'none read')})"
         )
     report = {
-        "read": counted.count,
+        "read": read(),
+        **{name: count() for name, count in (counts or {}).items()},
         "written": written,
         "excluded": dict(sorted(excluded.items())),
-        "settings": {
-            "variants": str(variants_path),
-            "fasta": str(genome.path),
-            "config": config,
-            "window": window,
-            "edge": edge,
-            "script_version": f"perturbation-bench {__version__}",
-        },
+        "settings": {**settings, "script_version": f"perturbation-bench {__version__}"},
     }
     write_report(folder, report)
-    write_excluded(folder, (*VARIANT_KEYS, "reason"), named)
-    return path, written, excluded, counted.count
+    return path, written
 
 
 def _batch_table(batch: list[dict], schema: pa.Schema, source, first_row: int) -> pa.Table:

@@ -14,9 +14,17 @@ Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, a
   float. An empty cell is no label. An ``alt`` holding
   commas is split like a multi-allelic VCF record. TraitGym's ``test.parquet`` reads as it is.
 
+A table may name its label and assay columns otherwise (``--label-column``, ``--assay-column``:
+read as ``label`` and ``assay``); an ``assay`` (one functional screen, scored apart,
+``pairs/assays.py``) must be set on every record. The direction of a quantitative label is
+declared by a ``label_direction`` column or ``--label-direction`` (``damaging`` or
+``functional``), written on every record. A MaveDB score table (:func:`read_mavedb`) names its
+variants in HGVS ``g.`` notation (``hgvs.py``) instead of the four columns; a record whose HGVS
+cannot be read becomes a variant with a ``problem`` (excluded and counted by the build).
+
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
-``alt``, a label that is not a truth value) stops with a :class:`DataValidationError` naming the
-file, the 0-based record and the reason. Alleles are upper-cased; what a window can be built
+``alt``, a label that is not a truth value, an empty assay, an unknown direction) stops with a
+:class:`DataValidationError` naming the file, the 0-based record and the reason. Alleles are upper-cased; what a window can be built
 from is decided later (``windows.py``), where exclusions are counted.
 """
 
@@ -28,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perturbation_bench.arguments import truth_word
-from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,6 +54,8 @@ class Variant:
     alt: str
     record: int
     extra: dict = field(default_factory=dict)
+    problem: str | None = None
+    """Why the record gives no variant (an HGVS that cannot be read); None for a variant."""
 
 
 def is_vcf(path: str | Path) -> bool:
@@ -54,7 +64,12 @@ def is_vcf(path: str | Path) -> bool:
     return name.endswith((".vcf", ".vcf.gz", ".vcf.bgz"))
 
 
-def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
+def read_variants(
+    path: str | Path,
+    label_column: str | None = None,
+    assay_column: str | None = None,
+    label_direction: str | None = None,
+) -> tuple["pa.Schema", Iterator[Variant]]:
     """The types of the carried fields, and the variants of ``path`` in file order (module
     docstring)."""
     import pyarrow as pa
@@ -63,15 +78,137 @@ def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
     if not path.is_file():
         raise DataSourceError(f"no variant file at {path}")
     if is_vcf(path):
+        if label_column or assay_column or label_direction:
+            raise OptionsError(
+                f"{path}: a VCF has no label or assay column; --label-column, --assay-column and "
+                "--label-direction apply to tables"
+            )
         return pa.schema([("variant_id", pa.string())]), _read_vcf(path)
-    table = _load_table(path)
+    table = _named_columns(path, _load_table(path), label_column, assay_column, label_direction)
     missing = [name for name in REQUIRED if name not in table.columns]
     if missing:
         raise DataValidationError(
             f"{path}: missing column(s) {', '.join(missing)}; a variant table needs "
             f"{', '.join(REQUIRED)} (pos 1-based), optionally label and any other columns"
         )
-    carried = [name for name in table.columns if name not in REQUIRED]
+    schema, quantitative = _carried_schema(path, table, REQUIRED)
+    return schema, _table_variants(path, table, _carried(table, REQUIRED), quantitative)
+
+
+def read_mavedb(
+    path: str | Path,
+    genome,
+    hgvs_column: str = "hgvs_nt",
+    chrom: str | None = None,
+    label_column: str | None = None,
+    assay_column: str | None = None,
+    label_direction: str | None = None,
+) -> tuple["pa.Schema", Iterator[Variant]]:
+    """:func:`read_variants` of a MaveDB score table: each record's variant from its
+    ``hgvs_column`` on ``chrom`` (else its accession) of ``genome`` (``hgvs.py``); the table's
+    ``score`` (or ``label_column``) is the label."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataSourceError(f"no MaveDB score table at {path}")
+    table = _load_table(path)
+    if label_column is None and "label" not in table.columns and "score" in table.columns:
+        label_column = "score"
+    table = _named_columns(path, table, label_column, assay_column, label_direction)
+    if hgvs_column not in table.columns:
+        raise DataValidationError(
+            f"{path}: no {hgvs_column!r} column (the variants in HGVS g. notation; name another "
+            "with --hgvs-column)"
+        )
+    schema, quantitative = _carried_schema(path, table, REQUIRED)
+    carried = _carried(table, REQUIRED)
+    variants = _table_variants(
+        path, table, carried, quantitative, _hgvs_reader(hgvs_column, chrom, genome)
+    )
+    return schema, variants
+
+
+def _hgvs_reader(column: str, chrom: str | None, genome):
+    """``row -> (chrom, pos, ref, alt) | (chrom, reason)`` reading ``row[column]``."""
+    from perturbation_bench.variants.hgvs import hgvs_alleles, split_accession
+    from perturbation_bench.variants.windows import resolve_chromosome
+
+    def read(row: dict):
+        text = row[column]
+        if not isinstance(text, str) or not text.strip():
+            return chrom or "", "hgvs_missing"
+        accession, change = split_accession(text.strip())
+        name = chrom or accession
+        if name is None:
+            return "", "hgvs_without_chromosome"
+        fasta_name = resolve_chromosome(name, genome)
+        if fasta_name is None:
+            return name, "chromosome_not_in_fasta"
+        alleles = hgvs_alleles(change, lambda a, b: genome.fetch(fasta_name, a, b).upper())
+        return (name, *alleles) if isinstance(alleles, tuple) else (name, alleles)
+
+    return read
+
+
+def _named_columns(path: Path, table, label_column, assay_column, label_direction):
+    """``table`` with its label and assay columns named ``label`` and ``assay``, and the
+    declared ``label_direction`` on every record, checked (module docstring)."""
+    from perturbation_bench.pairs.assays import DIRECTIONS
+
+    renames = {}
+    for option, name, given in (
+        ("--label-column", "label", label_column),
+        ("--assay-column", "assay", assay_column),
+    ):
+        if given is None or given == name:
+            continue
+        if given not in table.columns:
+            raise DataValidationError(f"{path}: no column {given!r} ({option})")
+        if name in table.columns:
+            raise DataValidationError(
+                f"{path}: has a {name!r} column already; {option} {given} would replace it"
+            )
+        renames[given] = name
+    table = table.rename(columns=renames)
+    if "assay" in table.columns:
+        empty = table["assay"].isna() | (table["assay"].astype(str).str.strip() == "")
+        if empty.any():
+            raise DataValidationError(
+                f"{path}: record {int(empty.to_numpy().argmax())}: the assay is empty; every "
+                f"variant of a table with assays belongs to one ({int(empty.sum())} without)"
+            )
+        table["assay"] = table["assay"].astype(str)
+    if label_direction is not None:
+        if "label_direction" in table.columns:
+            raise DataValidationError(
+                f"{path}: has a label_direction column already; --label-direction would replace it"
+            )
+        if "label" not in table.columns or not is_quantitative(table["label"]):
+            raise OptionsError(
+                f"{path}: --label-direction declares what a higher quantitative label means; "
+                "this table's labels are not quantitative"
+            )
+        table["label_direction"] = label_direction
+    if "label_direction" in table.columns:
+        unknown = ~table["label_direction"].isin(DIRECTIONS)
+        if unknown.any():
+            record = int(unknown.to_numpy().argmax())
+            raise DataValidationError(
+                f"{path}: record {record}: label_direction "
+                f"{table['label_direction'].iloc[record]!r} is not one of {', '.join(DIRECTIONS)}"
+            )
+    return table
+
+
+def _carried(table, taken) -> list[str]:
+    return [name for name in table.columns if name not in taken]
+
+
+def _carried_schema(path: Path, table, taken) -> tuple["pa.Schema", bool]:
+    """The arrow types of the columns a table carries beside ``taken`` (``label``: float64 for
+    quantitative labels, else bool), and whether its labels are quantitative."""
+    import pyarrow as pa
+
+    carried = _carried(table, taken)
     try:
         schema = pa.Schema.from_pandas(table[carried], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
@@ -91,7 +228,7 @@ def read_variants(path: str | Path) -> tuple["pa.Schema", Iterator[Variant]]:
             for f in schema
         ]
     )
-    return schema, _table_variants(path, table, carried, quantitative)
+    return schema, quantitative
 
 
 def is_quantitative(labels) -> bool:
@@ -140,7 +277,9 @@ def _vcf_variants(path: Path, vcf) -> Iterator[Variant]:
         record_index += 1
 
 
-def _table_variants(path: Path, table, carried: list[str], quantitative: bool) -> Iterator[Variant]:
+def _table_variants(
+    path: Path, table, carried: list[str], quantitative: bool, hgvs=None
+) -> Iterator[Variant]:
     for index, row in enumerate(table.to_dict("records")):
         extra = {name: row[name] for name in carried}
         if "label" in extra:
@@ -149,6 +288,13 @@ def _table_variants(path: Path, table, carried: list[str], quantitative: bool) -
                 extra["label"] = None if label != label else float(label)
             else:
                 extra["label"] = _truth(path, index, label)
+        if hgvs is not None:
+            read = hgvs(row)
+            if len(read) == 2:  # (chrom, reason): the record gives no variant
+                yield Variant(read[0], 0, "", "", index, extra, problem=read[1])
+                continue
+            yield _variant(path, index, *read, extra)
+            continue
         alts = row["alt"].split(",") if isinstance(row["alt"], str) else [row["alt"]]
         for alt in alts:
             yield _variant(path, index, row["chrom"], row["pos"], row["ref"], alt, extra)

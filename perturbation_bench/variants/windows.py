@@ -133,14 +133,26 @@ def _window_span(centred: int, window: int, length: int, edge: str) -> tuple[int
 
 
 def add_arguments(parser) -> None:
-    """The options of ``build variants``: its inputs, the window and its edge rule."""
+    """The options of ``build variants``: its inputs and their format, the columns a table
+    names otherwise, the window and its edge rule."""
+    parser.add_argument(
+        "--from",
+        dest="source_format",
+        choices=FORMATS,
+        default="variants",
+        help="the format of --variants: a VCF or table with chrom, pos, ref, alt (default); "
+        "a MaveDB score table (HGVS g. variants); NABench assay CSVs (one assay each, no "
+        "--fasta)",
+    )
     parser.add_argument(
         "--variants",
         required=True,
-        help="VCF (.vcf, .vcf.gz) or table "
-        "(.parquet, .csv, .tsv) with chrom, pos (1-based), ref, alt",
+        nargs="+",
+        metavar="FILE",
+        help="VCF (.vcf, .vcf.gz) or table (.parquet, .csv, .tsv) with chrom, pos (1-based), "
+        "ref, alt; with --from nabench, one or more NABench CSVs",
     )
-    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    parser.add_argument("--fasta", help="genome FASTA (plain or bgzip); not for --from nabench")
     parser.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
     parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
@@ -151,3 +163,31 @@ def add_arguments(parser) -> None:
         help="at a chromosome end: shift the window inwards (default), pad it "
         "with N (GPN, TraitGym), or truncate it (Evo 2)",
     )
+    parser.add_argument("--label-column", metavar="COL", help="the table's label column")
+    parser.add_argument(
+        "--assay-column",
+        metavar="COL",
+        help="the table's assay column: each assay is scored apart, then macro-averaged",
+    )
+    parser.add_argument(
+        "--label-direction",
+        choices=("damaging", "functional"),
+        help="what a higher quantitative label means: more damaging, or more function (a "
+        "fitness or function score)",
+    )
+    parser.add_argument(
+        "--hgvs-column", default="hgvs_nt", help="--from mavedb: the HGVS column (hgvs_nt)"
+    )
+    parser.add_argument(
+        "--chrom",
+        help="--from mavedb: the FASTA chromosome of the g. positions (else the accession)",
+    )
+    parser.add_argument(
+        "--nabench-metadata",
+        metavar="CSV",
+        help="--from nabench: NABench's metadata.csv, the wild type of assays without one",
+    )
+
+
+FORMATS = ("variants", "mavedb", "nabench")
+"""The input formats of ``build variants --from``."""

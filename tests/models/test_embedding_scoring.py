@@ -259,7 +259,11 @@ def test_the_report_names_the_embedding_score_and_keeps_it_apart_from_the_llr_ru
         assert rows[score]["auroc"] == pytest.approx(results[name]["results"][TASK]["auroc,pairs"])
     embedding_row = rows["Embeddings.plus.euclidean_distance"]
     assert embedding_row["model"] != rows["llr"]["model"]
-    assert "scoring=embedding" in embedding_row["model"]
+    # named by its score (which stands for its scoring, distance, pooling and layer), the LLR
+    # run by the scoring that tells it apart: no setting a run lacks, never "=None"
+    base = rows["llr"]["model"].removesuffix(" scoring=marginal")
+    assert embedding_row["model"] == f"{base} Embeddings.plus.euclidean_distance"
+    assert rows["llr"]["model"] == f"{base} scoring=marginal"
     assert [row["model"] for row in report["summary"]] == [rows["llr"]["model"]]  # no accuracy
 
 

@@ -59,6 +59,7 @@ def test_the_results_file_records_version_scorer_settings_and_data(
         "score": None,
         "one_class_chromosomes": "drop",
         "labels": None,
+        "min_per_class": None,
         "ties": None,
     }
 

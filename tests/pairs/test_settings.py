@@ -57,6 +57,7 @@ def test_settings_are_logged_as_json_and_read_back():
         "config": "syn_human",
         "labels": None,
         "ties": "strict",
+        "min_per_class": 30,
         "dose_axes": None,
     }
 

@@ -63,6 +63,21 @@ def test_the_exported_files_give_traitgym_the_report_s_auprc(tiny_models, tmp_pa
     weighted = pd.read_csv(folder / "AUPRC_by_chrom_weighted_average" / "all" / f"{model}.csv")
     assert list(weighted.columns) == ["model", "metric", "score", "se"]
     assert weighted.iloc[0]["score"] == pytest.approx(by_chrom)
+    # a re-export under another name replaces the earlier one whole: TraitGym sees one model
+    again = ["report", str(run), "--out", str(tmp_path / "report2"), "--bootstrap", "20"]
+    again += ["--export", "traitgym", str(export), "--name", f"{run}=renamed"]
+    assert main(again) == 0
+    assert [p.name for p in (folder / "preds" / "all").iterdir()] == [
+        "renamed_LLR.minus.score.parquet"
+    ]
+    assert not (folder / "AUPRC" / "all" / f"{model}.csv").exists()
+    # a folder holding a file the export did not write is refused before any work
+    (export / "notes.txt").write_text("mine")
+    refused = ["report", str(run), "--out", str(tmp_path / "report3"), "--bootstrap", "20"]
+    assert main([*refused, "--export", "traitgym", str(export)]) == 2
+    err = capsys.readouterr().err
+    assert "holds 1 file(s) this tool did not write there (first: notes.txt)" in err
+    assert not (tmp_path / "report3").exists() and (export / "notes.txt").read_text() == "mine"
 
 
 def test_an_unknown_export_format_is_refused(tmp_path, capsys):

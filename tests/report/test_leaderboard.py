@@ -11,9 +11,29 @@ import pytest
 from dna_fixtures import evaluate, random_genome
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.report.leaderboard import headline, leaderboard
+from perturbation_bench.report.leaderboard import headline, leaderboard, markdown, write_leaderboard
 
 TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval, written out (the test's own reference)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def write_results(folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00") -> None:
+    """A results file of ``model`` with ``tasks``: ``task -> (accuracy, n)``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = {
+        "results": {task: {"pairwise_acc,pairs": acc, "pairwise_acc_stderr,pairs": 0.2}
+                    for task, (acc, _) in tasks.items()},
+        "n-samples": {task: {"original": n, "effective": n} for task, (_, n) in tasks.items()},
+        "config": {"model": "dna-hf", "model_args": f"pretrained={model}"},
+    }  # fmt: skip
+    (folder / f"results_{name}.json").write_text(json.dumps(results))
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +65,14 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
         row = table[table["folder"] == str(folder)].iloc[0]
         for task in TASKS:
             written = result["results"][task]
-            value, stderr = written["pairwise_acc,pairs"], written["pairwise_acc_stderr,pairs"]
+            value, n = written["pairwise_acc,pairs"], result["n-samples"][task]["effective"]
             assert row[f"{task}:value"] == pytest.approx(value)
-            assert row[f"{task}:low"] == pytest.approx(value - 1.959963984540054 * stderr)
+            low, high = wilson(round(value * n), n)
+            assert (row[f"{task}:low"], row[f"{task}:high"], row[f"{task}:n"]) == (
+                pytest.approx(low, abs=1e-12),
+                pytest.approx(high, abs=1e-12),
+                n,
+            )
             assert row[f"{task}:metric"] == "pairwise_acc"
             better = sum(
                 other["results"][task]["pairwise_acc,pairs"] > value for _, other in five_runs
@@ -57,7 +82,7 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
     markdown = (tmp_path / "board" / "leaderboard.md").read_text().splitlines()
     assert len(markdown) == 2 + 5 and "syn_human" in markdown[0]
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 0
-    assert "5 runs, 2 tasks" in capsys.readouterr().out
+    assert "5 runs, 2 tasks; best mean rank over 2 shared task(s)" in capsys.readouterr().out
 
 
 def test_the_same_run_twice_is_refused_naming_both_folders(five_runs):
@@ -67,7 +92,7 @@ def test_the_same_run_twice_is_refused_naming_both_folders(five_runs):
 
 
 def test_a_folder_without_results_is_named(tmp_path):
-    with pytest.raises(DataSourceError, match=r"no readable results_\*.json"):
+    with pytest.raises(DataSourceError, match=r"no results_\*.json \(an lm_eval --output_path"):
         leaderboard([str(tmp_path)])
 
 
@@ -110,3 +135,77 @@ def test_a_quantitative_task_ranks_by_the_size_of_rho(tmp_path):
         ("a", 1),
         ("b", 2),
     ]
+
+
+def test_runs_are_ranked_on_the_tasks_every_run_scored_and_the_rest_listed_apart(tmp_path):
+    """a beats b on the shared task, b alone ran the other: b is not "#1" of it, and the mean
+    rank counts the shared task only; an accuracy of 1 of 12 keeps its interval above 0."""
+    write_results(tmp_path / "a" / "m", "a", {"perturbation_syn_human": (0.75, 12)})
+    write_results(
+        tmp_path / "b" / "m",
+        "b",
+        {"perturbation_syn_human": (1 / 12, 12), "perturbation_motif_human": (0.9, 10)},
+    )
+    tasks, rows = leaderboard([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert tasks == ["perturbation_syn_human", "perturbation_motif_human"]
+    assert [(r["name"], r["mean_rank"]) for r in rows] == [("a", 1.0), ("b", 2.0)]
+    b = rows[1]["tasks"]
+    assert b["perturbation_motif_human"]["rank"] is None
+    low, high = wilson(1, 12)
+    assert (b["perturbation_syn_human"]["low"], b["perturbation_syn_human"]["high"]) == (
+        pytest.approx(low, abs=1e-12),
+        pytest.approx(high, abs=1e-12),
+    )
+    assert low > 0  # value - 1.96 x 0.2 would be -0.31
+    lines = markdown(tasks, rows)
+    assert lines[:2] == ["| rank | run | mean rank | syn_human |", "|---|---|---|---|"]
+    assert "Not ranked (not scored by every run):" in lines
+    assert lines[-2] == "| a | - |"
+    assert lines[-1].startswith("| b | pairwise_acc 0.900 [") and "(#" not in lines[-1]
+
+
+def test_runs_that_share_no_task_are_not_ranked(tmp_path, capsys):
+    write_results(tmp_path / "a" / "m", "a", {"perturbation_syn_human": (0.6, 10)})
+    write_results(tmp_path / "b" / "m", "b", {"perturbation_motif_human": (0.7, 10)})
+    _, rows = leaderboard([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert [row["mean_rank"] for row in rows] == [None, None]
+    assert all(cell["rank"] is None for row in rows for cell in row["tasks"].values())
+    out = tmp_path / "board"
+    assert main(["leaderboard", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    assert "no task scored by every run: nothing ranked" in capsys.readouterr().out
+    assert "nothing is ranked" in (out / "leaderboard.md").read_text()
+
+
+def test_every_results_file_of_a_folder_is_read_or_refused(tmp_path):
+    """Two models in one folder are two rows; one model's tasks from two calls merge; a rerun
+    of one task and an unreadable file are refused by name."""
+    write_results(tmp_path / "two" / "a", "a", {"perturbation_syn_human": (0.6, 10)})
+    write_results(tmp_path / "two" / "b", "b", {"perturbation_syn_human": (0.7, 10)})
+    write_results(tmp_path / "two" / "b", "b", {"perturbation_motif_human": (0.8, 10)}, "2026-02")
+    _, rows = leaderboard([str(tmp_path / "two")])
+    assert {row["name"]: sorted(row["tasks"]) for row in rows} == {
+        "a": ["perturbation_syn_human"],
+        "b": ["perturbation_motif_human", "perturbation_syn_human"],
+    }
+    write_results(tmp_path / "two" / "b", "b", {"perturbation_syn_human": (0.5, 10)}, "2026-03")
+    with pytest.raises(DataValidationError, match=r"both hold perturbation_syn_human of one run"):
+        leaderboard([str(tmp_path / "two")])
+    (tmp_path / "bad" / "m").mkdir(parents=True)
+    (tmp_path / "bad" / "m" / "results_x.json").write_text("{not json")
+    with pytest.raises(DataSourceError, match=r"results_x.json: not a readable results file"):
+        leaderboard([str(tmp_path / "bad")])
+
+
+def test_the_figure_draws_chance_and_each_run_s_n(tmp_path, monkeypatch):
+    from perturbation_bench.report import plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: drawn.append(figure))
+    write_results(tmp_path / "a" / "m", "a", {"perturbation_syn_human": (0.6, 10)})
+    write_results(tmp_path / "b" / "m", "b", {"perturbation_syn_human": (0.7, 20)})
+    tasks, rows = leaderboard([str(tmp_path / "a"), str(tmp_path / "b")])
+    write_leaderboard(tasks, rows, tmp_path / "board")
+    (axes,) = drawn[0].axes
+    assert sorted(text.get_text() for text in axes.texts) == ["n=10", "n=20"]
+    chance = [line for line in axes.lines if list(line.get_xdata()) == [0.5, 0.5]]
+    assert len(chance) == 1 and "chance" in axes.get_xlabel()

@@ -292,3 +292,24 @@ def test_naming_one_run_keeps_what_tells_the_other_apart(tmp_path):
     ]
     report = make_report(runs, tmp_path / "report", n_boot=50, names={str(runs[0]): "floor"})
     assert rows_by_model(report) == {"floor": 12, "kmer-markov order=5": 12}
+
+
+def test_an_embedding_run_is_named_by_its_score_and_a_likelihood_run_has_no_none_settings():
+    """The likelihood run lacks the embedding settings: its name carries none of them (never
+    ``=None``); the embedding run's score names its scoring, distance, pooling and layer once,
+    and its TraitGym file carries it once."""
+    from perturbation_bench.models.embedding_scoring import EmbeddingScore
+    from perturbation_bench.report.export import traitgym_name
+    from perturbation_bench.report.run_names import identity
+
+    settings = {TASK: TaskSettings(data="sha256:aa")}
+    score = EmbeddingScore("l2", "mean", 3)
+    args = {"pretrained": "m", "scoring": "embedding", "distance": "l2", "pooling": "mean"}
+    embedding = identity("dna-hf", {**args, "layer": "3"}, score.settings(), settings)
+    likelihood = identity("dna-hf", {"pretrained": "m"}, {}, settings)
+    assert named(likelihood, embedding) == ["m", f"m {score.name}"]
+    assert named(embedding) == [f"m {score.name}"]
+    assert traitgym_name(f"m {score.name}", score.name) == (
+        "m_Embeddings.plus.l2_distance_pooling_mean_layer_3_"
+    )
+    assert traitgym_name("m", "llr") == "m_LLR.minus.score"

@@ -5,6 +5,7 @@ ranking metrics."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -97,18 +98,24 @@ def test_a_label_column_is_quantitative_when_it_holds_numbers_other_than_0_and_1
         assert built["label"].tolist()[:2] == [float(column[0]), float(column[1])]
 
 
+def run_task(tiny_models, tmp_path, config: str, **metadata) -> dict:
+    """The variant task on ``tmp_path/out/<config>`` with the character-level model, its
+    samples logged under ``tmp_path/run``."""
+    return evaluate(
+        tiny_models["char"],
+        [TASK],
+        {"config": config, "data_dir": str(tmp_path / "out"), **metadata},
+        model="dna-hf",
+        output_path=tmp_path / "run",
+    )
+
+
 def test_the_variant_task_reports_scipys_correlations_for_quantitative_labels(
     tiny_models, genome, tmp_path
 ):
     fasta, sequences = genome
     rows = build(tmp_path, screen(sequences), fasta)
-    result = evaluate(
-        tiny_models["char"],
-        [TASK],
-        {"config": "sge", "data_dir": str(tmp_path / "out")},
-        model="dna-hf",
-        output_path=tmp_path / "run",
-    )
+    result = run_task(tiny_models, tmp_path, "sge")
     margins = [a - b for a, b in logged_pairs(result, TASK)]
     labelled = [(m, y) for m, y in zip(margins, rows["label"]) if y == y]
     assert len(labelled) < len(rows) and len(labelled) > 25
@@ -142,3 +149,85 @@ def test_binary_labels_keep_their_ranking_metrics_only(tiny_models, genome, tmp_
     )
     keys = {key.split(",")[0] for key in result["results"][TASK]}
     assert {"auroc", "auprc"} <= keys and not keys & {"spearman", "pearson"}
+
+
+NABENCH = Path(__file__).parent.parent / "data" / "nabench"
+
+
+def test_real_nabench_assays_are_scored_apart_and_macro_averaged(tiny_models, tmp_path):
+    """Two real NABench assays: the task's and the report's per-assay Spearman equal scipy's on
+    each assay alone (LLR against the fitness score turned to damaging), the macro their mean,
+    and no pooled correlation is reported."""
+    from perturbation_bench.report.make import make_report
+
+    files = sorted(map(str, NABENCH.glob("*.csv")))
+    args = ["build", "variants", "--from", "nabench", "--variants", *files]
+    assert main([*args, "--config", "nabench", "--out", str(tmp_path / "out")]) == 0
+    built = pd.read_parquet(tmp_path / "out" / "nabench")
+    result = run_task(tiny_models, tmp_path, "nabench")
+    margins = dict(zip(built["sequence"], (a - b for a, b in logged_pairs(result, TASK))))
+    expected = {}
+    for assay, rows in built.groupby("assay"):
+        llr = [margins[s] for s in rows["sequence"]]
+        expected[assay] = stats.spearmanr(llr, -rows["label"])[0]
+    got = result["results"][TASK]
+    assert len(expected) == 2 and got["spearman_macro,pairs"] == pytest.approx(
+        sum(expected.values()) / 2, abs=1e-12
+    )
+    assert not any(key.startswith(("spearman,", "pearson,", "auroc")) for key in got)
+    report = make_report([next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=50)
+    variants = report["variants"]
+    cells = {c["assay"]: c for c in variants["assays"] if c["column"] == "all"}
+    assert {a: c["spearman"] for a, c in cells.items()} == pytest.approx(expected, abs=1e-12)
+    assert {a: c["n"] for a, c in cells.items()} == built.groupby("assay").size().to_dict()
+    (macro,) = variants["assay_macros"]
+    assert macro["spearman_macro"] == pytest.approx(got["spearman_macro,pairs"], abs=1e-12)
+    assert variants["correlations"] == [] and variants["summary"] == []
+    assert "## Variant effect per assay" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_binary_assays_are_gated_per_class_and_the_gated_one_reports_its_n(
+    tiny_models, genome, tmp_path
+):
+    from sklearn.metrics import roc_auc_score
+
+    from perturbation_bench.report.make import make_report
+
+    fasta, sequences = genome
+    table = screen(sequences, n=48, seed=4).reset_index(drop=True)
+    table["label"] = (table.index % 2 == 0) & (table.index < 40) | (table.index % 5 == 1)
+    table["screen_id"] = ["big" if i < 40 else "small" for i in table.index]
+    table["region"] = ["exon" if i % 3 else "intron" for i in table.index]
+    table.to_csv(tmp_path / "screens.csv", index=False)
+    args = ["build", "variants", "--variants", str(tmp_path / "screens.csv"), "--fasta"]
+    args += [str(fasta), "--config", "screens", "--out", str(tmp_path / "out"), "--window", "64"]
+    assert main([*args, "--assay-column", "screen_id"]) == 0
+    built = pd.read_parquet(tmp_path / "out" / "screens")
+    result = run_task(tiny_models, tmp_path, "screens", min_per_class=4)
+    margins = [a - b for a, b in logged_pairs(result, TASK)]
+    big = built["assay"] == "big"
+    labels = built["label"].astype(bool)
+    small_positives = int(labels[~big].sum())
+    assert small_positives < 4 <= min(labels[big].sum(), (~labels[big]).sum())
+    scores = pd.Series(margins)
+    auroc_big = roc_auc_score(labels[big], scores[big])
+    got = result["results"][TASK]
+    assert got["auroc_macro,pairs"] == pytest.approx(auroc_big, abs=1e-12)
+    assert "auroc,pairs" not in got and "auroc_by_chrom,pairs" not in got
+    report = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", by=["region"], n_boot=50
+    )
+    cells = {(c["column"], c["value"], c["assay"]): c for c in report["variants"]["assays"]}
+    small = cells[("all", "all", "small")]
+    assert (small["auroc"], small["n"], small["n_positive"]) == (None, 8, small_positives)
+    for region in ("exon", "intron"):
+        rows = big & (built["region"] == region)
+        cell = cells[("region", region, "big")]
+        if min(labels[rows].sum(), (~labels[rows]).sum()) >= 4:
+            assert cell["auroc"] == pytest.approx(roc_auc_score(labels[rows], scores[rows]))
+        else:
+            assert cell["auroc"] is None
+    macros = {(m["column"], m["value"]): m for m in report["variants"]["assay_macros"]}
+    assert macros[("all", "all")]["auroc_macro"] == pytest.approx(auroc_big, abs=1e-12)
+    assert macros[("all", "all")]["assays_gated"] == ["small"]
+    assert "below the gate (n=8" in (tmp_path / "report" / "report.md").read_text()
