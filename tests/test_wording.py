@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from perturbation_bench.wording import counted, tally
+from perturbation_bench.wording import agree, counted, did_you_mean, tally
 
 
 @pytest.mark.parametrize(
@@ -29,3 +29,14 @@ def test_a_tally_lists_the_nonzero_counts_by_name():
     counts = Counter({"shuffle_unchanged": 1, "element_not_acgt": 2, "duplicate_pair": 0})
     assert tally(counts) == "element_not_acgt 2, shuffle_unchanged 1"
     assert tally({}) == "none" and tally(Counter(a=0), "none read") == "none read"
+
+
+def test_a_verb_agrees_with_its_count():
+    assert [agree(n, "has", "have") for n in (0, 1, 2)] == ["have", "has", "have"]
+
+
+def test_a_misspelt_name_is_offered_its_nearest_choice_and_a_far_one_nothing():
+    choices = ("carbon", "generator", "dnabert")
+    assert did_you_mean("carbn", choices) == " (did you mean 'carbon'?)"
+    assert did_you_mean("dnabert2", choices) == " (did you mean 'dnabert'?)"
+    assert did_you_mean("xyz", choices) == ""

@@ -6,7 +6,9 @@ up only after the weights are read. ``check`` takes the same ``--model``, ``--ta
 any weight, runs the checks the run makes, with the same code:
 
 1. checks the model arguments: each one the model takes (``models/model_arguments.py``),
-   ``pretrained``/``tokenizer`` a folder or a usable hub id, the batch size (``arguments.py``);
+   ``pretrained``/``tokenizer`` a folder or a usable hub id, the batch size (``arguments.py``),
+   and an embedding score's ``layer`` against the layers the model's config declares (read
+   without the weights, ``models/embedding_scoring.check_layer``);
 2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, for
    the model (``active_models.as_scoring``), which reads and checks every pair file and every
    task option, and refuses settings that do not apply to the model (``tasks/loading.py``,
@@ -28,6 +30,7 @@ import re
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import reads_bases
+from perturbation_bench.wording import agree, counted, did_you_mean
 
 DEFAULT_SAMPLE = 8
 _NOT_ACGT = re.compile("[^ACGTacgt]")
@@ -70,6 +73,7 @@ def run(args) -> int:
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     model = _package_model(args.model, model_args)
+    _check_embedding_layer(model_args)
     check_batch_size(args.batch_size)
     tokenizer = None if reads_bases(model) else load_tokenizer(model_args)
     with as_scoring(model, model_args.get("scoring")):
@@ -83,8 +87,9 @@ def run(args) -> int:
         )
         other = sum(_holds_other_bases(doc) for doc in docs)
         print(
-            f"{name}: {len(docs)} pairs, options and files OK; {sample}; {other} of "
-            f"{len(docs)} pairs hold a base other than A/C/G/T"
+            f"{name}: {counted(len(docs), 'pair')}, options and files OK; {sample}; {other} of "
+            f"{counted(len(docs), 'pair')} {agree(other, 'holds', 'hold')} a base other than "
+            "A/C/G/T"
         )
     return 0
 
@@ -97,6 +102,28 @@ def _package_model(name: str, model_args: dict) -> str | None:
 
     check_model_arguments(name, model_args)
     return name if name in MODELS else None
+
+
+def _check_embedding_layer(model_args: dict) -> None:
+    """``scoring=embedding``'s ``layer`` against the model's config (module docstring)."""
+    if model_args.get("scoring") != "embedding" or "pretrained" not in model_args:
+        return
+    from transformers import AutoConfig
+
+    from perturbation_bench.arguments import truth
+    from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
+
+    arguments = {name: model_args.get(name) for name in ("distance", "pooling", "layer")}
+    score = EmbeddingScore.from_arguments("embedding", **arguments)
+    if score.layer == "last":
+        return
+    if model_args.get("plugin"):
+        from perturbation_bench.models.dna_mlm import register_plugin
+
+        register_plugin(model_args["plugin"])
+    remote = truth(model_args.get("trust_remote_code", False), "trust_remote_code")
+    config = AutoConfig.from_pretrained(model_args["pretrained"], trust_remote_code=remote)
+    check_layer(score, config)
 
 
 def _build_tasks(args, metadata: dict) -> dict:
@@ -112,7 +139,10 @@ def _build_tasks(args, metadata: dict) -> dict:
     ours = [name for name in names if name in manager.all_tasks]
     for name in names:
         if name not in ours:
-            print(f"{name}: not a perturbation-bench task; not checked")
+            near = did_you_mean(
+                name, [n for n in manager.all_tasks if n.startswith("perturbation")]
+            )
+            print(f"{name}: not a perturbation-bench task{near}; not checked")
     if not ours:
         raise OptionsError(f"none of {names} is a perturbation-bench task")
     return manager.load(ours)["tasks"]

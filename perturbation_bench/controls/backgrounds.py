@@ -44,8 +44,10 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
     from perturbation_bench.dataset.genome import Genome
 
     if (source is None) == (bed is None):
+        given = "both were given" if source is not None else "neither was given"
         raise OptionsError(
-            "build footprints needs --backgrounds FASTA|TXT|CONFIG_DIR, or --bed with --fasta"
+            "build footprints takes its backgrounds from one of --backgrounds "
+            f"FASTA|TXT|CONFIG_DIR or --bed with --fasta ({given})"
         )
     if bed is not None:
         if fasta is None:

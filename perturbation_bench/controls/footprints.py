@@ -196,7 +196,13 @@ def build_footprints(
             usable.append(motif)
             continue
         for dose in dose_list:
-            exclude(motif.name, "*", dose, "motif_of_one_base", len(backgrounds) * strands)
+            exclude(
+                motif.name,
+                "*",
+                dose,
+                "one_base_consensus_no_permutation_differs",
+                len(backgrounds) * strands,
+            )
 
     def rows():
         for background in tqdm(backgrounds, desc="footprints", unit="background"):

@@ -10,7 +10,9 @@ tie (numpy's argmax over the letter-probability matrix, DART-Eval's ``pwm_to_con
 
 Every row of a matrix must hold four probabilities that are not negative and sum to 1 within
 :data:`ROW_SUM_TOLERANCE`. Refused, naming the file, the motif and the position: a file without
-motifs, a row that breaks this, two motifs of one name, a ``MOTIF`` line with no
+motifs, an ``alength=`` other than 4, a row of another count of numbers than its ``alength=``
+(with its line; checked before the reader, which would stop on numpy's broadcast error), a row
+that breaks the sum, two motifs of one name, a ``MOTIF`` line with no
 ``letter-probability matrix`` line before the next ``MOTIF`` line (the reader would give it the
 next motif's matrix), and a matrix of fewer rows than its ``w=`` (the reader would leave its
 motif out).
@@ -50,6 +52,7 @@ def read_motifs(path: str | Path) -> list[Motif]:
         raise DataValidationError(f"{path}: no such MEME file")
     from memelite.io import read_meme
 
+    _check_row_widths(path)
     try:
         matrices = read_meme(str(path))
     except AttributeError:
@@ -96,3 +99,45 @@ def read_motifs(path: str | Path) -> list[Motif]:
                 )
         motifs.append(Motif(name, "".join(BASES[i] for i in rows.argmax(axis=1))))
     return motifs
+
+
+def _check_row_widths(path: Path) -> None:
+    """Refuse an ``alength=`` other than 4, or a matrix row whose count of numbers is not its
+    ``alength=``, naming the motif, the position and the line (module docstring). A row is a
+    line of numbers only; the first other line ends the matrix (its row count is checked
+    after the reader)."""
+    import re
+
+    name, rows_left, alength, position = None, 0, 4, 0
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+        words = line.split()
+        if line.startswith("MOTIF") and len(words) > 1:
+            name, rows_left = words[1], 0
+        elif line.startswith("letter-probability"):
+            width, letters = re.search(r"w=\s*(\d+)", line), re.search(r"alength=\s*(\d+)", line)
+            rows_left, position = int(width[1]) if width else 0, 0
+            alength = int(letters[1]) if letters else 4
+            if alength != 4:
+                raise DataValidationError(
+                    f"{path}: motif {name!r} (line {number}): alength= {alength}; a DNA motif "
+                    "has 4 letters, A, C, G, T"
+                )
+        elif rows_left and words:
+            if not all(_is_number(word) for word in words):
+                rows_left = 0
+                continue
+            position, rows_left = position + 1, rows_left - 1
+            if len(words) != alength:
+                raise DataValidationError(
+                    f"{path}: motif {name!r} position {position} (line {number}): "
+                    f"{len(words)} numbers where alength= {alength} asks for {alength}, one per "
+                    "letter A, C, G, T"
+                )
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

@@ -89,7 +89,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         self.scoring = scoring
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         if plugin:
-            _register_plugin(plugin)
+            register_plugin(plugin)
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._device = self._start_data_parallel(device)
         self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
@@ -231,7 +231,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         }
 
 
-def _register_plugin(name: str) -> None:
+def register_plugin(name: str) -> None:
     """Import package ``name`` and call its ``register_auto_classes()`` if it has one."""
     import importlib
 

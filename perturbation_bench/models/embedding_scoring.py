@@ -52,6 +52,7 @@ from tqdm import tqdm
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.models.masked_scoring import encode_request, token_offsets, token_span
 from perturbation_bench.models.tokens import describe_request
+from perturbation_bench.wording import agree
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -88,7 +89,8 @@ class EmbeddingScore:
             extra = [name for name, value in given.items() if value is not None]
             if extra:
                 raise OptionsError(
-                    f"{', '.join(extra)} apply to scoring=embedding only (scoring={scoring})"
+                    f"{', '.join(extra)} {agree(len(extra), 'applies', 'apply')} to "
+                    f"scoring=embedding only (scoring={scoring})"
                 )
             return None
         for name, value, choices in (
@@ -120,18 +122,21 @@ class EmbeddingScore:
 def _layer(value) -> str | int:
     if value is None or value == "last":
         return "last"
-    if isinstance(value, bool) or not str(value).lstrip("-").isdigit():
+    if isinstance(value, bool) or not str(value).strip().isdigit():
         raise OptionsError(
-            f"layer must be last or a whole number (0 = the embeddings), got {value!r}"
+            f"layer must be last or a whole number K >= 0 (0 = the embeddings, K = the output of "
+            f"the K-th layer), got {value!r}"
         )
     return int(value)
 
 
 def check_layer(score: EmbeddingScore, config) -> None:
     """Refuse a layer index the model's config says it does not have (``num_hidden_layers + 1``
-    hidden states); a config without the count is checked at the first forward pass."""
+    hidden states, 0 to ``num_hidden_layers``); a config without the count is checked at the
+    first forward pass. ``perturbation-bench check`` runs it on the config alone, before any
+    weight is read."""
     layers = getattr(config, "num_hidden_layers", None)
-    if score.layer != "last" and layers is not None and not -(layers + 1) <= score.layer <= layers:
+    if score.layer != "last" and layers is not None and not 0 <= score.layer <= layers:
         raise OptionsError(
             f"layer={score.layer}: the model has {layers + 1} hidden states (0 = the embeddings "
             f"... {layers} = the last layer)"

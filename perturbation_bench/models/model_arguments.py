@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import MODELS
+from perturbation_bench.wording import did_you_mean
 
 LM_EVAL_PASSES = ("batch_size", "max_batch_size", "device")
 """What lm-eval adds to every model's arguments (``create_from_arg_string``)."""
@@ -87,7 +88,11 @@ def check_scoring(model: str, scoring) -> None:
     if not choices or scoring in choices:
         return
     others = [name for name, entry in MODELS.items() if scoring in entry.scorings]
-    where = f" ({scoring} is a scoring of {' and '.join(others)})" if others else ""
+    where = (
+        f" ({scoring} is a scoring of {' and '.join(others)})"
+        if others
+        else did_you_mean(scoring, choices)
+    )
     raise OptionsError(
         f"{model} scores with scoring= {' or '.join(choices)}, not {scoring!r}{where}"
     )

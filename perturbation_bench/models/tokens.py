@@ -31,6 +31,7 @@ import torch
 
 from perturbation_bench.errors import TokenizationError
 from perturbation_bench.pairs.settings import settings_of
+from perturbation_bench.wording import agree, counted
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
@@ -158,11 +159,12 @@ class UnknownTokenCounter:
         """Warn with the counts of :meth:`summary`, if any."""
         if summary["pairs"]:
             log.warning(
-                "%s: %d pairs hold %d unknown tokens from k-mers with a non-ACGT base (N); they "
-                "are scored like any other token (first: %s). %d requests scored.",
+                "%s: %s %s %s from k-mers with a non-ACGT base (N); they are scored like any "
+                "other token (first: %s). %d requests scored.",
                 self.model_name,
-                summary["pairs"],
-                summary["tokens"],
+                counted(summary["pairs"], "pair"),
+                agree(summary["pairs"], "holds", "hold"),
+                counted(summary["tokens"], "unknown token"),
                 summary["first_pair"],
                 n_requests,
             )

@@ -10,6 +10,13 @@ by ``build variants --edge``)::
     gpn            dna-mlm   -            sum        both     pad       dropped and named
     evo2           causal    none         mean       forward  truncate  dropped and named
     biofoundation  causal    none         sum        forward  pad       dropped and named
+    dart_eval      causal,   none         sum        forward  shift     dropped and named
+                   dna-mlm   (causal)
+
+``dart_eval`` (DART-Eval's motif footprinting, task 2) also sets ``ties: correct`` (a tie counts as
+right in the per-motif accuracy) and scores a masked model by pseudo-log-likelihood: a
+``dna-mlm`` run under it must give ``scoring=pll`` (:attr:`Convention.masked_scoring`), and the
+start token, which a masked model has none of, is set for causal models only.
 
 ``start_token``: ``model`` (default) scores every token of the sequence after the model's
 BOS/prefix token (or the preset's DNA prefix); ``none`` gives the model the raw sequence with
@@ -43,15 +50,24 @@ class Convention:
     edge: str
     one_class_chromosomes: str
     follows: str
+    ties: str | None = None
+    """The footprint task's ties rule it sets; None: it sets none."""
+    masked_scoring: str | None = None
+    """The ``scoring`` a masked model must run under it; None: any."""
 
-    def pieces(self) -> dict:
-        """The task options this convention sets."""
-        return {
+    def pieces(self, model: str | None = None) -> dict:
+        """The task options this convention sets for ``model`` (the start token for a model that
+        is not masked only; None: a model not yet known)."""
+        pieces = {
             "start_token": self.start_token,
             "reduction": self.reduction,
             "rc_average": self.rc_average,
             "one_class_chromosomes": self.one_class_chromosomes,
+            "ties": self.ties,
         }
+        if model in MASKED_MODELS:
+            del pieces["start_token"]
+        return {key: value for key, value in pieces.items() if value is not None}
 
 
 CONVENTIONS = {
@@ -99,6 +115,19 @@ CONVENTIONS = {
             "drop",
             "Open-Athena/biofoundation: run_llr_clm",
         ),
+        Convention(
+            "dart_eval",
+            CAUSAL_MODELS + MASKED_MODELS,
+            "none",
+            "sum",
+            False,
+            "shift",
+            "drop",
+            "kundajelab/DART-Eval: task 2 footprinting likelihoods and "
+            "footprint_eval_likelihoods (accuracy counts a tie as right)",
+            ties="correct",
+            masked_scoring="pll",
+        ),
     )
 }
 
@@ -131,6 +160,17 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
         raise OptionsError(
             f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
             f"not {name} (follows {convention.follows})"
+        )
+    if (
+        convention is not None
+        and convention.masked_scoring
+        and model in MASKED_MODELS
+        and scoring != convention.masked_scoring
+    ):
+        raise OptionsError(
+            f"convention {convention.name!r} scores a masked model by "
+            f"scoring={convention.masked_scoring}: add it to --model_args (got "
+            f"{scoring or 'the default'}; follows {convention.follows})"
         )
     if settings.kmer_overlap and reads_bases(model):
         raise OptionsError(

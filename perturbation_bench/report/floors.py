@@ -20,6 +20,7 @@ scored (matched by ``pair_id``):
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -46,6 +47,24 @@ def _matched(pairs: pd.DataFrame):
                 )
                 if len(joined):
                     yield task, floor, model, joined.sort_index()
+
+
+def check_floors_apply(pairs: pd.DataFrame, floors) -> None:
+    """Refuse a ``--floor`` run that shares no pair of any task with a run it would floor: it
+    would be read against nothing (and drawn alone)."""
+    from perturbation_bench.errors import OptionsError
+
+    models = pairs[~pairs["floor"]]
+    modelled = set(zip(models["task"], models["pair_id"], strict=True))
+    for folder in floors:
+        rows = pairs[pairs["run"] == str(Path(folder))]
+        if not modelled & set(zip(rows["task"], rows["pair_id"], strict=True)):
+            tasks = ", ".join(sorted(rows["task"].unique())) or "none"
+            others = ", ".join(sorted(models["task"].unique())) or "none"
+            raise OptionsError(
+                f"--floor {folder}: shares no pair with the other runs (its tasks: {tasks}; "
+                f"theirs: {others}); a floor is read against runs that scored the same pairs"
+            )
 
 
 def _accuracy(correct: pd.Series) -> dict:

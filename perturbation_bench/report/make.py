@@ -53,7 +53,11 @@ from pathlib import Path
 from perturbation_bench.report import assays, footprints, variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
-from perturbation_bench.report.floors import floor_comparisons, floor_variant_comparisons
+from perturbation_bench.report.floors import (
+    check_floors_apply,
+    floor_comparisons,
+    floor_variant_comparisons,
+)
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.matched import matched_metrics
 from perturbation_bench.report.output_folder import check_output_folder, replace_output
@@ -107,6 +111,7 @@ def make_report(
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
     pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
     pairs = pairs.reset_index(drop=True)
+    check_floors_apply(pairs, floors)
     notes += check_shards(pairs, provenance)
     notes += check_same_data(pairs, allow_different_data)
     for column in by:

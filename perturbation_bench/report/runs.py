@@ -136,12 +136,20 @@ def find_run(folder: str | Path) -> Run:
 
 def _run_settings(folder: Path) -> tuple:
     """Name base, ``--limit``, score scale, provenance, lm-eval model and model arguments from
-    the newest readable results file (the folder name, None, causal, {}, None, {} without one)."""
+    the newest results file (the folder name, None, causal, {}, None, {} without one).
+
+    Raises:
+        DataSourceError: the newest results file is not readable JSON (naming it): the run's
+            name and settings would otherwise be guessed.
+    """
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
             data = json.loads(results.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue
+        except (OSError, json.JSONDecodeError) as err:
+            raise DataSourceError(
+                f"{results}: not a readable results file ({err}); the run's model and settings "
+                "are read from it: restore it, or remove it to name the run by its folder"
+            ) from None
         config = data.get("config") or {}
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))

@@ -39,8 +39,17 @@ from perturbation_bench.tasks.sources import (
     local_parquet_files,
 )
 from perturbation_bench.tasks.token_counts import scored_counter
+from perturbation_bench.wording import agree, counted
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
+
+ONE_KIND_OPTIONS = {
+    "ties": "perturbation_footprints (and built footprint configs)",
+    "min_per_class": "perturbation_variants with labels (and built variant configs)",
+}
+"""Options that apply to one task kind; lm-eval hands every task of a run the same metadata, so
+another task ignores them, and says so once per process."""
+_said: set[str] = set()
 
 
 def load_pairs(
@@ -113,6 +122,7 @@ def pair_documents(
             f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
             "8,192 bp tasks (perturbation_syn_human, ...) to another length"
         )
+    _say_ignored(config_name, metadata, {"ties": "ties" in footprint, "min_per_class": labels})
     identity = data_identity(files)
     settings = settings.replaced(
         data=identity,
@@ -166,19 +176,22 @@ def pair_documents(
         )
     if reading.lower_case_rows:
         log.info(
-            "perturbation-bench: %d of %d pairs have lower-case (soft-masked) bases; "
-            "they are upper-cased before tokenization",
+            "perturbation-bench: %d of %s %s lower-case (soft-masked) bases; they are "
+            "upper-cased before tokenization",
             reading.lower_case_rows,
-            len(held),
+            counted(len(held), "pair"),
+            agree(reading.lower_case_rows, "has", "have"),
         )
     if context_bp is not None:
         log.info(
-            "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %d "
-            "pairs change a span longer than that and keep only its centre",
+            "perturbation-bench %s: pairs cropped to %d bp around their changes; %d of %s "
+            "%s a span longer than that and %s only its centre",
             config_name,
             context_bp,
             reading.overflowing_crops,
-            len(held),
+            counted(len(held), "pair"),
+            agree(reading.overflowing_crops, "changes", "change"),
+            agree(reading.overflowing_crops, "keeps", "keep"),
         )
     if settings.reduction == "mean":
         _add_token_counts(held, formatting.dna_prefix, metadata, settings.start_token == "none")
@@ -191,6 +204,21 @@ def pair_documents(
             formatting.dna_prefix,
         )
     return {"test": reading.documents}
+
+
+def _say_ignored(config_name: str, metadata: dict, applies: dict) -> None:
+    """Log once per process each :data:`ONE_KIND_OPTIONS` option given to a task it does not
+    apply to (``applies``: option -> whether it applies here)."""
+    for option, tasks in ONE_KIND_OPTIONS.items():
+        if option in metadata and not applies[option] and option not in _said:
+            _said.add(option)
+            log.warning(
+                "perturbation-bench %s: the %s option applies to %s only; this task and the "
+                "other tasks it does not apply to ignore it",
+                config_name,
+                option,
+                tasks,
+            )
 
 
 def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, bare: bool) -> None:

@@ -35,11 +35,13 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from perturbation_bench.active_models import scoring_model
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import FAMILIES
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.settings import SETTINGS, TaskSettings
+from perturbation_bench.wording import did_you_mean
 
 PRESETS = {family.preset: Formatting(**family.formatting) for family in FAMILIES}
 """Each family's formatting (``families.FAMILIES``), by preset."""
@@ -82,7 +84,10 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
     given = {s.name: metadata[s.name] for s in SETTINGS if s.option and _given(metadata, s.name)}
     preset = given.get("preset", "default")
     if preset not in PRESETS:
-        raise OptionsError(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
+        raise OptionsError(
+            f"unknown preset {preset!r}{did_you_mean(preset, PRESETS)}; valid presets: "
+            f"{', '.join(PRESETS)}"
+        )
     base = PRESETS[preset]
     values = {
         "dna_prefix": base.dna_prefix,
@@ -141,7 +146,10 @@ def _check_choice(name: str, value, choices: tuple) -> None:
         if not isinstance(value, bool):
             raise OptionsError(f"{name} must be true or false, got {value!r}")
     elif value not in choices:
-        raise OptionsError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+        raise OptionsError(
+            f"{name} must be one of {', '.join(choices)}, got {value!r}"
+            f"{did_you_mean(value, choices)}"
+        )
 
 
 def _with_convention(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -150,8 +158,11 @@ def _with_convention(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
     if name is None:
         return metadata
     if name not in CONVENTIONS:
-        raise OptionsError(f"unknown convention {name!r}; conventions: {', '.join(CONVENTIONS)}")
-    pieces = CONVENTIONS[name].pieces()
+        raise OptionsError(
+            f"unknown convention {name!r}{did_you_mean(name, CONVENTIONS)}; conventions: "
+            f"{', '.join(CONVENTIONS)}"
+        )
+    pieces = CONVENTIONS[name].pieces(scoring_model())
     for key, value in pieces.items():
         given = metadata.get(key)
         if given is not None and given != value:

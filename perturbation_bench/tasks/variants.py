@@ -8,7 +8,9 @@ window) - LL(alt window)``); where the data has a ``label`` column, also the met
 ``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``; for quantitative labels (a float
 column, ``variants/reading.py``) the correlations ``spearman`` and ``pearson``. The kind is the
 column's type, the same on every process, and is kept in the task's settings (``labels``).
-Variants whose label is null take part in the pair metrics only.
+Variants whose label is null take part in the pair metrics only. Under ``scoring=embedding`` the
+score is a distance, which has no direction: the task reports no pair metric, only the ranking
+metrics and correlations of that distance.
 
 Under a named convention (``pairs/conventions.py``) whose edge rule differs from the one the data
 was built with (``window_edge``; ``shift`` for data built before that column), the task warns
@@ -27,6 +29,7 @@ import logging
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perturbation_bench.active_models import scoring_kind
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.assays import (
     BINARY,
@@ -119,9 +122,12 @@ def process_results(doc, results) -> dict:
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics = pair_results(doc, results)
+    margin = metrics["margin"]
+    if scoring_kind() == "embedding":  # a distance has no direction (module docstring)
+        metrics = {}
     if "label" in doc:
         settings = doc[TASK]
-        score, label = variant_score(metrics["margin"], settings.score), doc["label"]
+        score, label = variant_score(margin, settings.score), doc["label"]
         quantitative = settings.labels == "quantitative"
         if quantitative and label is not None:
             label = oriented(label, doc.get("label_direction"))

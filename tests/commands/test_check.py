@@ -99,7 +99,10 @@ def test_a_run_with_none_of_our_tasks_is_refused(pair_data, capsys):
         json.dumps({"data_dir": str(pair_data)}),
     )
     assert status == 2
-    assert "perturbation_syn_humna: not a perturbation-bench task" in out
+    assert (
+        "perturbation_syn_humna: not a perturbation-bench task (did you mean "
+        "'perturbation_syn_human'?); not checked"
+    ) in out
     assert "none of ['perturbation_syn_humna'] is a perturbation-bench task" in err
 
 
@@ -145,7 +148,7 @@ def test_check_counts_the_pairs_holding_n_in_the_whole_task_not_only_its_sample(
     )
     assert status == 0
     assert (
-        "0 unknown tokens from non-ACGT k-mers in those pairs; 1 of 24 pairs hold a base "
+        "0 unknown tokens from non-ACGT k-mers in those pairs; 1 of 24 pairs holds a base "
         "other than A/C/G/T"
     ) in out
 

@@ -143,7 +143,7 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     # counted in = counted out, in rows: 7 motifs x 7 backgrounds x 5 doses x 2 strands
     report = json.loads((config / "_build_report.json").read_text())
     assert report["read"] == 7 * 7 * 5 * 2 == len(table) + sum(report["excluded"].values())
-    assert report["excluded"]["motif_of_one_base"] == 7 * 5 * 2
+    assert report["excluded"]["one_base_consensus_no_permutation_differs"] == 7 * 5 * 2
     assert set(table["motif"]) == set(matrices) - {"POLYA.H12CORE.0.P.B"}
     too_long = sum(
         n * len(c) + (n - 1) * s > len(bg)
@@ -154,8 +154,11 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     )
     assert report["excluded"]["insert_longer_than_background"] == 2 * too_long > 0
     excluded = pd.read_csv(config / "_excluded.tsv", sep="\t")
-    assert set(excluded["reason"]) == {"motif_of_one_base", "insert_longer_than_background"}
-    one_base = excluded[excluded["reason"] == "motif_of_one_base"]
+    assert set(excluded["reason"]) == {
+        "one_base_consensus_no_permutation_differs",
+        "insert_longer_than_background",
+    }
+    one_base = excluded[excluded["reason"] == "one_base_consensus_no_permutation_differs"]
     assert set(zip(one_base["motif"], one_base["background"])) == {("POLYA.H12CORE.0.P.B", "*")}
     assert len(one_base) == 5  # one line per dose
     out = capsys.readouterr().out
@@ -383,6 +386,14 @@ def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, argumen
         ),
         ("MOTIF A\nletter-probability matrix: alength= 4\n1 0 0 0\n", "without w="),
         ("MOTIF A\nletter-probability matrix: w= 1\n1 0 x 0\n", "not a MEME motif file"),
+        (
+            "MOTIF A\nletter-probability matrix: alength= 4 w= 2\n1 0 0 0\n0.5 0.5 0\n",
+            "motif 'A' position 2 (line 4): 3 numbers where alength= 4 asks for 4",
+        ),
+        (
+            "MOTIF A\nletter-probability matrix: alength= 20 w= 1\n" + "0.05 " * 20 + "\n",
+            "motif 'A' (line 2): alength= 20; a DNA motif has 4 letters",
+        ),
         ("nothing here\n", "no motif"),
         ("MOTIF\nletter-probability matrix: w= 1\n1 0 0 0\n", "a MOTIF line without a name"),
     ],
@@ -781,5 +792,35 @@ def test_a_build_without_backgrounds_is_refused_naming_the_options(material, tmp
     arguments = ["--motifs", str(folder / "motifs.meme"), "--config", "c", "--out", str(tmp_path)]
     assert main(["build", "footprints", *arguments]) == 2
     assert (
-        "needs --backgrounds FASTA|TXT|CONFIG_DIR, or --bed with --fasta" in capsys.readouterr().err
+        "takes its backgrounds from one of --backgrounds FASTA|TXT|CONFIG_DIR or --bed with "
+        "--fasta (neither was given)" in capsys.readouterr().err
+    )
+    both = ["--backgrounds", "b.fa", "--bed", "r.bed", "--fasta", "g.fa"]
+    assert main(["build", "footprints", *arguments, *both]) == 2
+    assert "(both were given)" in capsys.readouterr().err
+
+
+def test_the_dart_eval_convention_scores_as_its_two_options_do(one_dose):
+    """``convention: dart_eval`` on a causal model is ``ties: correct`` with ``start_token:
+    none``: the same metrics, and the settings the run records say so."""
+    common = {"data_dir": str(one_dose), "config": "fp"}
+    results = [
+        evaluate(
+            str(one_dose / "genome.fa"),
+            [TASK],
+            {**common, **extra},
+            model="kmer-markov",
+            order=2,
+        )
+        for extra in ({"convention": "dart_eval"}, {"ties": "correct", "start_token": "none"})
+    ]
+    by_convention, by_options = (r["results"][TASK] for r in results)
+    assert {k: v for k, v in by_convention.items() if k != "alias"} == {
+        k: v for k, v in by_options.items() if k != "alias"
+    }
+    recorded = results[0]["config"]["perturbation_bench"]["tasks"][TASK]
+    assert (recorded["ties"], recorded["start_token"], recorded["convention"]) == (
+        "correct",
+        "none",
+        "dart_eval",
     )

@@ -158,10 +158,14 @@ def test_a_paired_task_is_refused_in_one_line(encoder, pair_data, task):
         ({"scoring": "embedding", "pooling": "flatten"}, r"needs distance= one of euclidean, "),
         ({"scoring": "embedding", "distance": "cos", "pooling": "flatten"}, r"got 'cos'"),
         ({"scoring": "embedding", "distance": "l1"}, r"needs pooling= one of flatten, mean"),
-        ({"scoring": "marginal", "distance": "l1"}, r"distance apply to scoring=embedding only"),
+        ({"scoring": "marginal", "distance": "l1"}, r"distance applies to scoring=embedding only"),
         (
             {"scoring": "embedding", "distance": "l1", "pooling": "mean", "layer": "middle"},
             "got 'middle'",
+        ),
+        (
+            {"scoring": "embedding", "distance": "l1", "pooling": "mean", "layer": "-1"},
+            r"layer must be last or a whole number K >= 0 .*got '-1'",
         ),
     ],
 )
@@ -236,6 +240,13 @@ def test_check_and_the_run_agree_on_where_an_embedding_score_applies(
     abs_llr = f'{{"data_dir": "{data}", "config": "vep", "score": "abs_llr"}}'
     status, _, err = run_check(capsys, *common, "--tasks", TASK, "--metadata", abs_llr)
     assert status == 2 and "score: abs_llr reads a log-likelihood ratio" in err
+    # the model has 3 layers: 4 hidden states, 0 to 3; check reads that from its config alone
+    for layer, fits in ((3, True), (4, False)):
+        deep = ("--model", "dna-mlm", "--model_args", f"{model_args},layer={layer}")
+        status, _, err = run_check(capsys, *deep, "--tasks", TASK, "--metadata", metadata)
+        assert (status, "layer=4: the model has 4 hidden states" in err) == (
+            (0, False) if fits else (2, True)
+        )
 
 
 def test_the_report_names_the_embedding_score_and_keeps_it_apart_from_the_llr_run(
@@ -251,6 +262,10 @@ def test_the_report_names_the_embedding_score_and_keeps_it_apart_from_the_llr_ru
         results[name] = evaluate(
             encoder, [TASK], metadata, model="dna-mlm", output_path=tmp_path / name, **arguments
         )
+    # a distance has no direction: no pairwise accuracy, tie rate or margin in lm-eval's results
+    metrics = {key.split(",")[0] for key in results["embedding"]["results"][TASK]}
+    assert {"auroc", "auprc"} <= metrics and not metrics & {"pairwise_acc", "tie_rate", "margin"}
+    assert "pairwise_acc,pairs" in results["llr"]["results"][TASK]
     folders = [next((tmp_path / name).iterdir()) for name in results]
     report = make_report(folders, tmp_path / "report", n_boot=50, se_boot=10, se_chrom_boot=10)
     rows = {row["score"]: row for row in report["variants"]["summary"]}
@@ -320,8 +335,8 @@ def test_each_distinct_window_runs_once_and_a_middle_layer_one_window_a_pass(
     "model_args, message",
     [
         ("scoring=embedding,pooling=mean", "scoring=embedding needs distance= one of"),
-        ("distance=l2", "distance apply to scoring=embedding only (scoring=marginal)"),
-        ("scoring=pll,pooling=mean", "pooling apply to scoring=embedding only (scoring=pll)"),
+        ("distance=l2", "distance applies to scoring=embedding only (scoring=marginal)"),
+        ("scoring=pll,pooling=mean", "pooling applies to scoring=embedding only (scoring=pll)"),
     ],
 )
 def test_check_refuses_embedding_arguments_that_make_no_score(
@@ -336,9 +351,11 @@ def test_check_refuses_embedding_arguments_that_make_no_score(
     assert status == 2 and message in err, err
 
 
-@pytest.mark.parametrize("layer, fits", [(3, True), (4, False), (-4, True), (-5, False), (0, True)])
+@pytest.mark.parametrize(
+    "layer, fits", [(3, True), (4, False), (-1, False), (-4, False), (0, True)]
+)
 def test_a_layer_index_must_be_one_of_the_models_hidden_states(layer, fits):
-    """3 layers: hidden states 0 (the embeddings) to 3, or -4 to -1 from the end."""
+    """3 layers: hidden states 0 (the embeddings) to 3; no index from the end (K >= 0)."""
     from types import SimpleNamespace
 
     from perturbation_bench.models.embedding_scoring import check_layer

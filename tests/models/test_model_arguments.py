@@ -23,6 +23,7 @@ TASK = "perturbation_syn_human"
             {"scoring": "pll"},
             "dna-hf scores with scoring= likelihood or embedding, not 'pll' .pll is a scoring of dna-mlm.$",
         ),
+        ("dna-mlm", {"scoring": "pl"}, "scores with scoring= .*, not 'pl' .did you mean 'pll'..$"),
         ("dna-hf", {"order": 5}, "does not take the model argument order .order is an argument of kmer-markov"),
         ("hf", {"plugin": "gpn"}, "hf does not take the model argument plugin .plugin is an argument of dna-mlm"),
         ("dna-mlm", {"window_stride": 8}, "dna-mlm does not take the model argument window_stride .window_stride is an argument of dna-hf.; it takes batch_size, dedupe,"),

@@ -143,8 +143,31 @@ def test_the_conventions_table_is_the_upstream_rules():
         "gpn": ("model", "sum", True, "pad", "drop"),
         "evo2": ("none", "mean", False, "truncate", "drop"),
         "biofoundation": ("none", "sum", False, "pad", "drop"),
+        "dart_eval": ("none", "sum", False, "shift", "drop"),
     }
     assert CONVENTIONS["gpn"].models == ("dna-mlm",)
+    dart = CONVENTIONS["dart_eval"]
+    assert (dart.ties, dart.masked_scoring) == ("correct", "pll")
+    assert all(c.ties is None for name, c in CONVENTIONS.items() if name != "dart_eval")
+
+
+def test_dart_eval_sets_the_ties_rule_and_a_start_token_for_causal_models_only():
+    """DART-Eval scores a causal model with nothing before the sequence and a masked one by
+    pseudo-log-likelihood; both count a tie as right in the per-motif accuracy."""
+    from perturbation_bench.active_models import as_scoring
+    from perturbation_bench.pairs.conventions import check_model
+
+    with as_scoring("dna-hf"):
+        causal = parse_options({"convention": "dart_eval"}).settings
+    with as_scoring("dna-mlm", "pll"):
+        masked = parse_options({"convention": "dart_eval"}).settings
+    assert (causal.start_token, causal.ties) == ("none", "correct")
+    assert (masked.start_token, masked.ties) == ("model", "correct")
+    check_model("dna-mlm", masked, "pll")
+    with pytest.raises(OptionsError, match=r"scores a masked model by scoring=pll: add it to"):
+        check_model("dna-mlm", masked, None)
+    with pytest.raises(OptionsError, match=r"convention 'dart_eval' sets ties='correct'"):
+        parse_options({"convention": "dart_eval", "ties": "strict"})
 
 
 @pytest.mark.parametrize(

@@ -122,3 +122,24 @@ def test_the_floor_section_holds_both_tables_when_both_kinds_of_task_ran():
     text = "\n".join(markdown([paired], [variant]))
     assert "| m | perturbation_x | f | 0.750 | 0.500 [0.100, 0.900] (4) (thin) |" in text
     assert "| m | perturbation_variants | f | 5 | 0.600 | 0.400 | Q1: 0.600 (2/5) |" in text
+
+
+def test_a_floor_that_shares_no_pair_with_the_runs_is_refused(tmp_path):
+    from dna_fixtures import write_run
+    from perturbation_bench.errors import OptionsError
+
+    model = write_run(
+        tmp_path / "model",
+        "perturbation_syn_human",
+        [(-1.0, -2.0)] * 3,
+        model="dna-hf",
+        model_args={"pretrained": "m"},
+    )
+    floor = write_run(tmp_path / "floor", "perturbation_motif_human", [(-1.0, -2.0)] * 3)
+    with pytest.raises(
+        OptionsError,
+        match=r"--floor .*floor: shares no pair with the other runs \(its tasks: "
+        r"perturbation_motif_human; theirs: perturbation_syn_human\)",
+    ):
+        make_report([model], tmp_path / "r", n_boot=20, floors=[floor])
+    assert not (tmp_path / "r" / "report.md").exists()

@@ -219,6 +219,12 @@ def test_bad_inputs_name_the_file_and_line(runs, tmp_path):
     with pytest.raises(DataSourceError, match="no samples of perturbation-bench tasks"):
         make_report([tmp_path / "other"], tmp_path / "out")
 
+    corrupted = write_run(tmp_path / "corrupted" / "model", "perturbation_syn_human", [(-1, -2)])
+    (results,) = corrupted.glob("results_*.json")
+    results.write_text(results.read_text()[:30])  # cut short: the run's name would be a guess
+    with pytest.raises(DataSourceError, match=rf"{results}: not a readable results file"):
+        make_report([tmp_path / "corrupted"], tmp_path / "out")
+
 
 @pytest.mark.slow
 def test_other_tasks_and_older_runs_are_listed_not_silently_skipped(runs, tmp_path, capsys):

@@ -167,7 +167,7 @@ def test_lower_case_bases_are_scored_upper_cased_and_counted(tmp_path, caplog):
         docs = load_pairs("syn_human", data_dir=str(tmp_path), preset="carbon")["test"]
     assert doc_to_sequences(docs[1])[1] == rows[1]["sequence"][:30].upper()
     assert perturbed_sequence(docs[1]) == rows[1]["sequence"]  # the published text, kept
-    assert "1 of 3 pairs have lower-case (soft-masked) bases" in caplog.text
+    assert "1 of 3 pairs has lower-case (soft-masked) bases" in caplog.text
 
 
 def test_dataset_revision_reaches_the_hub_call(monkeypatch, tmp_path):
@@ -213,6 +213,10 @@ def test_single_options_override_the_preset():
         ({"kmer_size": 0}, "kmer_size must be a positive integer"),
         ({"dna_prefix": 5}, "dna_prefix must be a string"),
         ({"reduction": "median"}, "reduction must be one of sum, mean, got 'median'"),
+        ({"reduction": "mena"}, r"got 'mena' \(did you mean 'mean'\?\)$"),
+        ({"reduction": "max"}, "got 'max'$"),
+        ({"preset": "carbn"}, r"unknown preset 'carbn' \(did you mean 'carbon'\?\); valid presets"),
+        ({"convention": "traitgm"}, r"unknown convention 'traitgm' \(did you mean 'traitgym'\?\);"),
     ],
 )
 def test_bad_options_list_the_valid_ones(metadata, message):
@@ -280,3 +284,34 @@ def test_the_data_identity_covers_every_file_of_a_config(tmp_path):
 
     assert identity("a") != identity("b")
     assert identity("a") == identity("c")
+
+
+def test_an_option_of_another_task_kind_is_said_once_and_changes_nothing(
+    tmp_path, caplog, monkeypatch
+):
+    """lm-eval hands every task of a run one metadata: ``ties`` (footprints) and ``min_per_class``
+    (labelled variants) given to a paired task are logged once each, and the task is the same."""
+    from perturbation_bench.pairs.fields import TASK
+    from perturbation_bench.tasks import loading
+
+    monkeypatch.setattr(loading, "_said", set())
+    write_parquet(random_pairs(3, 30), tmp_path, "syn_human")
+    write_parquet(random_pairs(3, 30), tmp_path, "motif_human")
+    plain = load_pairs("syn_human", data_dir=str(tmp_path))["test"][0][TASK]
+    with caplog.at_level("WARNING", logger="lm_eval.perturbation_bench.tasks.loading"):
+        for config in ("syn_human", "motif_human"):
+            docs = load_pairs(config, data_dir=str(tmp_path), ties="correct", min_per_class=5)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 2
+    assert "the ties option applies to perturbation_footprints" in warnings[0]
+    assert "the min_per_class option applies to perturbation_variants" in warnings[1]
+    settings = load_pairs("syn_human", data_dir=str(tmp_path), ties="correct")["test"][0][TASK]
+    assert (
+        (settings.ties, settings.min_per_class)
+        == (plain.ties, plain.min_per_class)
+        == (
+            None,
+            None,
+        )
+    )
+    assert len(docs["test"]) == 3
