@@ -9,8 +9,10 @@ tables name:
   accuracy vs background (``footprints.csv``);
 - per model and task: motifs, their mean accuracy, the share with p < 0.05, the accuracy vs
   background over all rows, and the mean rho of the margin with each dose that varies;
-- ``footprints.png``: each model's per-motif accuracies as a histogram, as DART-Eval draws them,
-  and where copies vary, the mean margin at each copy number.
+- ``footprints.png``: each model's per-motif accuracies as a histogram, as DART-Eval draws them
+  (the runs' bars side by side in each bin, never over each other), and where copies vary, the
+  mean margin at each copy number, a line per run and spacing where spacings vary (a single copy
+  has no spacing: its point starts every spacing's line).
 """
 
 from __future__ import annotations
@@ -151,9 +153,13 @@ def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
         1, 2 if doses else 1, figsize=(SIZE[0] * (1.4 if doses else 1), SIZE[1]), layout=LAYOUT
     )
     histogram, response = (axes[0], axes[1]) if doses else (axes, None)
-    for (model, task), group in motifs.groupby(["model", "task"], sort=True):
-        label = f"{model} {task} (n={len(group)} motif-doses)"
-        histogram.hist(group["accuracy"], bins=ACCURACY_BINS, range=(0, 1), alpha=0.5, label=label)
+    runs = list(motifs.groupby(["model", "task"], sort=True))
+    histogram.hist(
+        [group["accuracy"] for _, group in runs],
+        bins=ACCURACY_BINS,
+        range=(0, 1),
+        label=[f"{model} {task} (n={len(group)} motif-doses)" for (model, task), group in runs],
+    )
     histogram.axvline(CHANCE, color="black", linestyle="--", linewidth=1, label="chance (0.5)")
     histogram.yaxis.set_major_locator(MaxNLocator(integer=True))
     histogram.set_xlim(0, 1)
@@ -162,16 +168,16 @@ def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
     histogram.set_title("Footprinting accuracy per motif")
     _legend_below(histogram)
     if response is not None:
-        runs = list(rows.groupby(["model", "task"], sort=True))
-        for index, ((model, task), group) in enumerate(runs):
+        series = list(_dose_series(rows))
+        for index, (label, group) in enumerate(series):
             means = group.groupby("copies")["margin"].agg(["mean", "sem"])
             response.errorbar(
-                means.index + series_offset(index, len(runs)),
+                means.index + series_offset(index, len(series)),
                 means["mean"],
                 yerr=means["sem"],
                 marker=MARKERS[index % len(MARKERS)],
                 capsize=3,
-                label=f"{model} {task} (n={len(group)})",
+                label=f"{label} (n={len(group)})",
             )
         response.axhline(0, color="grey", lw=0.8)
         response.set_xticks(sorted(rows["copies"].unique()))
@@ -180,6 +186,19 @@ def draw(tables: dict[str, list[dict]], pairs: pd.DataFrame, path) -> None:
         response.set_title("Dose-response (mean and standard error)")
         _legend_below(response)
     save_figure(figure, path)
+
+
+def _dose_series(rows: pd.DataFrame):
+    """``(label, rows)`` per line of the dose panel (module docstring): per run, or per run and
+    spacing where more than one spacing of several copies is present."""
+    spacings = sorted(rows.loc[rows["copies"] > 1, "spacing"].unique())
+    for (model, task), group in rows.groupby(["model", "task"], sort=True):
+        if len(spacings) <= 1:
+            yield f"{model} {task}", group
+            continue
+        for spacing in spacings:
+            chosen = (group["copies"] == 1) | (group["spacing"] == spacing)
+            yield f"{model} {task} spacing {spacing} bp", group[chosen]
 
 
 def _legend_below(axes) -> None:

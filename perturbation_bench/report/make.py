@@ -124,7 +124,7 @@ def make_report(
         "summary": variant_metrics.ranking_summary(pairs, seed, n_boot, se_boot, se_chrom_boot),
         "strata": variant_metrics.ranking_strata(pairs, list(by)),
         "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
-        "class_ladder": variant_metrics.class_ladder(pairs, seed, n_boot),
+        "class_ladder": variant_metrics.class_ladder(preferences, seed, n_boot),
         "matched": matched_metrics(pairs, by[0] if by else "consequence", min_subset),
         "strands": strand_consistency(pairs),
         "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),

@@ -62,7 +62,9 @@ def ladder_order(value: str) -> tuple[int, str]:
 
 
 def class_ladder(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 1000) -> list[dict]:
-    """Per model, task and consequence class: n, pairwise accuracy, its bootstrap 95%, mean margin."""
+    """Per model, task and consequence class: n, pairwise accuracy, its bootstrap 95%, mean margin
+    (of runs that prefer a window: ``make.py`` leaves embedding distances out, which have no
+    direction and another unit)."""
     if "consequence" not in pairs.columns:
         return []
     out = []

@@ -540,6 +540,7 @@ def test_an_order_0_chain_ties_on_every_permuted_insert(one_dose):
     assert results["strict"]["background_acc,pairs"] == 0.0  # |m_o| == |m_p|: strict
 
 
+@pytest.mark.slow  # scipy's exact Wilcoxon on small tied groups: ~0.5 s a motif-dose
 def test_the_dose_response_is_the_spearman_of_the_margin_with_the_dose(material, tmp_path):
     _, genome = scored_build(material, tmp_path, "--copies", "1,2,4", "--spacing", "0,3")
     run = tmp_path / "run"

@@ -199,6 +199,17 @@ def gpn_model(folder):
     return str(folder)
 
 
+@pytest.fixture(scope="module")
+def pll_data(tmp_path_factory):
+    """3 pairs of 60 bp: a pseudo-log-likelihood runs a forward pass per position, so its
+    checks take short windows (still longer than ``max_length`` 40, so windows slide)."""
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+
+    root = tmp_path_factory.mktemp("pll")
+    write_parquet(random_pairs(3, 60, seed=5), root, "syn_human")
+    return root
+
+
 @pytest.mark.parametrize(
     "kind, metadata, trim, max_length",
     [
@@ -210,7 +221,7 @@ def gpn_model(folder):
     ],
 )
 def test_pll_equals_an_independent_per_position_computation(
-    masked_models, pair_data, tmp_path, kind, metadata, trim, max_length
+    masked_models, pll_data, tmp_path, kind, metadata, trim, max_length
 ):
     path = gpn_model(tmp_path / "gpn") if kind == "gpn" else masked_models[kind]
     extra = {"plugin": "gpn"} if kind == "gpn" else {}
@@ -219,7 +230,7 @@ def test_pll_equals_an_independent_per_position_computation(
     result = evaluate(
         path,
         [TASK],
-        {"data_dir": str(pair_data), **metadata},
+        {"data_dir": str(pll_data), **metadata},
         model="dna-mlm",
         scoring="pll",
         **extra,
@@ -227,7 +238,7 @@ def test_pll_equals_an_independent_per_position_computation(
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     limit = max_length or model.config.max_position_embeddings
-    rows = pq.read_table(pair_data / "syn_human").to_pylist()
+    rows = pq.read_table(pll_data / "syn_human").to_pylist()
     got = logged_pairs(result, TASK)
     assert len(got) == len(rows)
     for pair, row in zip(got, rows, strict=True):
@@ -279,7 +290,7 @@ def test_an_unknown_scoring_is_refused(masked_models):
 
 @pytest.mark.parametrize("batch_size, level", [(1, "WARNING"), (4, "INFO")])
 def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
-    masked_models, pair_data, caplog, monkeypatch, batch_size, level
+    masked_models, pll_data, caplog, monkeypatch, batch_size, level
 ):
     """The hint's numbers are the passes the model then makes (counted by a forward hook) and
     the masked inputs (one per distinct masked token); at batch size 1 it is a warning."""
@@ -300,7 +311,7 @@ def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
         evaluate(
             masked_models["char"],
             [TASK],
-            {"data_dir": str(pair_data)},
+            {"data_dir": str(pll_data)},
             model="dna-mlm",
             scoring="pll",
             batch_size=batch_size,

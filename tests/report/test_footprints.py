@@ -67,7 +67,7 @@ def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_numb
     pairs = pd.DataFrame(
         [
             {"model": model, "task": "t", "motif": "M0", "copies": copies, "margin": m + shift}
-            | {"motif_margin": 0.0}
+            | {"motif_margin": 0.0, "spacing": 0 if copies == 1 else 2}
             for model, shift in (("a", 0.0), ("b", -1.0))
             for copies, values in margins.items()
             for m in values
@@ -80,6 +80,8 @@ def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_numb
         heights = [patch.get_height() for patch in container.patches]
         assert heights == np.histogram(values, ACCURACY_BINS, (0, 1))[0].tolist()
         assert container.patches[0].get_label() == f"{model} t (n={len(values)} motif-doses)"
+    for a, b in zip(bars[0].patches, bars[1].patches, strict=True):  # side by side in a bin
+        assert a.get_x() + a.get_width() <= b.get_x() + 1e-12 and a.get_alpha() in (None, 1)
     (chance,) = [line for line in histogram.lines if line.get_label() == "chance (0.5)"]
     assert chance.get_xdata()[0] == 0.5
     series = [c for c in response.containers if c.get_label().endswith("(n=5)")]
@@ -101,8 +103,29 @@ def test_the_figure_draws_each_runs_accuracies_and_its_mean_margin_per_copy_numb
 
 def test_one_copy_number_draws_the_histogram_alone(drawn):
     pairs = pd.DataFrame(
-        [{"model": "a", "task": "t", "motif": "M", "copies": 1, "margin": 0.5, "motif_margin": 0.0}]
+        [{"model": "a", "task": "t", "motif": "M", "copies": 1, "margin": 0.5, "motif_margin": 0}]
     )
     motifs = [{"model": "a", "task": "t", "motif": "M", "accuracy": 1.0}]
     draw({"motifs": motifs, "summary": []}, pairs, "unused.png")
     assert len(drawn[0].axes) == 1
+
+
+def test_the_dose_panel_draws_a_line_per_spacing_each_from_the_single_copy(drawn):
+    """Copies 1 (no spacing), and 2 copies at spacings 0 and 5: two lines, each through the
+    single copy's mean and its own spacing's, labelled with the spacing; nothing pooled."""
+    rows = [(1, 0, 1.0), (1, 0, 3.0), (2, 0, 4.0), (2, 0, 6.0), (2, 5, 10.0), (2, 5, 14.0)]
+    pairs = pd.DataFrame(
+        [
+            {"model": "a", "task": "t", "motif": "M", "copies": c, "spacing": s, "margin": m}
+            | {"motif_margin": 0.0}
+            for c, s, m in rows
+        ]
+    )
+    motifs = [{"model": "a", "task": "t", "motif": "M", "accuracy": 1.0}]
+    draw({"motifs": motifs, "summary": []}, pairs, "unused.png")
+    _, response = drawn[0].axes
+    lines = {c.get_label(): c.lines[0].get_ydata().tolist() for c in response.containers}
+    assert lines == {
+        "a t spacing 0 bp (n=4)": [2.0, 5.0],
+        "a t spacing 5 bp (n=4)": [2.0, 12.0],
+    }

@@ -178,3 +178,32 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
             average_precision_score, list(both["label"]), list(both["score"]), list(both["chrom"])
         )
     )
+
+
+def test_the_class_ladder_leaves_out_an_embedding_run(tmp_path):
+    """A distance has no direction and another unit than a margin: its run has no ladder row,
+    while the likelihood run of the same variants has one per class."""
+    from dna_fixtures import write_run
+    from perturbation_bench.report.make import make_report
+
+    docs = [
+        {"chrom": "1", "pos": i, "ref": "A", "alt": "C", "label": i % 2 == 0}
+        | {"consequence": ("stop_gained", "synonymous_variant")[i % 2]}
+        for i in range(12)
+    ]
+    lls = [(-1.0 - i % 3, -2.0) for i in range(12)]
+    runs = [
+        write_run(tmp_path / "llr", "perturbation_variants", lls, docs=docs),
+        write_run(
+            tmp_path / "embedding",
+            "perturbation_variants",
+            [(0.0, -1.0 - i) for i in range(12)],
+            model="dna-mlm",
+            model_args={"pretrained": "m", "scoring": "embedding"},
+            docs=docs,
+        ),
+    ]
+    report = make_report(runs, tmp_path / "report", n_boot=20, se_boot=5, se_chrom_boot=5)
+    ladder = report["variants"]["class_ladder"]
+    assert {row["model"] for row in ladder} == {"kmer-markov"}
+    assert sorted(row["consequence"] for row in ladder) == ["stop_gained", "synonymous_variant"]
