@@ -4,6 +4,7 @@ task's headline metric as lm-eval wrote it, its 1.96-stderr interval, ranks, and
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -79,10 +80,19 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
             )
             assert row[f"{task}:rank"] == 1 + better
     assert list(table["mean_rank"]) == sorted(table["mean_rank"])
+    assert list(table.columns[:3]) == ["name", "mean_rank", "folder"]  # no index column
     markdown = (tmp_path / "board" / "leaderboard.md").read_text().splitlines()
     assert len(markdown) == 2 + 5 and "syn_human" in markdown[0]
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 0
-    assert "5 runs, 2 tasks; best mean rank over 2 shared task(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "5 runs, 2 tasks; best mean rank over 2 shared task(s)" in out
+    written = [line.removeprefix("wrote ") for line in out.splitlines() if line.startswith("wrote")]
+    assert [Path(p).name for p in written] == [
+        "leaderboard.csv",
+        "leaderboard.md",
+        "leaderboard.png",
+    ]
+    assert all(Path(p).is_file() for p in written)
 
 
 def test_the_same_run_twice_is_refused_naming_both_folders(five_runs):
@@ -158,7 +168,20 @@ def test_runs_are_ranked_on_the_tasks_every_run_scored_and_the_rest_listed_apart
     )
     assert low > 0  # value - 1.96 x 0.2 would be -0.31
     lines = markdown(tasks, rows)
-    assert lines[:2] == ["| rank | run | mean rank | syn_human |", "|---|---|---|---|"]
+    a_low, a_high = wilson(9, 12)
+    assert lines[:4] == [
+        "| rank | run | mean rank | syn_human |",
+        "|---|---|---|---|",
+        f"| 1 | a | 1.00 | pairwise_acc 0.750 [{a_low:.3f}, {a_high:.3f}] n=12 (#1) |",
+        f"| 2 | b | 2.00 | pairwise_acc 0.083 [{low:.3f}, {high:.3f}] n=12 (#2) |",
+    ]
+    assert lines[4:9] == [
+        "",
+        "Not ranked (not scored by every run):",
+        "",
+        "| run | motif_human |",
+        "|---|---|",
+    ]
     assert "Not ranked (not scored by every run):" in lines
     assert lines[-2] == "| a | - |"
     assert lines[-1].startswith("| b | pairwise_acc 0.900 [") and "(#" not in lines[-1]
@@ -173,7 +196,9 @@ def test_runs_that_share_no_task_are_not_ranked(tmp_path, capsys):
     out = tmp_path / "board"
     assert main(["leaderboard", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
     assert "no task scored by every run: nothing ranked" in capsys.readouterr().out
-    assert "nothing is ranked" in (out / "leaderboard.md").read_text()
+    assert (out / "leaderboard.md").read_text().splitlines()[0] == (
+        "No task was scored by every run: nothing is ranked."
+    )
 
 
 def test_every_results_file_of_a_folder_is_read_or_refused(tmp_path):
@@ -208,4 +233,29 @@ def test_the_figure_draws_chance_and_each_run_s_n(tmp_path, monkeypatch):
     (axes,) = drawn[0].axes
     assert sorted(text.get_text() for text in axes.texts) == ["n=10", "n=20"]
     chance = [line for line in axes.lines if list(line.get_xdata()) == [0.5, 0.5]]
-    assert len(chance) == 1 and "chance" in axes.get_xlabel()
+    assert len(chance) == 1 and axes.get_xlabel() == "pairwise_acc (chance dashed)"
+    assert [label.get_text() for label in axes.get_yticklabels()] == [r["name"] for r in rows]
+    (container,) = axes.containers
+    (bars,) = container.lines[2]  # each run's interval, as drawn
+    drawn_intervals = [tuple(x for x, _ in segment) for segment in bars.get_segments()]
+    expected = [(r["tasks"][tasks[0]]["low"], r["tasks"][tasks[0]]["high"]) for r in rows]
+    assert drawn_intervals == [pytest.approx(pair, abs=1e-12) for pair in expected]
+    assert axes.get_title() == "syn_human" and axes.get_ylim() == (1.5, -0.5)  # best on top
+
+
+def test_a_task_not_every_run_scored_is_drawn_as_not_ranked(tmp_path, monkeypatch):
+    from perturbation_bench.report import plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: drawn.append(figure))
+    write_results(tmp_path / "a" / "m", "a", {"perturbation_syn_human": (0.6, 10)})
+    write_results(
+        tmp_path / "b" / "m",
+        "b",
+        {"perturbation_syn_human": (0.7, 20), "perturbation_motif_human": (0.9, 10)},
+    )
+    tasks, rows = leaderboard([str(tmp_path / "a"), str(tmp_path / "b")])
+    write_leaderboard(tasks, rows, tmp_path / "board")
+    shared, apart = drawn[0].axes
+    assert (shared.get_title(), apart.get_title()) == ("syn_human", "motif_human (not ranked)")
+    assert [label.get_text() for label in apart.get_yticklabels()] == ["", ""]
