@@ -144,13 +144,13 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
             ``scoring=embedding`` reaches a paired task or ``score: abs_llr``.
     """
     name = model or "lm-eval's own model"
-    if scoring == "embedding" and settings.score is None:
+    if scoring == "embedding" and settings.score is None and settings.ties is None:
         raise OptionsError(
-            f"scoring=embedding scores a variant by a distance, which has no direction; "
-            f"{settings.config or 'this task'} is a paired task, scored by which window the "
-            "model prefers (leave scoring=embedding out)"
+            f"scoring=embedding scores a variant or a motif footprint by a distance, which has "
+            f"no direction; {settings.config or 'this task'} is a paired task, scored by which "
+            "window the model prefers (leave scoring=embedding out)"
         )
-    if scoring == "embedding" and settings.score != "llr":
+    if scoring == "embedding" and settings.score not in (None, "llr"):
         raise OptionsError(
             f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
             "score itself (leave score out)"

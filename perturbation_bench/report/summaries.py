@@ -120,7 +120,10 @@ def has_published_config(tasks) -> bool:
 
 def group_means(summary: list[dict]) -> list[dict]:
     """Unweighted mean of ``pairwise_acc`` over the whole-window tasks each model ran (the
-    context-length tasks are left out: an average over crop lengths means nothing)."""
+    context-length tasks are left out: an average over crop lengths means nothing); none without
+    a run that prefers a window (only embedding distances)."""
+    if not summary:
+        return []
     frame = pd.DataFrame(summary)
     frame = frame[~frame["task"].str.contains(CONTEXT_SUFFIX)]
     return [

@@ -13,7 +13,12 @@ task on the first (``pairwise_acc`` strict, ``tie_rate``, ``margin``), ``backgro
     spacing_spearman     mean over motifs of rho(margin, spacing)    where spacing varies
 
 ``--metadata '{"ties": "correct"}'`` counts a tie as right in ``motif_acc`` (DART-Eval's
-number); ``pairwise_acc`` stays strict, as in every task. The aggregations run once on rank 0
+number); ``pairwise_acc`` stays strict, as in every task.
+
+Under ``scoring=embedding`` (``models/embedding_scoring.py``) each comparison's score is the
+distance between its two windows' embeddings, so ``background_acc`` is DART-Eval's embedding
+footprint accuracy, the share of rows with ``d(motif, background) > d(control, background)``
+(strict), and it is the only metric reported: the others read a likelihood's direction. The aggregations run once on rank 0
 over every rank's documents, so one and several processes give the same value.
 """
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
+from perturbation_bench.active_models import scoring_kind
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.fields import BACKGROUND, TASK
 from perturbation_bench.pairs.footprints import (
@@ -78,6 +84,8 @@ def process_results(doc, results) -> dict:
     motif_margin = motif_background.original - motif_background.perturbed
     control_margin = control_background.original - control_background.perturbed
     metrics["background_acc"] = float(beats_background(motif_margin, control_margin))
+    if scoring_kind() == "embedding":  # distances: the background comparison alone (above)
+        return {"background_acc": metrics["background_acc"]}
     settings = doc[TASK]
     row = FootprintRow(
         doc["motif"],

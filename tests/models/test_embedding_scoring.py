@@ -140,7 +140,9 @@ def test_the_ranking_metrics_equal_the_anchors_scores_from_the_hidden_states(
 
 @pytest.mark.parametrize("task", ["perturbation_syn_human", "perturbation_motif_human"])
 def test_a_paired_task_is_refused_in_one_line(encoder, pair_data, task):
-    with pytest.raises(OptionsError, match=r"scoring=embedding scores a variant by a distance"):
+    with pytest.raises(
+        OptionsError, match=r"scoring=embedding scores a variant or a motif footprint by a distance"
+    ):
         evaluate(
             encoder,
             [task],
@@ -233,7 +235,10 @@ def test_check_and_the_run_agree_on_where_an_embedding_score_applies(
         *common,
         *("--tasks", "perturbation_syn_human", "--metadata", f'{{"data_dir": "{pair_data}"}}'),
     )
-    assert status == 2 and "scoring=embedding scores a variant by a distance" in err
+    assert (
+        status == 2
+        and "scoring=embedding scores a variant or a motif footprint by a distance" in err
+    )
     metadata = f'{{"data_dir": "{data}", "config": "vep"}}'
     status, out, _ = run_check(capsys, *common, "--tasks", TASK, "--metadata", metadata)
     assert status == 0 and "options and files OK" in out
@@ -366,3 +371,59 @@ def test_a_layer_index_must_be_one_of_the_models_hidden_states(layer, fits):
     else:
         with pytest.raises(OptionsError, match=rf"layer={layer}: the model has 4 hidden states"):
             check_layer(score, config)
+
+
+def test_footprints_by_embedding_are_dart_evals_cosine_accuracy(encoder, tmp_path):
+    """Each row's motif and control windows against its raw background: the task's
+    ``background_acc`` is the share of rows whose motif moves the mean-pooled embedding further
+    (cosine distance, strict), computed here independently, and no likelihood metric is
+    reported."""
+    import random
+
+    import pandas as pd
+
+    rng = random.Random(6)
+    meme = ["MEME version 5", "", "ALPHABET= ACGT", ""]
+    for name, consensus in (("M1", "TGACGTCA"), ("M2", "CACGTG")):
+        meme += [f"MOTIF {name}", f"letter-probability matrix: alength= 4 w= {len(consensus)}"]
+        meme += [" ".join("0.85" if b == base else "0.05" for b in "ACGT") for base in consensus]
+    (tmp_path / "m.meme").write_text("\n".join(meme) + "\n")
+    backgrounds = "".join(
+        f">bg{k}\n{''.join(rng.choice('ACGT') for _ in range(50))}\n" for k in range(5)
+    )
+    (tmp_path / "bg.fa").write_text(backgrounds)
+    build = ["build", "footprints", "--motifs", str(tmp_path / "m.meme"), "--backgrounds"]
+    build += [str(tmp_path / "bg.fa"), "--config", "fp", "--out", str(tmp_path / "out")]
+    assert main(build) == 0
+    rows = pd.read_parquet(tmp_path / "out" / "fp")
+    result = evaluate(
+        encoder,
+        ["perturbation_footprints"],
+        {"data_dir": str(tmp_path / "out"), "config": "fp"},
+        model="dna-mlm",
+        scoring="embedding",
+        distance="cosine",
+        pooling="mean",
+        output_path=tmp_path / "run",
+    )
+    got = result["results"]["perturbation_footprints"]
+    metrics = {key.split(",")[0] for key in got if key.endswith(",pairs")}
+    assert metrics == {"background_acc", "background_acc_stderr"}
+    model = AutoModel.from_pretrained(encoder, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+
+    def distance(a: str, b: str) -> float:
+        return anchor_score(model, tokenizer, a, b, "cosine", "mean", "last")
+
+    beats = [
+        distance(motif, background) > distance(control, background)
+        for motif, control, background in zip(
+            rows["original_sequence"], rows["sequence"], rows["background_sequence"]
+        )
+    ]
+    assert 0 < sum(beats) < len(beats)  # the rule is not decided by the data alone
+    assert got["background_acc,pairs"] == pytest.approx(np.mean(beats), abs=1e-12)
+    from perturbation_bench.report.make import make_report
+
+    report = make_report([next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=20)
+    assert report["summary"] == [] and report["footprints"]["motifs"] == []  # no likelihoods
