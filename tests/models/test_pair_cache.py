@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -76,6 +75,20 @@ def command(kind, model, data, cache, out, processes: int = 1):
     return [*launcher, str(DRIVER), kind, model, str(data), str(cache), str(out)]
 
 
+def kill_tree(process: subprocess.Popen) -> None:
+    """SIGKILL a launcher and every process below it, and wait until all are gone: torchrun
+    starts its workers in sessions of their own, out of reach of the launcher's process group,
+    where a paused worker would otherwise outlive the test."""
+    import psutil
+
+    parent = psutil.Process(process.pid)
+    family = [*parent.children(recursive=True), parent]
+    for member in family:
+        member.kill()
+    psutil.wait_procs(family, timeout=60)
+    process.wait()
+
+
 def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
     """(taken from the cache, in all) summed over the processes' log lines."""
     pattern = (
@@ -119,8 +132,7 @@ def test_a_run_killed_part_way_resumes_with_identical_metrics(
         "the run ended before its kill point: " + first.stderr.read()[-2000:]
     )
     assert stored(store) == pause < total and not out.exists()
-    os.killpg(first.pid, signal.SIGKILL)  # the launcher and every process it started
-    first.wait()
+    kill_tree(first)  # the launcher and every process it started
     kept = stored(store)
     assert 5 * unit <= kept < total and not out.exists()
     second = subprocess.run(
