@@ -259,3 +259,28 @@ def test_a_task_not_every_run_scored_is_drawn_as_not_ranked(tmp_path, monkeypatc
     shared, apart = drawn[0].axes
     assert (shared.get_title(), apart.get_title()) == ("syn_human", "motif_human (not ranked)")
     assert [label.get_text() for label in apart.get_yticklabels()] == ["", ""]
+
+
+@pytest.mark.parametrize(
+    "metric, value, stderr, n, expected",
+    [
+        ("pairwise_acc", 0.75, 0.2, 12, wilson(9, 12)),  # n known: Wilson's, the stderr unused
+        ("pairwise_acc", 0.5, 0.1, None, (0.5 - 0.196, 0.5 + 0.196)),  # no n: +/- 1.96 se
+        ("spearman", -0.9, 0.1, 50, (-1.0, -0.9 + 0.196)),  # a correlation stops at -1
+        ("spearman_macro", 0.95, 0.1, 50, (0.95 - 0.196, 1.0)),
+        ("auprc", 0.05, 0.05, 100, (0.0, 0.05 + 0.098)),  # an AUPRC stops at 0 and 1
+        ("auprc_macro", 0.98, 0.05, 100, (0.98 - 0.098, 1.0)),
+        ("auprc", 0.9, None, 10, (None, None)),
+    ],
+)
+def test_an_interval_stays_within_its_metric_s_range(metric, value, stderr, n, expected):
+    from perturbation_bench.report.leaderboard import interval
+
+    low, high = interval(metric, value, stderr, n)
+    if expected[0] is None:
+        assert (low, high) == (None, None)
+    else:
+        assert (low, high) == (
+            pytest.approx(expected[0], abs=1e-3),
+            pytest.approx(expected[1], abs=1e-3),
+        )
