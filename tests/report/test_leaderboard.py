@@ -25,14 +25,18 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def write_results(folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00") -> None:
-    """A results file of ``model`` with ``tasks``: ``task -> (accuracy, n)``."""
+def write_results(
+    folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00", provenance=None
+) -> None:
+    """A results file of ``model`` with ``tasks``: ``task -> (accuracy, n)``; ``provenance``:
+    what this package's models record under ``config.perturbation_bench``."""
     folder.mkdir(parents=True, exist_ok=True)
     results = {
         "results": {task: {"pairwise_acc,pairs": acc, "pairwise_acc_stderr,pairs": 0.2}
                     for task, (acc, _) in tasks.items()},
         "n-samples": {task: {"original": n, "effective": n} for task, (_, n) in tasks.items()},
-        "config": {"model": "dna-hf", "model_args": f"pretrained={model}"},
+        "config": {"model": "dna-hf", "model_args": f"pretrained={model}",
+                   "perturbation_bench": provenance or {}},
     }  # fmt: skip
     (folder / f"results_{name}.json").write_text(json.dumps(results))
 
@@ -204,6 +208,7 @@ def test_runs_that_share_no_task_are_not_ranked(tmp_path, capsys):
 def test_every_results_file_of_a_folder_is_read_or_refused(tmp_path):
     """Two models in one folder are two rows; one model's tasks from two calls merge; a rerun
     of one task and an unreadable file are refused by name."""
+    write_results(tmp_path / "two" / "a", "a", {"hellaswag": (0.3, 10)}, "2025-12")  # not ours
     write_results(tmp_path / "two" / "a", "a", {"perturbation_syn_human": (0.6, 10)})
     write_results(tmp_path / "two" / "b", "b", {"perturbation_syn_human": (0.7, 10)})
     write_results(tmp_path / "two" / "b", "b", {"perturbation_motif_human": (0.8, 10)}, "2026-02")
@@ -284,3 +289,16 @@ def test_an_interval_stays_within_its_metric_s_range(metric, value, stderr, n, e
             pytest.approx(expected[0], abs=1e-3),
             pytest.approx(expected[1], abs=1e-3),
         )
+
+
+def test_runs_of_one_model_with_other_task_settings_are_two_rows(tmp_path):
+    """What the package's models record (here the strand average) tells two runs of one model
+    apart, as in the report."""
+    for strands in (False, True):
+        settings = {"tasks": {"perturbation_syn_human": {"rc_average": strands}}}
+        write_results(
+            tmp_path / str(strands) / "m", "m", {"perturbation_syn_human": (0.6, 10)},
+            provenance=settings,
+        )  # fmt: skip
+    _, rows = leaderboard([str(tmp_path / "False"), str(tmp_path / "True")])
+    assert sorted(row["name"] for row in rows) == ["m rc_average=False", "m rc_average=True"]
