@@ -22,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
     """Read every run once, write the leaderboard, print where it is."""
     from perturbation_bench.report.leaderboard import leaderboard, ranked_tasks, write_leaderboard
     from perturbation_bench.report.output_folder import check_output_folder
+    from perturbation_bench.wording import counted
 
     check_output_folder(args.out, "--out")
     tasks, rows = leaderboard(args.runs)
@@ -29,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     shared = len(ranked_tasks(tasks, rows))
     best = (
-        f"best mean rank over {shared} shared task(s): {rows[0]['name']}"
+        f"best mean rank over {counted(shared, 'shared task')}: {rows[0]['name']}"
         if shared
         else "no task scored by every run: nothing ranked"
     )
-    print(f"{len(rows)} runs, {len(tasks)} tasks; {best}")
+    print(f"{counted(len(rows), 'run')}, {counted(len(tasks), 'task')}; {best}")
     return 0

@@ -89,7 +89,7 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
     assert len(markdown) == 2 + 5 and "syn_human" in markdown[0]
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 0
     out = capsys.readouterr().out
-    assert "5 runs, 2 tasks; best mean rank over 2 shared task(s)" in out
+    assert "5 runs, 2 tasks; best mean rank over 2 shared tasks" in out
     written = [line.removeprefix("wrote ") for line in out.splitlines() if line.startswith("wrote")]
     assert [Path(p).name for p in written] == [
         "leaderboard.csv",
@@ -199,7 +199,9 @@ def test_runs_that_share_no_task_are_not_ranked(tmp_path, capsys):
     assert all(cell["rank"] is None for row in rows for cell in row["tasks"].values())
     out = tmp_path / "board"
     assert main(["leaderboard", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
-    assert "no task scored by every run: nothing ranked" in capsys.readouterr().out
+    assert "2 runs, 2 tasks; no task scored by every run: nothing ranked" in (
+        capsys.readouterr().out
+    )
     assert (out / "leaderboard.md").read_text().splitlines()[0] == (
         "No task was scored by every run: nothing is ranked."
     )
