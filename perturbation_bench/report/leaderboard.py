@@ -101,25 +101,20 @@ def _run_entries(folder: str | Path) -> list[dict]:
         }
         if not cells:
             continue
-        key = json.dumps(
-            [
-                config.get("model"),
-                identity(
-                    config.get("model"),
-                    model_args,
-                    provenance.get("settings") or {},
-                    provenance.get("tasks") or {},
-                ),
-            ],
-            sort_keys=True,
+        items = identity(
+            config.get("model"),
+            model_args,
+            provenance.get("settings") or {},
+            provenance.get("tasks") or {},
         )
+        key = json.dumps(items, sort_keys=True)  # the lm-eval model is one of its items
         base = model_args.get("pretrained") or config.get("model") or Path(folder).name
         entry = entries.setdefault(
             key,
             {
                 "folder": str(folder),
                 "base": str(base),
-                "identity": json.loads(key)[1],
+                "identity": items,
                 "shards": {},
                 "cells": {},
                 "files": {},

@@ -304,3 +304,22 @@ def test_runs_of_one_model_with_other_task_settings_are_two_rows(tmp_path):
         )  # fmt: skip
     _, rows = leaderboard([str(tmp_path / "False"), str(tmp_path / "True")])
     assert sorted(row["name"] for row in rows) == ["m rc_average=False", "m rc_average=True"]
+
+
+def test_a_run_without_pretrained_is_named_by_its_model_and_its_scorer_settings(tmp_path):
+    """kmer-markov has no ``pretrained``: its rows are named by the lm-eval model, and two of
+    them apart by the scorer settings the package recorded (``config.perturbation_bench``)."""
+    for order in (2, 5):
+        folder = tmp_path / f"o{order}" / "m"
+        folder.mkdir(parents=True)
+        results = {
+            "results": {"perturbation_syn_human": {"pairwise_acc,pairs": 0.6}},
+            "config": {
+                "model": "kmer-markov",
+                "model_args": "fasta=g.fa",
+                "perturbation_bench": {"settings": {"order": order}},
+            },
+        }
+        (folder / "results_2026-01-01T00-00-00.json").write_text(json.dumps(results))
+    _, rows = leaderboard([str(tmp_path / "o2"), str(tmp_path / "o5")])
+    assert sorted(row["name"] for row in rows) == ["kmer-markov order=2", "kmer-markov order=5"]
