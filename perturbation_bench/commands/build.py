@@ -138,15 +138,13 @@ def _variant_build(args: argparse.Namespace, build):
     """The build of ``--from``'s format, its options checked before any file is read."""
     from perturbation_bench.dataset.genome import Genome
 
-    given = {
-        "--hgvs-column": args.hgvs_column != "hgvs_nt",
-        "--chrom": args.chrom is not None,
-        "--nabench-metadata": args.nabench_metadata is not None,
-    }
-    belongs = {"--hgvs-column": "mavedb", "--chrom": "mavedb", "--nabench-metadata": "nabench"}
-    for option, is_given in given.items():
-        if is_given and belongs[option] != args.source_format:
-            raise OptionsError(f"{option} goes with --from {belongs[option]}")
+    for option, source_format, given in (
+        ("--hgvs-column", "mavedb", args.hgvs_column != "hgvs_nt"),
+        ("--chrom", "mavedb", args.chrom is not None),
+        ("--nabench-metadata", "nabench", args.nabench_metadata is not None),
+    ):
+        if given and source_format != args.source_format:
+            raise OptionsError(f"{option} goes with --from {source_format}")
     if args.source_format == "nabench":
         table_options = ("label_column", "assay_column", "label_direction")
         if args.fasta or any(getattr(args, name) for name in table_options):

@@ -35,6 +35,13 @@ ALL = "all"
 """The subset of every variant of an assay."""
 
 
+def oriented_labels(rows: pd.DataFrame) -> list[float]:
+    """Each row's label as a float oriented to damaging by the row's declared
+    ``label_direction`` (``pairs/assays.oriented``; as given where the data declares none)."""
+    directions = rows["label_direction"] if "label_direction" in rows else [None] * len(rows)
+    return [oriented(float(x), d) for x, d in zip(rows["label"], directions, strict=True)]
+
+
 def with_assays(pairs: pd.DataFrame) -> pd.DataFrame:
     """The labelled rows of ``pairs`` that belong to an assay, in ``pair_id`` order, each label
     as its metrics take it (bool, or a float oriented to damaging)."""
@@ -44,16 +51,13 @@ def with_assays(pairs: pd.DataFrame) -> pd.DataFrame:
         "pair_id", kind="stable"
     )
     quantitative = rows["labels"] == QUANTITATIVE
-    directions = rows["label_direction"] if "label_direction" in rows else [None] * len(rows)
-    rows = rows.assign(
-        label=[
-            oriented(float(label), direction) if is_quantitative else bool(label)
-            for label, direction, is_quantitative in zip(
-                rows["label"], directions, quantitative, strict=True
-            )
-        ]
-    )
-    return rows
+    labels = [
+        value if is_quantitative else bool(label)
+        for value, label, is_quantitative in zip(
+            oriented_labels(rows), rows["label"], quantitative, strict=True
+        )
+    ]
+    return rows.assign(label=labels)
 
 
 def assay_cells(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.ranking import auprc
 from perturbation_bench.report.statistics import mcnemar_exact, wilson_interval
 from perturbation_bench.report.summaries import THIN_PAIRS
@@ -52,8 +53,6 @@ def _matched(pairs: pd.DataFrame):
 def check_floors_apply(pairs: pd.DataFrame, floors) -> None:
     """Refuse a ``--floor`` run that shares no pair of any task with a run it would floor: it
     would be read against nothing (and drawn alone)."""
-    from perturbation_bench.errors import OptionsError
-
     models = pairs[~pairs["floor"]]
     modelled = set(zip(models["task"], models["pair_id"], strict=True))
     for folder in floors:

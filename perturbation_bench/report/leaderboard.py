@@ -279,6 +279,7 @@ def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
         layout=LAYOUT,
     )
     names = [row["name"] for row in rows]
+    ranked = ranked_tasks(tasks, rows)
     for axes, task in zip(panels[0], tasks, strict=True):
         ys = [i for i, row in enumerate(rows) if task in row["tasks"]]
         cells = [rows[i]["tasks"][task] for i in ys]
@@ -299,8 +300,7 @@ def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
             axes.axvline(CHANCE[metric], color="grey", linestyle="--", linewidth=1)
         axes.set_yticks(range(len(rows)), names if axes is panels[0][0] else [""] * len(rows))
         axes.set_ylim(len(rows) - 0.5, -0.5)
-        ranked = task in ranked_tasks(tasks, rows)
-        axes.set_title(_short(task) + ("" if ranked else " (not ranked)"))
+        axes.set_title(_short(task) + ("" if task in ranked else " (not ranked)"))
         axes.set_xlabel(metric + (" (chance dashed)" if metric in CHANCE else ""))
     figure.suptitle(f"Leaderboard: {len(rows)} runs, 95% intervals (Wilson for accuracy)")
     save_figure(figure, path)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from perturbation_bench.pairs.assays import oriented
 from perturbation_bench.pairs.ranking import CORRELATIONS
+from perturbation_bench.report.assays import oriented_labels
 from perturbation_bench.report.statistics import percentile_interval
 from perturbation_bench.report.variant_metrics import number_cell, pooled
 
@@ -29,9 +29,7 @@ def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:
     if "labels" not in pairs.columns:
         return pairs.iloc[0:0]
     rows = pairs[(pairs["labels"] == "quantitative") & pairs["label"].notna() & pooled(pairs)]
-    directions = rows["label_direction"] if "label_direction" in rows else [None] * len(rows)
-    labels = [oriented(float(x), d) for x, d in zip(rows["label"], directions, strict=True)]
-    return rows.assign(label=labels).sort_values("pair_id", kind="stable")
+    return rows.assign(label=oriented_labels(rows)).sort_values("pair_id", kind="stable")
 
 
 def variant_bootstrap(statistic, labels, scores, seed: int = 0, n_boot: int = 2000) -> np.ndarray:
@@ -101,8 +99,10 @@ def markdown(summary: list[dict], strata: list[dict]) -> list[str]:
         "",
         "Correlation of the score (`llr` = LL(ref window) - LL(alt window), `abs_llr` its "
         "absolute value) with each variant's label, with a variant bootstrap 95%. A high "
-        "`llr` means the model finds the variant damaging, so labels where low means "
-        "damaging (function scores) correlate negatively.",
+        "`llr` means the model finds the variant damaging; a label declared `functional` "
+        "(`label_direction`: higher is more function) is turned to damaging first, so a model "
+        "that ranks variants as the assay does correlates positively, and an undeclared "
+        "function score negatively.",
         "",
         "| model | task | score | n | Spearman rho | Pearson r |",
         "|---|---|---|---|---|---|",

@@ -18,8 +18,10 @@ number); ``pairwise_acc`` stays strict, as in every task.
 Under ``scoring=embedding`` (``models/embedding_scoring.py``) each comparison's score is the
 distance between its two windows' embeddings, so ``background_acc`` is DART-Eval's embedding
 footprint accuracy, the share of rows with ``d(motif, background) > d(control, background)``
-(strict), and it is the only metric reported: the others read a likelihood's direction. The aggregations run once on rank 0
-over every rank's documents, so one and several processes give the same value.
+(strict), and it is the only metric reported: the others read a likelihood's direction.
+
+The aggregations run once on rank 0 over every rank's documents, so one and several processes
+give the same value.
 """
 
 from __future__ import annotations
