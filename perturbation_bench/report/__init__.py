@@ -10,6 +10,8 @@ model and no lm-eval.
   footprints per motif and dose; ``assays.py``: variant metrics per assay and their macro;
   ``export.py``: variant runs in TraitGym's file layout; ``output_folder.py``: the folders
   written whole (an export, a leaderboard);
+- ``sections.py``: the report's sections, one declared list (the runs each reads, its tables,
+  Markdown, figures and notes); ``summary_markdown.py``: the Markdown of the accuracy tables;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
 - ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
 """

@@ -2,8 +2,8 @@
 
 Writes everything below by calling the modules of this subpackage, one job each: ``runs.py``
 (reading the runs), ``run_names.py`` (which runs are one row, and their names),
-``consistency.py`` (shards and data checks), ``summaries.py``, ``variant_metrics.py`` and
-``variant_correlations.py`` (the tables), ``markdown.py``, ``plots.py`` and ``variant_plots.py`` (what is written).
+``consistency.py`` (shards and data checks), then each section of ``sections.SECTIONS`` (its
+tables, figures and notes, computed by its own module), and ``markdown.py`` (``report.md``).
 
 Input: one lm-eval ``--output_path`` folder per run, made with ``--log_samples`` (``runs.py``).
 In every table and figure a run is one row, named by its model and what tells it apart from the
@@ -50,30 +50,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perturbation_bench.report import assays, footprints, variant_correlations, variant_metrics
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
-from perturbation_bench.report.floors import (
-    check_floors_apply,
-    floor_comparisons,
-    floor_variant_comparisons,
-)
+from perturbation_bench.report.floors import check_floors_apply
 from perturbation_bench.report.markdown import to_markdown
-from perturbation_bench.report.matched import matched_metrics
 from perturbation_bench.report.output_folder import check_output_folder, replace_output
 from perturbation_bench.report.runs import collect_pairs
-from perturbation_bench.report.strands import strand_consistency
-from perturbation_bench.report.summaries import (
-    PUBLISHED,
-    PUBLISHED_SOURCE,
-    context_sweep,
-    group_means,
-    has_published_config,
-    model_comparisons,
-    strata,
-    summarize,
-    thin_notes,
-)
+from perturbation_bench.report.sections import SECTIONS, Inputs
 
 
 def make_report(
@@ -118,95 +101,37 @@ def make_report(
         if pairs[column].isna().all():
             notes.append(f"--by {column}: no sample has this column")
     pairs.to_parquet(out / "pairs.parquet", index=False)
-    preferences = pairs[pairs["scale"] != "embedding"]  # an embedding score has no direction
-    summary = summarize(preferences, seed, n_boot)
-    variants = {
-        "summary": variant_metrics.ranking_summary(pairs, seed, n_boot, se_boot, se_chrom_boot),
-        "strata": variant_metrics.ranking_strata(pairs, list(by)),
-        "auprc_differences": variant_metrics.auprc_differences(pairs, seed, n_boot),
-        "class_ladder": variant_metrics.class_ladder(preferences, seed, n_boot),
-        "matched": matched_metrics(pairs, by[0] if by else "consequence", min_subset),
-        "strands": strand_consistency(pairs),
-        "correlations": variant_correlations.correlation_summary(pairs, seed, n_boot),
-        "correlation_strata": variant_correlations.correlation_strata(pairs, list(by)),
-        "assays": assays.assay_cells(pairs, list(by)),
-    }
-    variants["assay_macros"] = assays.assay_macros(variants["assays"])
-    notes += thin_notes(summary) + variant_metrics.thin_notes(variants["summary"])
-    published = has_published_config(pairs["task"].unique())
-    report = {
-        "runs": [str(f) for f in run_folders],
-        "seed": seed,
-        "bootstrap_resamples": n_boot,
-        "summary": summary,
-        "group_mean": group_means(summary),
-        "strata": strata(preferences, list(by), seed, n_boot),
-        "comparisons": model_comparisons(preferences, seed, n_boot),
-        "context_sweep": context_sweep(preferences, seed, n_boot),
-        "floors": {
-            "paired": floor_comparisons(preferences),
-            "variants": floor_variant_comparisons(pairs),
-        },
-        "variants": variants,
-        "footprints": footprints.footprint_tables(preferences),
-        "published_reference": {"source": PUBLISHED_SOURCE, "rows": PUBLISHED} if published else {},
-        "notes": notes,
-        "provenance": provenance,
-    }
+    inputs = Inputs(
+        pairs=pairs,
+        preferences=pairs[pairs["scale"] != "embedding"],  # an embedding score has no direction
+        by=list(by),
+        seed=seed,
+        n_boot=n_boot,
+        se_boot=se_boot,
+        se_chrom_boot=se_chrom_boot,
+        min_subset=min_subset,
+    )
+    report = {"runs": [str(f) for f in run_folders], "seed": seed, "bootstrap_resamples": n_boot}
+    for section in SECTIONS:
+        tables = section.tables(inputs)
+        place = report.setdefault(section.under, {}) if section.under else report
+        place.update(zip(section.keys, tables, strict=True))
+        notes += section.notes(*tables)
+    report["notes"] = notes
+    report["provenance"] = provenance
     if export is not None:
         written = replace_output(
-            export[1], lambda folder: export_traitgym(pairs, variants["summary"], folder)
+            export[1],
+            lambda folder: export_traitgym(pairs, report["variants"]["summary"], folder),
         )
         report["exported"] = [str(p) for p in written]
-    if report["footprints"]["motifs"]:
-        import pandas as pd
-
-        pd.DataFrame(report["footprints"]["motifs"]).to_csv(out / "footprints.csv", index=False)
     report["saturation_maps"] = saturation_maps(pairs, out, features)
-    report["figures"] = _draw(report, pairs, out)
+    report["figures"] = {}
+    for section in SECTIONS:
+        report["figures"].update(section.draw(out, inputs, *section.stored(report)))
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(to_markdown(report))
     return report
-
-
-def _draw(report: dict, pairs, out: Path) -> dict[str, bool]:
-    """Draw the figures that apply to these runs; which were drawn, by name."""
-    from perturbation_bench.report import plots, variant_plots
-
-    codons = [s for s in report["strata"] if s["column"] == "fraction_codons_changed"]
-    ladder, ranked = report["variants"]["class_ladder"], report["variants"]["summary"]
-    drawn = {
-        "accuracy": bool(report["summary"]),
-        "margins": True,
-        "accuracy_by_codons_changed": bool(codons),
-        "context_sweep": bool(report["context_sweep"]),
-        "class_ladder": bool(ladder),
-        "roc": bool(ranked),
-        "precision_recall": bool(ranked),
-        "score_against_label": bool(report["variants"]["correlations"]),
-        "footprints": bool(report["footprints"]["summary"]),
-    }
-    if drawn["accuracy"]:
-        plots.accuracy(report["summary"], out / "accuracy.png")
-    plots.margins(pairs, out / "margins.png")
-    if codons:
-        plots.accuracy_by_codons_changed(codons, out / "accuracy_by_codons_changed.png")
-    if report["context_sweep"]:
-        plots.context_sweep(report["context_sweep"], out / "context_sweep.png")
-    if ladder:
-        order = sorted({r["consequence"] for r in ladder}, key=variant_metrics.ladder_order)
-        variant_plots.class_ladder(ladder, order, out / "class_ladder.png")
-    if ranked:
-        variant_plots.ranking_curves(
-            variant_metrics.labelled(pairs), out / "roc.png", out / "precision_recall.png"
-        )
-    if drawn["footprints"]:
-        footprints.draw(report["footprints"], pairs, out / "footprints.png")
-    if drawn["score_against_label"]:
-        variant_plots.score_against_label(
-            variant_correlations.quantitative(pairs), out / "score_against_label.png"
-        )
-    return drawn
 
 
 def saturation_maps(pairs, out: Path, features=()) -> list[str]:
