@@ -1,5 +1,6 @@
-"""The model table and the family table: the lm-eval models this package adds, and the model
-families it knows how to run (each one a preset).
+"""The model table, the scoring table and the family table: the lm-eval models this package
+adds, what each way of scoring gives, and the model families it knows how to run (each one a
+preset).
 
 :data:`MODELS` names each lm-eval model with the class that implements it, its kind:
 ``causal`` (log-likelihoods of whole sequences: ``dna-hf``, ``kmer-markov``) or ``masked``
@@ -9,6 +10,23 @@ them with lm-eval from it (lazily, without importing them), each adapter takes i
 (``models/adapter.registered``), and a test holds ``setup.cfg``'s ``lm_eval.models`` entry points
 to it. What follows from the kind (which conventions apply, what scale a report puts a run on)
 is read from here.
+
+:data:`SCORINGS` is one row per value of a model's ``scoring`` argument, and what a run scored
+so gives::
+
+    name      the value (``likelihood`` for the models without the argument: ``kmer-markov``
+              and lm-eval's own)
+    scale     the report's name for what a run's two numbers per pair are; runs compare only on
+              one scale (``pairs.parquet``'s ``scale``, the margin figure's rows)
+    unit      the unit of a margin
+    directed  whether a margin's sign says which window the model prefers; a score without
+              (an embedding distance) enters the variant sections alone, and is refused for a
+              paired task (``pairs/conventions.py``)
+    label     what a margin is, as the figures say it
+
+The other names of the scoring axis: a variant task's ``score`` (``llr``, ``abs_llr``: how a
+margin ranks variants, a task setting), the report's ``score_kind`` (that score's name, or the
+embedding score's: :attr:`report.runs.Run.score_name`).
 
 :data:`FAMILIES` is one row per preset (``--metadata '{"preset": NAME}'``)::
 
@@ -54,6 +72,40 @@ MODELS = {
 """lm-eval model name -> :class:`Model`."""
 CAUSAL_MODELS = tuple(name for name, model in MODELS.items() if model.kind == "causal")
 MASKED_MODELS = tuple(name for name, model in MODELS.items() if model.kind == "masked")
+
+
+class Scoring(NamedTuple):
+    """One way of scoring (module docstring)."""
+
+    name: str
+    scale: str
+    unit: str
+    directed: bool
+    label: str
+
+
+# fmt: off
+SCORINGS = (
+    Scoring("likelihood", "causal", "nats", True, "log-likelihood of the whole sequence"),
+    Scoring("marginal", "masked", "nats", True, "masked marginal over the differing positions"),
+    Scoring("pll", "pll", "nats", True, "pseudo-log-likelihood of the whole sequence"),
+    Scoring("embedding", "embedding", "embedding distance", False,
+            "embedding score (signed distance between the windows' hidden states)"),
+)
+# fmt: on
+SCORING = {scoring.name: scoring for scoring in SCORINGS}
+""":data:`SCORINGS` by name."""
+DIRECTED_SCALES = tuple(scoring.scale for scoring in SCORINGS if scoring.directed)
+"""The scales whose margins say which window a model prefers."""
+DEFAULT_SCORINGS = tuple(dict.fromkeys(m.scorings[0] for m in MODELS.values() if m.scorings))
+"""Each model's default ``scoring``, which a run's name leaves out."""
+
+
+def scoring_of(model: str | None, scoring: str | None) -> Scoring:
+    """How a run of lm-eval model ``model`` (None: one of lm-eval's) with the ``scoring``
+    argument ``scoring`` (None: the model's default) scores."""
+    scorings = MODELS[model].scorings if model in MODELS else ()
+    return SCORING[scoring or (scorings[0] if scorings else "likelihood")]
 
 
 def reads_bases(model: str | None) -> bool:

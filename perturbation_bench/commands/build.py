@@ -114,13 +114,12 @@ def _build_pairs(args: argparse.Namespace) -> int:
     )
     print(f"wrote {counted(written, 'pair')} to {path}")
     _print_excluded(excluded)
-    _announce_task(Path(args.out), settings.config)
+    _announce_task(Path(args.out), settings.config, args.kind)
     return 0
 
 
 def _build_variants(args: argparse.Namespace) -> int:
     from perturbation_bench.pairs.layout import EXCLUDED_NAME
-    from perturbation_bench.tasks.task_yaml import VARIANT_TEMPLATE
     from perturbation_bench.variants import build
 
     if args.window < 2:
@@ -130,7 +129,7 @@ def _build_variants(args: argparse.Namespace) -> int:
     _print_excluded(excluded)
     if excluded:
         print(f"excluded variants, each with its reason: {path.parent / EXCLUDED_NAME}")
-    _announce_task(Path(args.out), args.config, VARIANT_TEMPLATE)
+    _announce_task(Path(args.out), args.config, args.kind)
     return 0
 
 
@@ -297,14 +296,14 @@ def _build_controls(args: argparse.Namespace) -> int:
             f"flank: the element fills the whole {args.window} bp window, so only its own bases "
             "are compared (a longer --window keeps flanks)"
         )
-    _announce_task(Path(args.out), args.config)
+    _announce_task(Path(args.out), args.config, args.kind)
     return 0
 
 
 def _build_footprints(args: argparse.Namespace) -> int:
     from perturbation_bench.controls.backgrounds import read_backgrounds
     from perturbation_bench.controls.motifs import read_motifs
-    from perturbation_bench.tasks.task_yaml import FOOTPRINT_TEMPLATE, check_config_name
+    from perturbation_bench.tasks.task_yaml import check_config_name
 
     check_config_name(args.config)
     copies = footprints.doses(args.copies, "--copies", 1)
@@ -334,13 +333,15 @@ def _build_footprints(args: argparse.Namespace) -> int:
         f"{spread}; wrote {counted(report['written_rows'], 'pair')} of {report['read']} to {path}"
     )
     _print_excluded(report["excluded"])
-    _announce_task(Path(args.out), args.config, FOOTPRINT_TEMPLATE)
+    _announce_task(Path(args.out), args.config, args.kind)
     return 0
 
 
-def _announce_task(out: Path, config: str, template: str | None = None) -> None:
-    """Write the built config's own task YAML (``tasks/task_yaml.py``) and say how to run it."""
-    from perturbation_bench.tasks.task_yaml import TEMPLATE, write_task_yaml
+def _announce_task(out: Path, config: str, build: str) -> None:
+    """Write the built config's own task YAML on its kind's template (``tasks/task_yaml.py``,
+    ``pairs/kinds.py``) and say how to run it."""
+    from perturbation_bench.pairs.kinds import BUILT_BY
+    from perturbation_bench.tasks.task_yaml import write_task_yaml
 
-    path = write_task_yaml(out, config, template or TEMPLATE)
+    path = write_task_yaml(out, config, BUILT_BY[build])
     print(f"task {path.stem}: lm_eval --include_path {path.parent} --tasks {path.stem} ...")

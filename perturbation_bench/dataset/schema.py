@@ -111,18 +111,3 @@ MOTIF_SCHEMA = pa.schema(
 )
 
 SCHEMAS = {"syn": SYN_SCHEMA, "motif": MOTIF_SCHEMA}
-
-
-def kind_of(columns) -> str | None:
-    """``syn``, ``motif``, ``controls`` (``build controls``) or ``footprints`` (``build
-    footprints``) from a table's column names (None if none of them)."""
-    names = set(columns)
-    if "background_sequence" in names:
-        return "footprints"
-    if "shuffle" in names:
-        return "controls"
-    if "motif" in names:
-        return "motif"
-    if "n_codons_changed" in names:
-        return "syn"
-    return None

@@ -57,6 +57,7 @@ from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_compleme
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
 from perturbation_bench.pairs.footprints import insert_starts, with_copies
+from perturbation_bench.pairs.kinds import kind_of
 from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
@@ -302,8 +303,6 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
     """Check every file and row of the dataset at ``path``; return the checks (with counts) and
     the number of rows checked against the row invariants."""
     from tqdm import tqdm
-
-    from perturbation_bench.dataset.schema import kind_of
 
     rules, passing = check_pair_rules(parquet_files(path))
     checks, n_rows = invariants(fasta), 0

@@ -5,6 +5,8 @@ A pair is a real window (``original_sequence``) and a perturbed copy of equal le
 stated here once:
 
 - ``files.py``: reading pair parquet files and the rules every pair must pass;
+- ``kinds.py``: the kinds of pair files (syn, motif, controls, variants, footprints), one table
+  of what each one's files, build, task, options and report fields are;
 - ``layout.py``: the on-disk layout every build writes and every reader finds;
 - ``changes.py``: where the two sequences differ (the changed span), and the perturbed copy
   stored as that span and rebuilt from it;

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases
+from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases, scoring_of
 from perturbation_bench.pairs.settings import SETTING, TaskSettings, settings_of
 
 START_TOKENS = SETTING["start_token"].choices
@@ -144,13 +144,14 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
             ``scoring=embedding`` reaches a paired task or ``score: abs_llr``.
     """
     name = model or "lm-eval's own model"
-    if scoring == "embedding" and settings.score is None and settings.ties is None:
+    undirected = not scoring_of(model, scoring).directed
+    if undirected and settings.score is None and settings.ties is None:
         raise OptionsError(
             f"scoring=embedding scores a variant or a motif footprint by a distance, which has "
             f"no direction; {settings.config or 'this task'} is a paired task, scored by which "
             "window the model prefers (leave scoring=embedding out)"
         )
-    if scoring == "embedding" and settings.score not in (None, "llr"):
+    if undirected and settings.score not in (None, "llr"):
         raise OptionsError(
             f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
             "score itself (leave score out)"

@@ -50,6 +50,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from perturbation_bench.families import DIRECTED_SCALES
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import check_floors_apply
@@ -103,7 +104,7 @@ def make_report(
     pairs.to_parquet(out / "pairs.parquet", index=False)
     inputs = Inputs(
         pairs=pairs,
-        preferences=pairs[pairs["scale"] != "embedding"],  # an embedding score has no direction
+        preferences=pairs[pairs["scale"].isin(DIRECTED_SCALES)],
         by=list(by),
         seed=seed,
         n_boot=n_boot,

@@ -30,6 +30,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from perturbation_bench.families import SCORINGS  # noqa: E402
+
 SIZE, DPI = (9, 5), 100
 PANEL_WIDTH = 3.5
 """Inches per panel of a figure with a panel per task (wider than SIZE when there are many)."""
@@ -177,12 +179,7 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     save_figure(figure, path)
 
 
-SCALE_LABELS = {
-    "causal": "log-likelihood of the whole sequence",
-    "masked": "masked marginal over the differing positions",
-    "pll": "pseudo-log-likelihood of the whole sequence",
-    "embedding": "embedding score (signed distance between the windows' hidden states)",
-}
+SCALE_LABELS = {scoring.scale: scoring.label for scoring in SCORINGS}
 
 
 def margins(pairs, path: Path) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.families import DEFAULT_SCORINGS
 from perturbation_bench.pairs.settings import IDENTIFYING
 
 SCORE_NEUTRAL = frozenset(
@@ -45,7 +46,7 @@ SCORE_NEUTRAL = frozenset(
     }
 )
 """Model arguments and settings that do not change a score."""
-NAMED_UNLESS_DEFAULT = {"scoring": ("marginal", "likelihood"), "embedding_score": ()}
+NAMED_UNLESS_DEFAULT = {"scoring": DEFAULT_SCORINGS, "embedding_score": ()}
 """Settings named in every run's name when given and not at a default (module docstring)."""
 IMPLIED = {"embedding_score": ("scoring", "distance", "pooling", "layer")}
 """A setting whose value implies others: where it is named, they are not."""

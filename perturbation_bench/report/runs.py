@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
-from perturbation_bench.families import MASKED_MODELS
+from perturbation_bench.families import scoring_of
 from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
+from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.ranking import variant_score
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
@@ -40,8 +41,6 @@ STRATA = (
     "is_clamped",
     "consequence",
 )
-VARIANT_FIELDS = ("pos", "ref", "alt", "region", "match_group", "assay", "label_direction")
-FOOTPRINT_FIELDS = ("motif", "copies", "spacing", "orientation", "background_id")
 TASK_PREFIX = "perturbation_"
 CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 
@@ -169,11 +168,7 @@ def _run_settings(folder: Path) -> tuple:
 def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
     """:attr:`Run.scale` of a run of lm-eval model ``model``."""
     scoring = (provenance.get("settings") or {}).get("scoring") or model_args.get("scoring")
-    if scoring == "embedding":
-        return "embedding"
-    if model not in MASKED_MODELS:
-        return "causal"
-    return "pll" if scoring == "pll" else "masked"
+    return scoring_of(model, scoring).scale
 
 
 def parse_model_args(value) -> dict:
@@ -253,10 +248,7 @@ def stream_sample_pairs(
                 "margin_reverse": reverse,
                 "data": settings.data,
                 "shard": settings.shard,
-                "label": doc.get("label"),
-                "chrom": doc.get("chrom"),
-                **{name: doc.get(name) for name in VARIANT_FIELDS},
-                **{name: doc.get(name) for name in FOOTPRINT_FIELDS},
+                **{name: doc.get(name) for name in SAMPLE_FIELDS},
                 "motif_margin": motif_margin,
                 "control_margin": control_margin,
                 "ties_rule": settings.ties,

@@ -38,6 +38,7 @@ class Inputs:
 
     pairs: pd.DataFrame
     preferences: pd.DataFrame
+    """The pairs of runs whose margins have a direction (``families.DIRECTED_SCALES``)."""
     by: list[str]
     seed: int
     n_boot: int

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from perturbation_bench.active_models import scoring_kind
-from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.pairs.fields import BACKGROUND, TASK
+from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.errors import install_excepthook
+from perturbation_bench.families import scoring_of
+from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.footprints import (
     DOSE_AXES,
     SIGNIFICANCE,
@@ -40,12 +41,11 @@ from perturbation_bench.pairs.footprints import (
     mean_of,
     motif_doses,
 )
-from perturbation_bench.tasks.loading import pair_documents, task_files
+from perturbation_bench.pairs.kinds import KIND
+from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.metrics import pair_metrics
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import compared_pairs
-
-FOOTPRINT_COLUMNS = (BACKGROUND, "motif", *DOSE_AXES)
 
 
 def load_footprint_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
@@ -55,13 +55,7 @@ def load_footprint_pairs(config_name=None, task_context_bp=None, task_data_dir=N
     install_excepthook()
     options = parse_options(metadata)
     config_name, files = task_files(options, config_name, task_data_dir)
-    for path in files:
-        missing = [name for name in FOOTPRINT_COLUMNS if name not in pq.read_schema(path).names]
-        if missing:
-            raise OptionsError(
-                f"{path}: the footprint task reads configs built by 'perturbation-bench build "
-                f"footprints'; this file has no {', '.join(missing)} column(s)"
-            )
+    check_kind_columns(KIND["footprints"], files)
     values = {axis: set() for axis in DOSE_AXES}
     for path in files:
         table = pq.read_table(path, columns=list(DOSE_AXES))
@@ -86,7 +80,7 @@ def process_results(doc, results) -> dict:
     motif_margin = motif_background.original - motif_background.perturbed
     control_margin = control_background.original - control_background.perturbed
     metrics["background_acc"] = float(beats_background(motif_margin, control_margin))
-    if scoring_kind() == "embedding":  # distances: the background comparison alone (above)
+    if not scoring_of(scoring_model(), scoring_kind()).directed:  # the background comparison alone
         return {"background_acc": metrics["background_acc"]}
     settings = doc[TASK]
     row = FootprintRow(

@@ -24,11 +24,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from perturbation_bench.active_models import document_share, scoring_kind, scoring_model
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.identity import data_identity
+from perturbation_bench.pairs.kinds import KIND_SETTINGS, ONE_KIND_OPTIONS, Kind
+from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.tasks.document_requests import doc_to_sequences
 from perturbation_bench.tasks.documents import TaskDocuments, read_documents
@@ -43,12 +47,6 @@ from perturbation_bench.wording import agree, counted
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
-ONE_KIND_OPTIONS = {
-    "ties": "perturbation_footprints (and built footprint configs)",
-    "min_per_class": "perturbation_variants with labels (and built variant configs)",
-}
-"""Options that apply to one task kind; lm-eval hands every task of a run the same metadata, so
-another task ignores them, and says so once per process."""
 _said: set[str] = set()
 
 
@@ -107,33 +105,27 @@ def pair_documents(
     files: list[Path],
     task_context_bp: int | None,
     metadata: dict,
-    score: str | None = None,
-    labels: str | None = None,
-    **footprint,
+    **kind_settings,
 ) -> dict[str, TaskDocuments]:
     """:func:`load_pairs` of ``files``: every document holds the options' settings completed with
     the data's identity, the crop length (``task_context_bp`` comes from the YAML of a
-    context-length task), the variant task's ``score`` and ``labels`` (and the gate
-    ``min_per_class`` where it has labels) and the footprint task's ``ties`` and ``dose_axes``
-    (``footprint``; None for the other tasks)."""
+    context-length task) and the settings a kind's task fills in (``kind_settings``: the
+    variant task's ``score``, ``labels`` and ``min_per_class``, the footprint task's ``ties`` and
+    ``dose_axes``; ``pairs/kinds.py``), None where this task is not of that kind."""
     settings = options.settings
     if task_context_bp is not None and settings.context_bp is not None:
         raise OptionsError(
             f"this task is fixed at {task_context_bp} bp; the context_bp option crops the "
             "8,192 bp tasks (perturbation_syn_human, ...) to another length"
         )
-    _say_ignored(config_name, metadata, {"ties": "ties" in footprint, "min_per_class": labels})
     identity = data_identity(files)
     settings = settings.replaced(
         data=identity,
         config=config_name,
         context_bp=task_context_bp or settings.context_bp,
-        score=score,
-        labels=labels,
-        min_per_class=settings.min_per_class if labels is not None else None,
-        ties=footprint.get("ties"),
-        dose_axes=footprint.get("dose_axes"),
+        **{name: kind_settings.get(name) for name in KIND_SETTINGS},
     )
+    _say_ignored(config_name, metadata, settings)
     check_model(scoring_model(), settings, scoring_kind())
     context_bp, formatting = settings.context_bp, settings.formatting
     share = document_share() or (0, 1)
@@ -206,18 +198,34 @@ def pair_documents(
     return {"test": reading.documents}
 
 
-def _say_ignored(config_name: str, metadata: dict, applies: dict) -> None:
-    """Log once per process each :data:`ONE_KIND_OPTIONS` option given to a task it does not
-    apply to (``applies``: option -> whether it applies here)."""
-    for option, tasks in ONE_KIND_OPTIONS.items():
-        if option in metadata and not applies[option] and option not in _said:
+def check_kind_columns(kind: Kind, files: list[Path]) -> None:
+    """Refuse a file without a column ``kind``'s task reads (``pairs/kinds.py``).
+
+    Raises:
+        OptionsError: naming the file, the columns it lacks and the build that writes them.
+    """
+    for path in files:
+        missing = [name for name in kind.columns if name not in pq.read_schema(path).names]
+        if missing:
+            raise OptionsError(
+                f"{path}: {kind.task} reads configs built by 'perturbation-bench build "
+                f"{kind.builds[0]}'; this file has no {', '.join(missing)} column(s) (run "
+                "perturbation_custom for it)"
+            )
+
+
+def _say_ignored(config_name: str, metadata: dict, settings: TaskSettings) -> None:
+    """Log once per process each option of one kind's task (``kinds.ONE_KIND_OPTIONS``) given
+    to a task that does not use it (it left the setting None)."""
+    for option, kind in ONE_KIND_OPTIONS.items():
+        if option in metadata and settings[option] is None and option not in _said:
             _said.add(option)
             log.warning(
                 "perturbation-bench %s: the %s option applies to %s only; this task and the "
                 "other tasks it does not apply to ignore it",
                 config_name,
                 option,
-                tasks,
+                f"{kind.task} (and built {kind.name} configs)",
             )
 
 

@@ -16,13 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from perturbation_bench.pairs.kinds import Kind
 from perturbation_bench.paths import tasks_dir
-
-TEMPLATE = "_perturbation_template_yaml"
-VARIANT_TEMPLATE = "_perturbation_variants_template_yaml"
-"""The template of variant configs (``build variants``): the variant task's metrics."""
-FOOTPRINT_TEMPLATE = "_perturbation_footprints_template_yaml"
-"""The template of footprint configs (``build footprints``): the footprint task's metrics."""
 
 
 def task_name(config: str) -> str:
@@ -46,11 +41,12 @@ def check_config_name(config: str) -> None:
         )
 
 
-def write_task_yaml(out: Path, config: str, template: str = TEMPLATE) -> Path:
-    """Write ``out/perturbation_<config>.yaml`` (module docstring) and return its path."""
+def write_task_yaml(out: Path, config: str, kind: Kind) -> Path:
+    """Write ``out/perturbation_<config>.yaml`` (module docstring) on the template of the
+    config's ``kind`` (``pairs/kinds.py``) and return its path."""
     out = Path(out).resolve()
     spec = {
-        "include": str(tasks_dir() / template),
+        "include": str(tasks_dir() / kind.template),
         "task": task_name(config),
         "dataset_name": config,
         "dataset_kwargs": {"config_name": config, "task_data_dir": str(out)},

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import scoring_kind
-from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.errors import install_excepthook
 from perturbation_bench.pairs.assays import (
     BINARY,
     MIN_PER_CLASS,
@@ -42,14 +42,13 @@ from perturbation_bench.pairs.assays import (
 )
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
-from perturbation_bench.tasks.loading import pair_documents, task_files
+from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import process_results as pair_results
 
 log = logging.getLogger(f"lm_eval.{__name__}")
-
-VARIANT_COLUMNS = ("chrom", "pos", "ref", "alt")
 
 
 def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=None, **metadata):
@@ -59,16 +58,19 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
     install_excepthook()
     options = parse_options(metadata)
     config_name, files = task_files(options, config_name, task_data_dir)
+    check_kind_columns(KIND["variants"], files)
     labels = label_kind(files)
-    score = options.settings.score
-    dataset = pair_documents(options, config_name, files, task_context_bp, metadata, score, labels)
+    dataset = pair_documents(
+        options,
+        config_name,
+        files,
+        task_context_bp,
+        metadata,
+        score=options.settings.score,
+        labels=labels,
+        min_per_class=options.settings.min_per_class if labels is not None else None,
+    )
     documents = dataset["test"]
-    missing = [name for name in VARIANT_COLUMNS if name not in documents.features]
-    if missing:
-        raise OptionsError(
-            f"the variant task reads configs built by 'perturbation-bench build variants'; this "
-            f"one has no {', '.join(missing)} column(s) (run perturbation_custom for it)"
-        )
     if labels is not None:
         held = documents.held
         labelled = sum(doc["label"] is not None for doc in held)
@@ -77,7 +79,7 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
             labelled,
             len(held),
             labels,
-            score,
+            options.settings.score,
         )
     if options.settings.convention:
         _check_edge(CONVENTIONS[options.settings.convention], documents.held)

@@ -301,10 +301,10 @@ def test_an_option_of_another_task_kind_is_said_once_and_changes_nothing(
     with caplog.at_level("WARNING", logger="lm_eval.perturbation_bench.tasks.loading"):
         for config in ("syn_human", "motif_human"):
             docs = load_pairs(config, data_dir=str(tmp_path), ties="correct", min_per_class=5)
-    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    warnings = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
     assert len(warnings) == 2
-    assert "the ties option applies to perturbation_footprints" in warnings[0]
-    assert "the min_per_class option applies to perturbation_variants" in warnings[1]
+    assert "the min_per_class option applies to perturbation_variants" in warnings[0]
+    assert "the ties option applies to perturbation_footprints" in warnings[1]
     settings = load_pairs("syn_human", data_dir=str(tmp_path), ties="correct")["test"][0][TASK]
     assert (
         (settings.ties, settings.min_per_class)

@@ -1,0 +1,86 @@
+"""The kinds of pair files: one table that the schema, validation, the task loaders, the built
+configs' task YAMLs and the report read.
+
+Each :class:`Kind` of :data:`KINDS` declares:
+
+    name           the kind, as ``dataset/validate.py``'s checks name it
+    marker         a column only files of this kind have, which tells a file's kind
+                   (:func:`kind_of`; a footprint file also has a ``motif`` column: where several
+                   markers are present, the kind listed last wins)
+    builds         the ``perturbation-bench build`` kinds that write its pair files
+    template       the task YAML template a built config of this kind includes (its metrics)
+    task           the package's task that reads any config of this kind (``config`` and
+                   ``data_dir`` options)
+    columns        the columns its task reads besides the pair's, refused by name when missing
+    settings       the task settings (``pairs/settings.py``) its task fills in, None in every
+                   other task's settings
+    options        those of them set by the user, which apply to this kind alone (lm-eval hands
+                   every task of a run the same metadata: the others ignore them and say so once)
+    sample_fields  the document fields the report keeps per sample (``report/runs.py``)
+
+A new kind is one row here, its builder (with its ``build`` kind), its template YAML and, where
+its task does more than a pair's, its loader and metrics in ``tasks/`` and its report section
+(``report/sections.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perturbation_bench.pairs.fields import BACKGROUND
+from perturbation_bench.pairs.footprints import DOSE_AXES
+
+TEMPLATE = "_perturbation_template_yaml"
+"""The template of the pair tasks: pairwise accuracy and its companions."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of pair file (module docstring)."""
+
+    name: str
+    marker: str
+    builds: tuple[str, ...]
+    template: str = TEMPLATE
+    task: str = "perturbation_custom"
+    columns: tuple[str, ...] = ()
+    settings: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    sample_fields: tuple[str, ...] = ()
+
+
+# fmt: off
+KINDS = (
+    Kind("syn", "n_codons_changed", ("syn",)),
+    Kind("motif", "motif", ("motif",)),
+    Kind("controls", "shuffle", ("controls",)),
+    Kind("variants", "alt", ("variants",), template="_perturbation_variants_template_yaml",
+         task="perturbation_variants", columns=("chrom", "pos", "ref", "alt"),
+         settings=("score", "labels", "min_per_class"), options=("min_per_class",),
+         sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
+                        "label_direction")),
+    Kind("footprints", BACKGROUND, ("footprints",), template="_perturbation_footprints_template_yaml",
+         task="perturbation_footprints", columns=(BACKGROUND, "motif", *DOSE_AXES),
+         settings=("ties", "dose_axes"), options=("ties",),
+         sample_fields=("motif", *DOSE_AXES, "orientation", "background_id")),
+)
+# fmt: on
+KIND = {kind.name: kind for kind in KINDS}
+""":data:`KINDS` by name."""
+BUILT_BY = {build: kind for kind in KINDS for build in kind.builds}
+"""The kind of the pair files each ``perturbation-bench build`` kind writes (``mutations`` and
+``saturation`` write variant tables, not pairs)."""
+KIND_SETTINGS = tuple(name for kind in KINDS for name in kind.settings)
+"""The settings one kind's task fills in (None in the others')."""
+ONE_KIND_OPTIONS = {option: kind for kind in KINDS for option in kind.options}
+"""The options that apply to one kind's task, with that kind."""
+SAMPLE_FIELDS = tuple(dict.fromkeys(name for kind in KINDS for name in kind.sample_fields))
+"""The document fields the report keeps per sample, every kind's, each once."""
+
+
+def kind_of(columns) -> str | None:
+    """The kind of a file with these column names (module docstring); None if it has no
+    kind's marker."""
+    names = set(columns)
+    found = [kind.name for kind in KINDS if kind.marker in names]
+    return found[-1] if found else None

@@ -1,0 +1,67 @@
+"""The kinds table (pairs/kinds.py): each row agrees with the files, tasks, templates, builds,
+settings and checks it names, and a file's kind is told by its columns."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from perturbation_bench.commands import build
+from perturbation_bench.dataset.schema import SCHEMAS
+from perturbation_bench.dataset.validate import invariants
+from perturbation_bench.pairs.kinds import (
+    BUILT_BY,
+    KIND,
+    KINDS,
+    ONE_KIND_OPTIONS,
+    SAMPLE_FIELDS,
+    kind_of,
+)
+from perturbation_bench.pairs.settings import SETTING
+from perturbation_bench.paths import tasks_dir
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_each_kinds_task_yaml_includes_its_template(kind):
+    spec = yaml.safe_load((tasks_dir() / f"{kind.task}.yaml").read_text())
+    assert spec["include"] == kind.template
+    assert (tasks_dir() / kind.template).is_file()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_each_kinds_builds_settings_and_options_exist(kind):
+    assert set(kind.builds) <= set(build.KINDS)
+    assert set(kind.options) <= set(kind.settings)
+    assert all(SETTING[name].option for name in kind.options)
+    assert set(kind.settings) <= set(SETTING)
+
+
+def test_every_build_that_writes_pairs_has_its_kind_and_the_others_write_tables():
+    assert set(BUILT_BY) | {"mutations", "saturation"} == set(build.KINDS)
+    assert not {"mutations", "saturation"} & set(BUILT_BY)
+    assert BUILT_BY["footprints"].template == "_perturbation_footprints_template_yaml"
+
+
+def test_the_published_schemas_are_told_by_their_columns():
+    for name, schema in SCHEMAS.items():
+        assert kind_of(schema.names) == name
+
+
+def test_where_several_markers_are_present_the_kind_listed_last_wins():
+    footprint_columns = ["original_sequence", "sequence", "motif", "background_sequence"]
+    assert kind_of(footprint_columns) == "footprints"
+    assert kind_of(["original_sequence", "sequence", "motif"]) == "motif"
+    assert kind_of(["original_sequence", "sequence", "chrom", "pos", "ref", "alt"]) == "variants"
+    assert kind_of(["original_sequence", "sequence"]) is None
+
+
+def test_every_validation_check_names_kinds_of_the_table():
+    for check in invariants():
+        assert set(check.kinds) <= set(KIND), check.name
+
+
+def test_one_kind_options_and_sample_fields_come_from_the_rows():
+    assert ONE_KIND_OPTIONS == {"min_per_class": KIND["variants"], "ties": KIND["footprints"]}
+    assert SAMPLE_FIELDS[:2] == ("label", "chrom")
+    assert len(SAMPLE_FIELDS) == len(set(SAMPLE_FIELDS))
+    assert set(SAMPLE_FIELDS) == {n for kind in KINDS for n in kind.sample_fields}
