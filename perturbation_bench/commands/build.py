@@ -222,7 +222,7 @@ def _build_mutations(args: argparse.Namespace) -> int:
 
 def _build_saturation(args: argparse.Namespace) -> int:
     from perturbation_bench.dataset.genome import Genome
-    from perturbation_bench.variants.reading import read_bed
+    from perturbation_bench.variants.bed import read_bed
 
     regions = [saturation.parse_region(text) for text in args.region]
     regions += read_bed(args.bed) if args.bed else []

@@ -39,7 +39,7 @@ class Element:
 
 def bed_elements(path) -> list[Element]:
     """The regions of a BED file (module docstring), each checked: ``0 <= START < END``."""
-    from perturbation_bench.variants.reading import read_bed
+    from perturbation_bench.variants.bed import read_bed
 
     return [
         Element(chrom, start, end, name, f"{path} line {number}")

@@ -9,7 +9,8 @@ here imports :mod:`perturbation_bench.tasks`.
 - ``model_arguments.py``: the model arguments each model takes, read off its code;
 - ``dna_hf.py``: ``dna-hf``, with ``causal_plan.py`` (which token passes a set of requests
   needs) and ``causal_scoring.py`` (running them);
-- ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL) and
+- ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL),
+  ``masked_inputs.py`` (its inputs: masks, windows, the tokens a change covers) and
   ``pair_cache.py`` (resumable runs of pairs);
 - ``embedding_scoring.py``: embedding-distance variant scores, for ``dna-hf`` and ``dna-mlm``;
 - ``kmer_markov.py``: ``kmer-markov``, with ``markov_chain.py`` (the chain counted on a genome);

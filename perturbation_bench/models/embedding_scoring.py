@@ -50,7 +50,7 @@ import torch
 from tqdm import tqdm
 
 from perturbation_bench.errors import DataValidationError, OptionsError
-from perturbation_bench.models.masked_scoring import encode_request, token_offsets, token_span
+from perturbation_bench.models.masked_inputs import encode_request, token_offsets, token_span
 from perturbation_bench.models.tokens import describe_request
 from perturbation_bench.wording import agree
 

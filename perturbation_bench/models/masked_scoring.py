@@ -61,16 +61,21 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 import torch
 from tqdm import tqdm
 
-from perturbation_bench.errors import OptionsError
-from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+from perturbation_bench.models.masked_inputs import (
+    MaskedInput,
+    covering,
+    encode_request,
+    merge_identical,
+    overlap_size,
+    token_offsets,
+    token_span,
+    windows,
+)
 from perturbation_bench.pairs.changes import changed_span
-from perturbation_bench.pairs.settings import settings_of
-from perturbation_bench.pairs.windows import centred_start
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -78,140 +83,6 @@ log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbos
 MOSTLY_MASKED = 0.5
 """Masked-marginal pairs whose differing positions exceed this share of their tokens are counted
 in a warning that names the PLL."""
-
-
-@dataclass
-class MaskedInput:
-    """One forward pass: a window's token ids, the positions in it to mask, and what to read.
-
-    ``tokens`` may be shared by many inputs (a PLL masks one position of the same window in
-    each). ``reads`` holds ``(position, token_id, request_index)``: ``log P(token_id | input)``
-    at ``position`` is added to the LL of request ``request_index``.
-    """
-
-    tokens: list[int]
-    masked: tuple[int, ...]
-    mask_id: int
-    reads: list[tuple[int, int, int]] = field(default_factory=list)
-
-    @property
-    def ids(self) -> list[int]:
-        """The input's token ids, masks applied."""
-        ids = list(self.tokens)
-        for position in self.masked:
-            ids[position] = self.mask_id
-        return ids
-
-
-def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int, list[int]]]:
-    """Cut the masked positions into runs that fit ``max_length`` tokens (rule 4 of the module).
-
-    Returns:
-        ``(start, run)`` pairs: the window is ``[start, start + max_length)`` (the whole input
-        if it fits) and scores the positions of ``run``; the runs partition ``masked``.
-    """
-    if n_tokens <= max_length:
-        return [(0, list(masked))]
-    out, first = [], 0
-    while first < len(masked):
-        last = first
-        while last + 1 < len(masked) and masked[last + 1] - masked[first] < max_length:
-            last += 1
-        run = masked[first : last + 1]
-        centre = (run[0] + run[-1] + 1) // 2
-        start = centred_start(centre, max_length, n_tokens)
-        out.append((start, run))
-        first = last + 1
-    return out
-
-
-def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
-    """One input per distinct token list (masks included), carrying the reads of all of them."""
-    merged: dict[tuple, MaskedInput] = {}
-    for item in inputs:
-        key = (tuple(item.tokens), item.masked)
-        if key in merged:
-            merged[key].reads += item.reads
-        else:
-            merged[key] = MaskedInput(item.tokens, item.masked, item.mask_id, list(item.reads))
-    return list(merged.values())
-
-
-def literal_offsets(tokenizer, ids: list[int], text: str) -> list[tuple[int, int]]:
-    """Character offsets of ``ids`` in ``text`` for a slow tokenizer whose tokens are literal
-    pieces of the text (Nucleotide Transformer's ``EsmTokenizer``: 6-mers and single letters):
-    special tokens get ``(0, 0)``, whitespace between tokens is skipped.
-
-    Raises:
-        OptionsError: a token that is not the next piece of the text (an unknown token, a
-            tokenizer that rewrites the text): its offsets cannot be known.
-    """
-    specials = set(tokenizer.all_special_ids) - {
-        tokenizer.unk_token_id
-    }  # an unknown token has text
-    position, offsets = 0, []
-    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
-        if token_id in specials:
-            offsets.append((0, 0))
-            continue
-        while position < len(text) and text[position].isspace():
-            position += 1
-        if not text.startswith(token, position):
-            raise OptionsError(
-                f"{tokenizer.name_or_path}: the two sequences of a pair tokenize to different "
-                f"lengths, and token {token!r} is not the text at character {position}, so its "
-                "place in the sequence is unknown (a fast tokenizer, which gives offsets, is needed)"
-            )
-        offsets.append((position, position + len(token)))
-        position += len(token)
-    return offsets
-
-
-def covering(positions: list[int], k: int) -> list[list[int]]:
-    """Per base, the token positions covering it, when ``positions`` are a sequence's tokens
-    as overlapping ``k``-mers (token ``i`` covers bases ``i .. i + k - 1``; ``k = 1``: each
-    token alone)."""
-    last = len(positions) - 1
-    return [positions[max(0, b - k + 1) : min(b, last) + 1] for b in range(last + k)]
-
-
-def overlap_size(request) -> int:
-    """The ``k`` of a request's overlapping k-mers (its task's settings), 1 without them."""
-    settings = settings_of(getattr(request, "doc", None))
-    return settings.kmer_size if settings is not None and settings.kmer_overlap else 1
-
-
-def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int]:
-    """Token positions whose characters overlap ``[start, end)`` (special tokens have none)."""
-    return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
-
-
-def encode_request(tokenizer, request, unknown, encoded: dict | None = None):
-    """The tokenizer's encoding of a request's ``context + continuation`` with its special
-    tokens (special-token mask; offsets if fast), taken from and kept in ``encoded`` unless it
-    is None; its unknown tokens counted in ``unknown`` (rule 7)."""
-    context, continuation = request.args
-    text = context + continuation
-    encoding = encoded.get(text) if encoded is not None else None
-    if encoding is None:
-        encoding = tokenizer(
-            text, return_offsets_mapping=tokenizer.is_fast, return_special_tokens_mask=True
-        )
-        if encoded is not None:
-            encoded[text] = encoding
-    count = unknown_tokens(
-        tokenizer, continuation, encoding["input_ids"], formatting_setting(request.doc)
-    )
-    unknown.add(request, count)
-    return encoding
-
-
-def token_offsets(tokenizer, encoding, text: str) -> list[tuple[int, int]]:
-    """Each token's characters in ``text``: a fast tokenizer's offsets, else read off the tokens
-    themselves (:func:`literal_offsets`)."""
-    if "offset_mapping" in encoding:
-        return encoding["offset_mapping"]
-    return literal_offsets(tokenizer, encoding["input_ids"], text)
 
 
 class MaskedScorer:

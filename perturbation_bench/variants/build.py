@@ -34,9 +34,10 @@ from perturbation_bench import __version__
 from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
+from perturbation_bench.variants.mavedb import read_mavedb
 from perturbation_bench.variants.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLUDED
 from perturbation_bench.variants.nabench import nabench_rows, read_wild_types
-from perturbation_bench.variants.reading import read_mavedb, read_variants
+from perturbation_bench.variants.reading import read_variants
 from perturbation_bench.variants.windows import (
     allele_problem,
     resolve_chromosome,
@@ -146,7 +147,7 @@ def build_variant_dataset(
 
     ``columns``: ``label_column``, ``assay_column``, ``label_direction`` of the table
     (``reading.py``); ``mavedb``: ``hgvs_column`` and ``chrom`` to read ``variants_path`` as a
-    MaveDB score table (``reading.read_mavedb``).
+    MaveDB score table (``mavedb.read_mavedb``).
 
     Returns:
         The parquet path, rows written, exclusion counts, and variants read.

@@ -1,6 +1,6 @@
-"""Reading the inputs of the builds by format: variant files, VCF (``.vcf``, ``.vcf.gz``, through
-pysam) or a table (parquet, csv, tsv), and BED regions (:func:`read_bed`; saturation scans,
-control elements). Genomes (FASTA) and annotations (GTF, GFF3) are read in ``dataset/``.
+"""Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv,
+tsv). MaveDB score tables are read in ``mavedb.py``, NABench's assay files in ``nabench.py``, BED
+regions in ``bed.py``; genomes (FASTA) and annotations (GTF, GFF3) in ``dataset/``.
 
 Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, as in a VCF),
 ``ref``, ``alt`` and the record's other fields (``extra``):
@@ -18,9 +18,7 @@ A table may name its label and assay columns otherwise (``--label-column``, ``--
 read as ``label`` and ``assay``); an ``assay`` (one functional screen, scored apart,
 ``pairs/assays.py``) must be set on every record. The direction of a quantitative label is
 declared by a ``label_direction`` column or ``--label-direction`` (``damaging`` or
-``functional``), written on every record. A MaveDB score table (:func:`read_mavedb`) names its
-variants in HGVS ``g.`` notation (``hgvs.py``) instead of the four columns; a record whose HGVS
-cannot be read becomes a variant with a ``problem`` (excluded and counted by the build).
+``functional``), written on every record.
 
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
 ``alt``, a label that is not a truth value, an empty assay, an unknown direction) stops with a
@@ -84,72 +82,18 @@ def read_variants(
                 "--label-direction apply to tables"
             )
         return pa.schema([("variant_id", pa.string())]), _read_vcf(path)
-    table = _named_columns(path, _load_table(path), label_column, assay_column, label_direction)
+    table = named_columns(path, load_table(path), label_column, assay_column, label_direction)
     missing = [name for name in REQUIRED if name not in table.columns]
     if missing:
         raise DataValidationError(
             f"{path}: missing column(s) {', '.join(missing)}; a variant table needs "
             f"{', '.join(REQUIRED)} (pos 1-based), optionally label and any other columns"
         )
-    schema, quantitative = _carried_schema(path, table, REQUIRED)
-    return schema, _table_variants(path, table, _carried(table, REQUIRED), quantitative)
+    schema, quantitative = carried_schema(path, table, REQUIRED)
+    return schema, table_variants(path, table, carried_fields(table, REQUIRED), quantitative)
 
 
-def read_mavedb(
-    path: str | Path,
-    genome,
-    hgvs_column: str = "hgvs_nt",
-    chrom: str | None = None,
-    label_column: str | None = None,
-    assay_column: str | None = None,
-    label_direction: str | None = None,
-) -> tuple["pa.Schema", Iterator[Variant]]:
-    """:func:`read_variants` of a MaveDB score table: each record's variant from its
-    ``hgvs_column`` on ``chrom`` (else its accession) of ``genome`` (``hgvs.py``); the table's
-    ``score`` (or ``label_column``) is the label."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataSourceError(f"no MaveDB score table at {path}")
-    table = _load_table(path)
-    if label_column is None and "label" not in table.columns and "score" in table.columns:
-        label_column = "score"
-    table = _named_columns(path, table, label_column, assay_column, label_direction)
-    if hgvs_column not in table.columns:
-        raise DataValidationError(
-            f"{path}: no {hgvs_column!r} column (the variants in HGVS g. notation; name another "
-            "with --hgvs-column)"
-        )
-    schema, quantitative = _carried_schema(path, table, REQUIRED)
-    carried = _carried(table, REQUIRED)
-    variants = _table_variants(
-        path, table, carried, quantitative, _hgvs_reader(hgvs_column, chrom, genome)
-    )
-    return schema, variants
-
-
-def _hgvs_reader(column: str, chrom: str | None, genome):
-    """``row -> (chrom, pos, ref, alt) | (chrom, reason)`` reading ``row[column]``."""
-    from perturbation_bench.variants.hgvs import hgvs_alleles, split_accession
-    from perturbation_bench.variants.windows import resolve_chromosome
-
-    def read(row: dict):
-        text = row[column]
-        if not isinstance(text, str) or not text.strip():
-            return chrom or "", "hgvs_missing"
-        accession, change = split_accession(text.strip())
-        name = chrom or accession
-        if name is None:
-            return "", "hgvs_without_chromosome"
-        fasta_name = resolve_chromosome(name, genome)
-        if fasta_name is None:
-            return name, "chromosome_not_in_fasta"
-        alleles = hgvs_alleles(change, lambda a, b: genome.fetch(fasta_name, a, b).upper())
-        return (name, *alleles) if isinstance(alleles, tuple) else (name, alleles)
-
-    return read
-
-
-def _named_columns(path: Path, table, label_column, assay_column, label_direction):
+def named_columns(path: Path, table, label_column, assay_column, label_direction):
     """``table`` with its label and assay columns named ``label`` and ``assay``, and the
     declared ``label_direction`` on every record, checked (module docstring)."""
     from perturbation_bench.pairs.assays import DIRECTIONS
@@ -199,16 +143,17 @@ def _named_columns(path: Path, table, label_column, assay_column, label_directio
     return table
 
 
-def _carried(table, taken) -> list[str]:
+def carried_fields(table, taken) -> list[str]:
+    """The columns of ``table`` carried into each variant's ``extra``: all but ``taken``."""
     return [name for name in table.columns if name not in taken]
 
 
-def _carried_schema(path: Path, table, taken) -> tuple["pa.Schema", bool]:
+def carried_schema(path: Path, table, taken) -> tuple["pa.Schema", bool]:
     """The arrow types of the columns a table carries beside ``taken`` (``label``: float64 for
     quantitative labels, else bool), and whether its labels are quantitative."""
     import pyarrow as pa
 
-    carried = _carried(table, taken)
+    carried = carried_fields(table, taken)
     try:
         schema = pa.Schema.from_pandas(table[carried], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
@@ -277,7 +222,7 @@ def _vcf_variants(path: Path, vcf) -> Iterator[Variant]:
         record_index += 1
 
 
-def _table_variants(
+def table_variants(
     path: Path, table, carried: list[str], quantitative: bool, hgvs=None
 ) -> Iterator[Variant]:
     for index, row in enumerate(table.to_dict("records")):
@@ -300,7 +245,7 @@ def _table_variants(
             yield _variant(path, index, row["chrom"], row["pos"], row["ref"], alt, extra)
 
 
-def _load_table(path: Path):
+def load_table(path: Path):
     import pandas as pd
 
     name = path.name.lower()
@@ -358,27 +303,3 @@ def _truth(path: Path, index: int, value) -> bool | None:
     raise DataValidationError(
         f"{path}: record {index}: label {value!r} is not a truth value (true/false, 1/0)"
     )
-
-
-def read_bed(path: str | Path, numbered: bool = False) -> list[tuple]:
-    """The regions of a BED file (``track``/``browser``/``#`` lines skipped), each
-    ``(chrom, start0, end0, name)``, or ``(line number, (chrom, start0, end0, name))`` when
-    ``numbered``."""
-    regions = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip() or line.startswith(("#", "track", "browser")):
-            continue
-        fields = line.split("\t")
-        try:
-            chrom, start, end = fields[0], int(fields[1]), int(fields[2])
-        except (IndexError, ValueError):
-            raise DataValidationError(
-                f"{path}: line {number}: expected CHROM<tab>START<tab>END, got {line!r}"
-            ) from None
-        if not 0 <= start < end:
-            raise DataValidationError(f"{path}: line {number}: need 0 <= START < END")
-        name = fields[3] if len(fields) > 3 and fields[3] else f"{chrom}:{start + 1}-{end}"
-        regions.append(
-            (number, (chrom, start, end, name)) if numbered else (chrom, start, end, name)
-        )
-    return regions

@@ -20,7 +20,7 @@ from dna_fixtures import (
 from perturbation_bench.errors import TokenizationError, UnsupportedTaskError
 from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 from perturbation_bench.models.dna_mlm import DnaMaskedLM
-from perturbation_bench.models.masked_scoring import windows
+from perturbation_bench.models.masked_inputs import windows
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"

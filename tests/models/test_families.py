@@ -384,7 +384,8 @@ def test_a_fast_tokenizers_own_offsets_are_used_and_literal_ones_only_without_th
     tokenizer where it gives them, and are read off literal tokens only where it does not."""
     from replicas import save_nucleotide_transformer
 
-    from perturbation_bench.models.masked_scoring import MaskedScorer, literal_offsets
+    from perturbation_bench.models.masked_inputs import literal_offsets
+    from perturbation_bench.models.masked_scoring import MaskedScorer
 
     scorer = MaskedScorer(None, None, "cpu", 1, 512, False, None)
     assert scorer._offsets({"input_ids": [7, 8], "offset_mapping": [(0, 0), (3, 9)]}, "xx") == [

@@ -1,8 +1,9 @@
-"""dna-mlm's masking rules (``models/masked_scoring.py``): windows of masked positions."""
+"""dna-mlm's masking rules (``models/masked_scoring.py``, ``models/masked_inputs.py``): windows of masked positions."""
 
 from __future__ import annotations
 
-from perturbation_bench.models.masked_scoring import MaskedScorer, windows
+from perturbation_bench.models.masked_inputs import windows
+from perturbation_bench.models.masked_scoring import MaskedScorer
 
 
 def test_masked_runs_exactly_max_length_apart_are_split():
@@ -40,7 +41,7 @@ class LiteralWords:
 
 
 def test_literal_offsets_skip_the_spaces_between_tokens():
-    from perturbation_bench.models.masked_scoring import literal_offsets
+    from perturbation_bench.models.masked_inputs import literal_offsets
 
     offsets = literal_offsets(LiteralWords(), [1, 2, 3, 4], "ACG CGT  GTA")
     assert offsets == [(0, 0), (0, 3), (4, 7), (9, 12)]

@@ -23,7 +23,7 @@ def genes_on_a_chromosome(seed: int, length: int, genes) -> tuple[str, list[str]
     ``genes``: ``(gene, strand, at, exon lengths, intron length, stop annotated)``; each CDS is
     ATG, random sense codons and TAA, its introns GT...AG. Without ``stop annotated`` the last
     CDS record ends before the stop codon, as Ensembl GTFs write it (the genome still holds it)."""
-    from perturbation_bench.variants.mutations import standard_code
+    from perturbation_bench.variants.consequences import standard_code
 
     rng = random.Random(seed)
     sense = [c for c, aa in standard_code().items() if aa != "*" and c != "ATG"]
