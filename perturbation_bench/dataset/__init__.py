@@ -6,6 +6,7 @@
 - ``settings.py``: what decides a ``build syn`` / ``build motif`` output, and its rules;
 - ``schema.py``: the published dataset's columns and dtypes;
 - ``build.py``: the ``syn`` and ``motif`` pairs, written in the pair layout;
-- ``validate.py``: the invariants a dataset must hold, optionally against the genome;
+- ``validate.py``: checking a dataset against ``invariants.py``, the properties its rows must
+  hold (optionally against the genome);
 - ``synthetic.py``: the synthetic genome and annotation behind the demo data.
 """

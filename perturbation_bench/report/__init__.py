@@ -1,7 +1,7 @@
 """Reports from finished lm-eval runs: reading run folders, statistics, tables and plots. Needs no
 model and no lm-eval.
 
-- ``runs.py``: run folders read as per-pair rows; ``run_names.py``: which runs are one row and
+- ``runs.py``: run folders read as per-pair rows, each samples file by ``samples.py``; ``run_names.py``: which runs are one row and
   what each is called; ``consistency.py``: shards and data that belong together;
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the

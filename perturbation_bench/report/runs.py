@@ -2,12 +2,8 @@
 
 A run folder is what ``lm_eval --output_path RUN --log_samples`` wrote for one model: a
 ``results_<date>.json`` and one ``samples_<task>_<date>.jsonl`` per task (possibly one folder
-down, under the model's sanitised name). Samples files are streamed line by line (one 8 kb pair
-is ~30 KB of JSON); :func:`stream_sample_pairs` turns each line into one compact row, with the
-task's ``config`` (the task name without a ``_<L>bp`` suffix) and the ``context_bp`` the pair
-was scored at (its crop, or its whole length). Pairs are
-identified by content: ``pair_id`` is a hash of both sequences, so two runs' pairs match
-whatever their order.
+down, under the model's sanitised name); ``samples.py`` reads each samples file as one compact
+row per pair.
 
 :func:`collect_pairs` reads every run's pairs into one table. Only ``perturbation_*`` tasks are read; samples of other tasks in the same folder are listed as
 ignored, and of several samples files for one task the newest is read and the others listed.
@@ -16,33 +12,16 @@ ignored, and of several samples files for one task the newest is read and the ot
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
+from perturbation_bench.errors import DataSourceError, OptionsError
 from perturbation_bench.families import scoring_of
-from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
-from perturbation_bench.pairs.identity import pair_id
-from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
-from perturbation_bench.pairs.outcome import pair_outcome
-from perturbation_bench.pairs.ranking import variant_score
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, run_names
+from perturbation_bench.report.samples import stream_sample_pairs
 
-STRATA = (
-    "fraction_codons_changed",
-    "exon_rank",
-    "is_first_exon",
-    "strand",
-    "chr",
-    "is_clamped",
-    "consequence",
-)
 TASK_PREFIX = "perturbation_"
-CONTEXT_SUFFIX = re.compile(r"_\d+bp$")
 
 
 @dataclass
@@ -187,106 +166,6 @@ def _first_settings(path: Path) -> TaskSettings:
         return logged_settings(json.loads(first)["doc"])
     except (json.JSONDecodeError, KeyError, TypeError):
         return TaskSettings()  # a bad line is named with its number when the file is read
-
-
-def stream_sample_pairs(
-    path: Path,
-    task: str,
-    model: str,
-    extra_columns=(),
-    scale: str = "causal",
-    score_name: str | None = None,
-) -> Iterator[dict]:
-    """Stream one samples file as per-pair rows, with a progress bar over its bytes;
-    ``score_name`` names the variant score instead of the task's ``score`` (:attr:`Run.score_name`).
-
-    Raises:
-        DataValidationError: a line that is not JSON (a truncated file) or not a sample of a
-            perturbation-bench task, naming the file and the line.
-    """
-    from tqdm import tqdm
-
-    columns = (*STRATA, *extra_columns)
-    with (
-        path.open("rb") as handle,
-        tqdm(
-            total=path.stat().st_size, unit="B", unit_scale=True, desc=f"{model} {task}"
-        ) as progress,
-    ):
-        for number, line in enumerate(handle, start=1):
-            progress.update(len(line))
-            try:
-                sample = json.loads(line)
-                doc = sample["doc"]
-                ll_original, ll_perturbed = (float(x) for x in sample["filtered_resps"][0])
-                original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
-                settings = logged_settings(doc)
-            except json.JSONDecodeError as err:
-                raise DataValidationError(
-                    f"{path}: line {number}: not valid JSON ({err.msg}); the file may be truncated"
-                ) from None
-            except (KeyError, TypeError, ValueError, IndexError) as err:
-                raise DataValidationError(
-                    f"{path}: line {number}: not a perturbation-bench sample (no {err}); expected "
-                    "a doc with original_sequence and sequence and filtered_resps of LL pairs"
-                ) from None
-            outcome = pair_outcome(ll_original, ll_perturbed)
-            forward, reverse = strand_margins(sample.get("resps"))
-            motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
-            yield {
-                "pair_id": pair_id(original, perturbed),
-                "task": task,
-                "model": model,
-                "scale": scale,
-                "doc_id": int(sample.get("doc_id", number - 1)),
-                "ll_original": ll_original,
-                "ll_perturbed": ll_perturbed,
-                "correct": int(outcome.correct),
-                "tie": int(outcome.tie),
-                "margin": outcome.margin,
-                "margin_forward": forward,
-                "margin_reverse": reverse,
-                "data": settings.data,
-                "shard": settings.shard,
-                **{name: doc.get(name) for name in SAMPLE_FIELDS},
-                "motif_margin": motif_margin,
-                "control_margin": control_margin,
-                "ties_rule": settings.ties,
-                "score_kind": score_name or settings.score,
-                "convention": settings.convention,
-                "one_class_chromosomes": settings.one_class_chromosomes,
-                "labels": settings.labels,
-                "min_per_class": settings.min_per_class,
-                "score": variant_score(outcome.margin, settings.score or "llr"),
-                "config": CONTEXT_SUFFIX.sub("", task),
-                "context_bp": settings.context_bp or len(original),
-                **{name: doc.get(name) for name in columns},
-            }
-
-
-def background_margins(doc: dict, filtered) -> tuple[float | None, float | None]:
-    """A footprint sample's ``(LL(motif) - LL(background), LL(control) - LL(background))``,
-    from its second and third comparisons (``tasks/document_requests.py``: lm-eval's filtered
-    responses hold each comparison's pair once per request of it); ``(None, None)`` for the
-    samples of other tasks."""
-    if doc.get(BACKGROUND_CHANGE) is None:
-        return None, None
-    per_comparison = len(filtered) // 3
-    motif, control = (filtered[per_comparison * k] for k in (1, 2))
-    return float(motif[0]) - float(motif[1]), float(control[0]) - float(control[1])
-
-
-def strand_margins(resps) -> tuple[float | None, float | None]:
-    """``(forward, reverse-complement)`` margins of a sample scored on both strands, from
-    lm-eval's raw responses (``[[ll, greedy]]`` per request, in request order: o, p, rc(o),
-    rc(p); ``pairs/requests.py``); ``(None, None)`` for a sample of one strand."""
-    if not isinstance(resps, list) or len(resps) != 4:
-        return None, None
-    try:
-        lls = [float(response[0][0]) for response in resps]
-    except (TypeError, ValueError, IndexError):
-        return None, None
-    return lls[0] - lls[1], lls[2] - lls[3]
 
 
 def collect_pairs(

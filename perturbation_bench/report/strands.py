@@ -1,7 +1,7 @@
 """Strand consistency of variant runs scored with ``rc_average``: do the two strands agree?
 
 For every model and variant task whose samples hold both strands' log-likelihoods (lm-eval's raw
-responses, ``runs.strand_margins``), each variant has a forward score ``f`` and a
+responses, ``samples.strand_margins``), each variant has a forward score ``f`` and a
 reverse-complement score ``r`` (``pairs/ranking.variant_score`` of each strand's margin; their
 mean is the task's score). Over those variants:
 

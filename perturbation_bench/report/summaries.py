@@ -25,7 +25,7 @@ import itertools
 
 import pandas as pd
 
-from perturbation_bench.report.runs import CONTEXT_SUFFIX, STRATA
+from perturbation_bench.report.samples import CONTEXT_SUFFIX, STRATA
 from perturbation_bench.report.statistics import (
     bootstrap_interval,
     mcnemar_exact,

@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from perturbation_bench.commands import build
+from perturbation_bench.dataset.invariants import invariants
 from perturbation_bench.dataset.schema import SCHEMAS
-from perturbation_bench.dataset.validate import invariants
 from perturbation_bench.pairs.kinds import (
     BUILT_BY,
     KIND,

@@ -1,0 +1,245 @@
+"""The invariants ``validate.py`` checks on every row of a dataset, and the rows they apply to.
+
+An invariant applies to the kinds of pair files it names (``pairs/kinds.py``); one whose columns a
+row lacks, or that needs a FASTA that was not given, is skipped. Positions are 0-based,
+half-open; sequences are compared in upper case.
+
+- ``window_size``: the length equals ``window_size_bp`` (syn) or
+  ``window_genome_end - window_genome_start``.
+- ``diff_in_patch``: every differing base lies in ``[patch_start_in_seq, patch_end_in_seq)``.
+- ``codon_aligned``: the patch starts a whole number of codons after the first complete codon
+  (``cds_start_in_seq + phase_gtf``) and is a whole number of codons long.
+- ``synonymous_only`` (syn): both sequences translate to the same protein over the patch.
+- ``patch_is_repeat`` (motif): ``sequence[patch]`` equals ``actual_motif``.
+- ``matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome at
+  ``[window_genome_start, window_genome_end)`` on ``chr``, reverse-complemented for strand ``-``.
+
+Controls (``build controls``), with the element's span in the window
+``[element_start - window_start, element_end - window_start)``, mirrored for strand ``-``:
+
+- ``flanks_identical``: every differing base lies in the element's span;
+- ``composition_kept``: the span's K-mer counts are equal, and its first and last ``K - 1``
+  bases, ``K`` the order its ``shuffle`` keeps (``dna.SHUFFLE_ORDERS``: 1 for
+  ``mononucleotide``, 2 for ``dinucleotide``, K for ``kmer:K``; an unknown shuffle fails);
+- ``control_matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome from
+  ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
+
+Motif footprints (``build footprints``), read on the forward strand (a ``reverse`` row's three
+windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), the copies
+where ``pairs/footprints.insert_starts`` puts them (at the centre, DART-Eval's
+``insert_motif`` for one copy):
+
+- ``insert_at_centre``: the insert spans ``[insert_start, insert_end)`` and starts there, and
+  ``original_sequence`` is ``background_sequence`` with ``consensus`` at each copy, every other
+  base the background's;
+- ``control_is_permutation``: ``control_insert`` holds the bases of ``consensus`` in another
+  order, and ``sequence`` is ``background_sequence`` with it at the same copies, every other
+  base the background's.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from perturbation_bench.dataset.codons import load_codon_table
+from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
+from perturbation_bench.pairs.footprints import insert_starts, with_copies
+
+
+@dataclass
+class Invariant:
+    """One property, the columns it needs, and what was found (counted in ``unit``)."""
+
+    name: str
+    columns: tuple[str, ...]
+    holds: Callable[[dict], bool] | None
+    kinds: tuple[str, ...] = ("syn", "motif")
+    explain: Callable[[dict], str] | None = None
+    """For the first row that breaks it: what exactly is wrong there."""
+    unit: str = "rows"
+    checked: int = 0
+    broken: int = 0
+    first: str | None = None
+    skipped_because: str = ""
+
+
+def _window_size(row: dict) -> bool:
+    expected = row.get("window_size_bp") or row["window_genome_end"] - row["window_genome_start"]
+    return len(row["original_sequence"]) == expected
+
+
+def _diff_in_patch(row: dict) -> bool:
+    start, end = row["patch_start_in_seq"], row["patch_end_in_seq"]
+    a, b = row["original_sequence"], row["sequence"]
+    return a[:start] == b[:start] and a[end:] == b[end:]
+
+
+def _codon_aligned(row: dict) -> bool:
+    offset = row["patch_start_in_seq"] - row["cds_start_in_seq"] - row["phase_gtf"]
+    return offset % 3 == 0 and (row["patch_end_in_seq"] - row["patch_start_in_seq"]) % 3 == 0
+
+
+def _element_span(row: dict) -> tuple[int, int]:
+    start, end = (
+        row["element_start"] - row["window_start"],
+        row["element_end"] - row["window_start"],
+    )
+    width = len(row["original_sequence"])
+    return (start, end) if row["strand"] != "-" else (width - end, width - start)
+
+
+def _flanks_identical(row: dict) -> bool:
+    start, end = _element_span(row)
+    a, b = row["original_sequence"], row["sequence"]
+    return a[:start] == b[:start] and a[end:] == b[end:]
+
+
+def _composition_kept(row: dict) -> bool:
+    start, end = _element_span(row)
+    a, b = row["original_sequence"][start:end], row["sequence"][start:end]
+    k = SHUFFLE_ORDERS.get(row["shuffle"])
+    if k is None:
+        return False  # a shuffle this version does not know keeps nothing it can check
+    ends = k - 1
+    return (
+        kmer_counts(a, k) == kmer_counts(b, k)
+        and a[:ends] == b[:ends]
+        and (a[len(a) - ends :] == b[len(b) - ends :])
+    )
+
+
+def _with_inserts(row: dict, insert: str) -> str | None:
+    """The forward strand of ``row``'s background with ``row[insert]`` at each copy, at the
+    centre (module docstring); None when the row's insert is not spanned or placed so."""
+    background = row["background_sequence"]
+    start, end = row["insert_start"], row["insert_end"]
+    if row["orientation"] == "reverse":
+        background = reverse_complement(background)
+        start, end = len(background) - end, len(background) - start
+    width = len(row["consensus"])
+    starts = insert_starts(len(background), width, row["copies"], row["spacing"])
+    if starts is None or (starts[0], starts[-1] + width) != (start, end):
+        return None
+    return with_copies(background, row[insert], starts)
+
+
+def _forward(row: dict, name: str) -> str:
+    return reverse_complement(row[name]) if row["orientation"] == "reverse" else row[name]
+
+
+def _insert_at_centre(row: dict) -> bool:
+    return _with_inserts(row, "consensus") == _forward(row, "original_sequence")
+
+
+def _control_is_permutation(row: dict) -> bool:
+    control, consensus = row["control_insert"], row["consensus"]
+    return (
+        sorted(control) == sorted(consensus)
+        and control != consensus
+        and _with_inserts(row, "control_insert") == _forward(row, "sequence")
+    )
+
+
+def invariants(fasta: str | Path | None = None) -> list[Invariant]:
+    """The row invariants of the module docstring (``matches_genome`` is skipped without ``fasta``)."""
+    code = load_codon_table("human")  # the standard genetic code
+    patch = ("original_sequence", "sequence", "patch_start_in_seq", "patch_end_in_seq")
+
+    def translate(row, name):
+        return code.translate(row[name][row["patch_start_in_seq"] : row["patch_end_in_seq"]])
+
+    def first_changed_amino_acid(row) -> str:
+        for i in range(row["patch_start_in_seq"], row["patch_end_in_seq"] - 2, 3):
+            a, b = row["original_sequence"][i : i + 3], row["sequence"][i : i + 3]
+            if code.translate(a) != code.translate(b):
+                return f"codon at {i}: {a} ({code.translate(a)}) -> {b} ({code.translate(b)})"
+        return "the patch translates differently"
+
+    checks = [
+        Invariant(
+            "window_size",
+            ("original_sequence", "window_genome_start", "window_genome_end"),
+            _window_size,
+        ),
+        Invariant("diff_in_patch", patch, _diff_in_patch),
+        Invariant(
+            "codon_aligned",
+            ("patch_start_in_seq", "patch_end_in_seq", "cds_start_in_seq", "phase_gtf"),
+            _codon_aligned,
+        ),
+        Invariant(
+            "synonymous_only",
+            patch,
+            lambda r: translate(r, "original_sequence") == translate(r, "sequence"),
+            kinds=("syn",),
+            explain=first_changed_amino_acid,
+        ),
+        Invariant(
+            "patch_is_repeat",
+            (*patch, "actual_motif"),
+            lambda r: (
+                r["sequence"][r["patch_start_in_seq"] : r["patch_end_in_seq"]] == r["actual_motif"]
+            ),
+            kinds=("motif",),
+        ),
+    ]
+    element = (
+        "original_sequence",
+        "sequence",
+        "window_start",
+        "element_start",
+        "element_end",
+        "strand",
+    )
+    checks += [
+        Invariant("flanks_identical", element, _flanks_identical, kinds=("controls",)),
+        Invariant(
+            "composition_kept", (*element, "shuffle"), _composition_kept, kinds=("controls",)
+        ),
+    ]
+    footprint = (
+        "original_sequence",
+        "sequence",
+        "background_sequence",
+        "consensus",
+        "control_insert",
+        "copies",
+        "spacing",
+        "orientation",
+        "insert_start",
+        "insert_end",
+    )
+    checks += [
+        Invariant("insert_at_centre", footprint, _insert_at_centre, kinds=("footprints",)),
+        Invariant(
+            "control_is_permutation", footprint, _control_is_permutation, kinds=("footprints",)
+        ),
+    ]
+    genome = Genome(fasta) if fasta is not None else None
+
+    def matches_genome(chrom, start, end, r):
+        return r[chrom] in genome and r["original_sequence"] == genome.fetch(
+            r[chrom],
+            r[start],
+            r[end] if end else r[start] + len(r["original_sequence"]),
+            r["strand"],
+        )
+
+    for name, kinds, columns in (
+        ("matches_genome", ("syn", "motif"), ("chr", "window_genome_start", "window_genome_end")),
+        ("control_matches_genome", ("controls",), ("chrom", "window_start", None)),
+    ):
+        checks.append(
+            Invariant(
+                name,
+                ("original_sequence", "strand", *filter(None, columns)),
+                functools.partial(matches_genome, *columns) if genome is not None else None,
+                kinds=kinds,
+                skipped_because="" if genome is not None else "no --fasta given",
+            )
+        )
+    return checks
