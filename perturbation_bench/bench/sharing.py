@@ -100,8 +100,7 @@ def ideal_speedup(scenario: Scenario, starts: list[int]) -> float:
 def planned_speedup(scenario: Scenario, starts: list[int]) -> float:
     """Token passes without sharing / with the plan dna-hf follows, for pairs whose changes
     start at ``starts``."""
-    from perturbation_bench.models.causal_plan import Piece, plan
-    from perturbation_bench.models.dna_hf import token_windows
+    from perturbation_bench.models.causal_plan import Piece, plan, token_windows
 
     pieces, pairs = [], []
     for index, start in enumerate(starts):

@@ -16,6 +16,8 @@ identical request scored once for all its owners. A group's pieces are matched w
   ``n`` inputs;
 - everything else is scored plainly.
 
+A request longer than the model's ``max_length`` is cut into sliding windows (:func:`token_windows`).
+
 ``causal_scoring.py`` runs the :class:`Plan`.
 """
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+
+from perturbation_bench.errors import OptionsError
 
 MIN_SHARED = 16
 """Fewest shared input tokens worth a separate prefix pass."""
@@ -160,3 +164,31 @@ def plan(
     if singles is not None:
         work.singles = list(singles.items())
     return work
+
+
+def token_windows(
+    n_tokens: int, first_target: int, max_length: int, stride: int
+) -> list[tuple[int, int, int]]:
+    """Cut the scoring of ``tokens[first_target:n_tokens]`` into windows that fit the model.
+
+    Returns:
+        ``(start, target_start, target_end)`` triples: the model reads
+        ``tokens[start:target_end - 1]`` (at most ``max_length`` tokens) and the window scores
+        ``tokens[target_start:target_end]``. The target ranges tile
+        ``[first_target, n_tokens)`` without overlap. A sequence that fits gives the single
+        window ``(0, first_target, n_tokens)``.
+    """
+    if not 1 <= stride <= max_length:
+        raise OptionsError(
+            f"window_stride must be between 1 and max_length={max_length}, got {stride}"
+        )
+    if not 0 < first_target < n_tokens:
+        raise ValueError(f"need 0 < first_target < n_tokens, got {first_target}, {n_tokens}")
+    windows = []
+    target_start = first_target
+    target_end = min(n_tokens, max(max_length + 1, first_target + 1))
+    while True:
+        windows.append((max(0, target_end - 1 - max_length), target_start, target_end))
+        if target_end == n_tokens:
+            return windows
+        target_start, target_end = target_end, min(n_tokens, target_end + stride)

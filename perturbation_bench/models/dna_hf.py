@@ -53,8 +53,9 @@ from lm_eval.models.huggingface import HFLM
 from perturbation_bench.arguments import loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
-from perturbation_bench.models.causal_plan import Piece
+from perturbation_bench.models.causal_plan import Piece, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
+from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
@@ -64,34 +65,6 @@ from perturbation_bench.pairs.requests import document_pairs
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_enc)
-
-
-def token_windows(
-    n_tokens: int, first_target: int, max_length: int, stride: int
-) -> list[tuple[int, int, int]]:
-    """Cut the scoring of ``tokens[first_target:n_tokens]`` into windows that fit the model.
-
-    Returns:
-        ``(start, target_start, target_end)`` triples: the model reads
-        ``tokens[start:target_end - 1]`` (at most ``max_length`` tokens) and the window scores
-        ``tokens[target_start:target_end]``. The target ranges tile
-        ``[first_target, n_tokens)`` without overlap. A sequence that fits gives the single
-        window ``(0, first_target, n_tokens)``.
-    """
-    if not 1 <= stride <= max_length:
-        raise OptionsError(
-            f"window_stride must be between 1 and max_length={max_length}, got {stride}"
-        )
-    if not 0 < first_target < n_tokens:
-        raise ValueError(f"need 0 < first_target < n_tokens, got {first_target}, {n_tokens}")
-    windows = []
-    target_start = first_target
-    target_end = min(n_tokens, max(max_length + 1, first_target + 1))
-    while True:
-        windows.append((max(0, target_end - 1 - max_length), target_start, target_end))
-        if target_end == n_tokens:
-            return windows
-        target_start, target_end = target_end, min(n_tokens, target_end + stride)
 
 
 @registered
@@ -214,7 +187,7 @@ class DnaHFLM(PackageModel, HFLM):
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        on_complete = _DocumentCache(self.cache_hook, requests, instances).complete
+        on_complete = DocumentCache(self.cache_hook, requests, instances).complete
         return self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs, on_complete)
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
@@ -316,33 +289,3 @@ class DnaHFLM(PackageModel, HFLM):
             self.window_stride,
             self.max_length + 1 - self.window_stride,
         )
-
-
-class _DocumentCache:
-    """Hands lm-eval's cache (``--use_cache``) each document's results as soon as every request
-    of the document is scored, so a killed run keeps every document it completed and a rerun
-    of the same command scores only the rest. Without instances (not called through
-    :meth:`DnaHFLM.loglikelihood`) each request counts as its own document."""
-
-    def __init__(self, cache_hook, requests: list[Request], instances: list) -> None:
-        self.cache_hook, self.requests, self.results = cache_hook, requests, {}
-        self.members: dict = {}  # document -> its request indices
-        self.document_of = []
-        for index, instance in enumerate(instances):
-            key = (instance.task_name, instance.doc_id) if instance is not None else index
-            self.members.setdefault(key, []).append(index)
-            self.document_of.append(key)
-        self.waiting = {key: len(indices) for key, indices in self.members.items()}
-
-    def complete(self, index: int, result: tuple[float, bool]) -> None:
-        """``CausalScorer.score``'s callback: request ``index`` is scored."""
-        self.results[index] = result
-        key = self.document_of[index]
-        self.waiting[key] -= 1
-        if self.waiting[key]:
-            return
-        for done in self.members[key]:
-            (context, continuation), _, _ = self.requests[done]
-            self.cache_hook.add_partial(
-                "loglikelihood", (context, continuation), self.results[done]
-            )

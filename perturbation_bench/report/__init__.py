@@ -4,8 +4,8 @@ model and no lm-eval.
 - ``runs.py``: run folders read as per-pair rows, each samples file by ``samples.py``; ``run_names.py``: which runs are one row and
   what each is called; ``consistency.py``: shards and data that belong together;
 - ``statistics.py``: intervals and tests;
-- ``summaries.py``: the accuracy tables; ``variant_metrics.py``, ``variant_correlations.py``: the
-  variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
+- ``summaries.py``: the accuracy tables; ``variant_metrics.py`` (with its Markdown in
+  ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
   matched-group metrics; ``strands.py``: strand consistency; ``footprints.py``: motif
   footprints per motif and dose; ``assays.py``: variant metrics per assay and their macro;
   ``export.py``: variant runs in TraitGym's file layout; ``output_folder.py``: the folders

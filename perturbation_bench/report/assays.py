@@ -29,7 +29,7 @@ from perturbation_bench.pairs.assays import (
     macro,
     oriented,
 )
-from perturbation_bench.report.variant_metrics import number_cell
+from perturbation_bench.report.variant_markdown import number_cell
 
 ALL = "all"
 """The subset of every variant of an assay."""

@@ -28,6 +28,7 @@ from perturbation_bench.report import (
     summaries,
     summary_markdown,
     variant_correlations,
+    variant_markdown,
     variant_metrics,
 )
 
@@ -188,7 +189,7 @@ SECTIONS = (
             draw=_draw_footprints),
     Section("variant ranking", "variant tasks with labels or a consequence column",
             ("summary", "strata", "auprc_differences", "class_ladder"), _ranking,
-            variant_metrics.markdown, under="variants", draw=_draw_ranking,
+            variant_markdown.markdown, under="variants", draw=_draw_ranking,
             notes=lambda summary, *rest: variant_metrics.thin_notes(summary)),
     Section("variant correlations", "variant tasks with quantitative labels",
             ("correlations", "correlation_strata"),

@@ -19,7 +19,8 @@ import pandas as pd
 from perturbation_bench.pairs.ranking import CORRELATIONS
 from perturbation_bench.report.assays import oriented_labels
 from perturbation_bench.report.statistics import percentile_interval
-from perturbation_bench.report.variant_metrics import number_cell, pooled
+from perturbation_bench.report.variant_markdown import number_cell
+from perturbation_bench.report.variant_metrics import pooled
 
 
 def quantitative(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -26,7 +26,8 @@ from dna_fixtures import (
 from perturbation_bench.errors import OptionsError, TokenizationError
 from perturbation_bench.fixtures.random_models import save_random_llama
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-from perturbation_bench.models.dna_hf import DnaHFLM, token_windows
+from perturbation_bench.models.causal_plan import token_windows
+from perturbation_bench.models.dna_hf import DnaHFLM
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"

@@ -136,7 +136,8 @@ def test_the_report_resamples_the_same_whatever_the_row_order():
 def test_the_report_keeps_one_class_chromosomes_under_the_traitgym_convention():
     from sklearn.metrics import average_precision_score
 
-    from perturbation_bench.report.variant_metrics import markdown, ranking_summary, thin_notes
+    from perturbation_bench.report.variant_markdown import markdown
+    from perturbation_bench.report.variant_metrics import ranking_summary, thin_notes
 
     frame = one_class_variants()
     (kept,) = ranking_summary(
