@@ -28,3 +28,15 @@ def did_you_mean(value, choices) -> str:
 
     near = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.7)
     return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def some(names: list[str], shown: int = 5) -> str:
+    """``a, b, c`` (and ``(+N more)``) of ``names`` for a message."""
+    more = f" (+{len(names) - shown} more)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def say_excluded(excluded) -> None:
+    """Print ``excluded N (reason)`` per reason of a build's exclusion counts, by reason."""
+    for reason, count in sorted(excluded.items()):
+        print(f"excluded {count} ({reason})")

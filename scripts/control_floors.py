@@ -80,7 +80,7 @@ def main() -> None:
             for k in orders:
                 margins = [
                     chains[k].log_likelihood("", o) - chains[k].log_likelihood("", p)
-                    for o, p in zip(pairs["original_sequence"], pairs["sequence"])
+                    for o, p in zip(pairs["original_sequence"], pairs["sequence"], strict=True)
                 ]
                 wins = sum(m > 0 for m in margins) / len(margins)
                 ties = sum(m == 0 for m in margins) / len(margins)

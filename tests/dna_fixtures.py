@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -282,7 +283,9 @@ def reference_pair(model, tokenizer, original: str, perturbed: str, max_length: 
     o = tokenizer(original, return_offsets_mapping=True)
     p = tokenizer(perturbed, return_offsets_mapping=True)
     if len(o["input_ids"]) == len(p["input_ids"]):
-        diff = {i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"])) if a != b}
+        diff = {
+            i for i, (a, b) in enumerate(zip(o["input_ids"], p["input_ids"], strict=True)) if a != b
+        }
         if not diff:
             return 0.0, 0.0
         return tuple(
@@ -328,6 +331,23 @@ def cds_records(annotation: Path) -> dict[str, list[tuple]]:
     return {t: sorted(p, key=lambda r: r[1], reverse=p[0][3] == "-") for t, p in parts.items()}
 
 
+def _splice_class(sequence: str, p: int, exons) -> str:
+    """The splice class of a change at ``p`` outside the CDS, decided again from scratch."""
+    strand = exons[0][3]
+    for upstream, downstream in pairwise(exons):
+        intron = (upstream[2], downstream[1]) if strand == "+" else (downstream[2], upstream[1])
+        text = sequence[intron[0] : intron[1]]
+        text = text if strand == "+" else reverse_complement(text)
+        if not (text.startswith("GT") and text.endswith("AG")):
+            continue
+        from_5 = p - intron[0] if strand == "+" else intron[1] - 1 - p  # 0 = intron base +1
+        if from_5 in (0, 1):
+            return "splice_donor_variant"
+        if from_5 in (len(text) - 2, len(text) - 1):
+            return "splice_acceptor_variant"
+    return "not at a splice site"
+
+
 def rederive(row: dict, genome: dict, transcripts: dict) -> str:
     """The class of one table row, decided again from scratch."""
     chrom, p = row["chrom"], row["pos"] - 1
@@ -350,19 +370,7 @@ def rederive(row: dict, genome: dict, transcripts: dict) -> str:
     mutated = dict(genome, **{chrom: genome[chrom][:p] + row["alt"] + genome[chrom][p + 1 :]})
     after, _ = spliced_cds(mutated, exons)
     if p not in positions:
-        strand = exons[0][3]
-        for k, (upstream, downstream) in enumerate(zip(exons, exons[1:])):
-            intron = (upstream[2], downstream[1]) if strand == "+" else (downstream[2], upstream[1])
-            text = genome[chrom][intron[0] : intron[1]]
-            text = text if strand == "+" else reverse_complement(text)
-            if not (text.startswith("GT") and text.endswith("AG")):
-                continue
-            from_5 = p - intron[0] if strand == "+" else intron[1] - 1 - p  # 0 = intron base +1
-            if from_5 in (0, 1):
-                return "splice_donor_variant"
-            if from_5 in (len(text) - 2, len(text) - 1):
-                return "splice_acceptor_variant"
-        return "not at a splice site"
+        return _splice_class(genome[chrom], p, exons)
     index = positions.index(p) // 3
     old, new = str(Seq(before).translate()), str(Seq(after).translate())
     if index == 0:

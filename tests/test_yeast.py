@@ -370,7 +370,7 @@ def test_the_composition_floor_through_the_lm_eval_command_line(yeast, scan, tmp
     labels = pairs["label"][labelled].astype(bool)
     for order in (2, 5, 8):
         got, lls = kmer_markov_floor(yeast, order, scan[1], tmp_path, command_line=order == 5)
-        margins = [a - b for (a, b), keep in zip(lls, labelled) if keep]
+        margins = [a - b for (a, b), keep in zip(lls, labelled, strict=True) if keep]
         assert {f"{m},pairs" for m in METRICS} <= set(got) and len(lls) == len(pairs)
         assert got["auroc,pairs"] == pytest.approx(roc_auc_score(labels, margins))
         assert got["auprc,pairs"] == pytest.approx(average_precision_score(labels, margins))
@@ -394,7 +394,7 @@ def test_tiny_neural_models_report_every_metric_on_a_yeast_scan(yeast, tmp_path_
     pairs = pd.read_parquet(data / "mutations_yeast")
     lls = logged_pairs(result, TASK)
     labelled = pairs["label"].notna().to_numpy()
-    margins = [a - b for (a, b), keep in zip(lls, labelled) if keep]
+    margins = [a - b for (a, b), keep in zip(lls, labelled, strict=True) if keep]
     assert got["auroc,pairs"] == pytest.approx(
         roc_auc_score(pairs["label"][labelled].astype(bool), margins)
     )
@@ -436,7 +436,11 @@ def test_the_report_draws_the_class_ladder_of_a_scan(yeast, scan, tmp_path):
     assert classes == [c for c in LADDER if c in classes] and len(classes) == 8
     pairs = pd.read_parquet(scan[1] / "mutations_yeast")
     for row in ladder:  # each class's accuracy and margin, recomputed from the logged pairs
-        mine = [(a, b) for (a, b), c in zip(lls, pairs["consequence"]) if c == row["consequence"]]
+        mine = [
+            (a, b)
+            for (a, b), c in zip(lls, pairs["consequence"], strict=True)
+            if c == row["consequence"]
+        ]
         assert row["n"] == len(mine)
         assert row["pairwise_acc"] == pytest.approx(sum(a > b for a, b in mine) / len(mine))
         assert row["margin_mean"] == pytest.approx(sum(a - b for a, b in mine) / len(mine))

@@ -5,9 +5,11 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
   same pairs;
 - ``sharing.py`` (``--sharing``): what computing a pair's shared pieces once buys;
 - ``saturation_scan.py`` (``--saturation``): what scoring each distinct input once buys on a scan;
-- ``scale.py`` (``--scale``): where the time and the memory of a large run go;
+- ``scale.py`` (``--scale``): where the time and the memory of a large run go, measured in each
+  run's process by ``stage_clock.py``;
 - ``pll.py`` (``--pll``): ``dna-mlm``'s pseudo-log-likelihood against a plain loop;
 - ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes;
 - ``protocol.py`` (``--protocol gpu``): marin-dna's inference protocol over a bare loop, lm-eval's
-  ``hf`` and ``dna-hf``, with memory, MFU and agreement with float32.
+  ``hf`` and ``dna-hf``, with memory, MFU and agreement with float32;
+- ``inputs.py``: the random models and pairs the benchmarks score when given none.
 """

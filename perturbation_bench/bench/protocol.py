@@ -36,11 +36,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from perturbation_bench.bench.inputs import random_data
 from perturbation_bench.bench.throughput import (
     TASK,
     _encoder,
     _peak_bytes,
-    _random_data,
     in_fresh_process,
     lm_eval_model,
 )
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         )
     with tempfile.TemporaryDirectory(prefix="pb-protocol-") as scratch:
         model = args.model or str(_random_kmer_model(Path(scratch) / "model", args))
-        data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
+        data_dir = args.data_dir or str(random_data(Path(scratch) / "data", args))
         preset = args.preset if args.model or args.preset != "default" else "carbon"
         metadata = {"data_dir": data_dir, "config": args.config, "preset": preset}
         timings = {}
@@ -244,15 +244,17 @@ def _bare_loop(model_path, metadata, pairs, device, dtype, batch_size):
         by_length: dict = {}
         for index, (tokens, first) in enumerate(sequences[: 2 * n]):
             by_length.setdefault((len(tokens), first), []).append(index)
-        for (length, first), members in by_length.items():
+        for (_, first), members in by_length.items():
             for start in range(0, len(members), batch_size):
                 batch = members[start : start + batch_size]
                 ids = torch.tensor([sequences[i][0] for i in batch], device=device)
                 log_probs = torch.log_softmax(model(ids).logits[:, first - 1 : -1].float(), -1)
                 picked = log_probs.gather(-1, ids[:, first:, None])[..., 0]
-                for i, total in zip(batch, picked.sum(-1, dtype=torch.float64).tolist()):
+                for i, total in zip(
+                    batch, picked.sum(-1, dtype=torch.float64).tolist(), strict=True
+                ):
                     totals[i] = total
-        return list(zip(totals[0::2], totals[1::2]))
+        return list(zip(totals[0::2], totals[1::2], strict=True))
 
     return score
 
@@ -298,7 +300,7 @@ def format_table(timings: dict, flops: float, peak: float | None, device: str) -
         if reference is None:
             diff = differing = "n/a"
         else:
-            diff = f"{max(abs(x - y) for a, b in zip(t.lls, reference) for x, y in zip(a, b)):.2e}"
+            diff = f"{max(abs(x - y) for a, b in zip(t.lls, reference, strict=True) for x, y in zip(a, b, strict=True)):.2e}"
             differing = f"{_decisions_differing(t.lls, reference)} of {n}"
         lines.append(
             f"| {label} | {t.warmup:.1f} | {t.median:.2f} ({', '.join(f'{s:.2f}' for s in t.passes)}) "

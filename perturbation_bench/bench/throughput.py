@@ -25,8 +25,8 @@ difference of any LL from ``naive``'s. Exit status 1 if the causal methods' accu
 Without ``--model`` it builds a random single-nucleotide Llama (4 layers, hidden 256) and random
 pairs: the numbers then say how fast, never how good.
 
-A little over 300 lines: the four methods, their options and the table stay together, so that one
-file shows that every method scores the same pairs the same way.
+The four methods, their options and the table stay together, so that one file shows that every
+method scores the same pairs the same way; the random model and pairs are made in ``inputs.py``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from perturbation_bench.bench.inputs import random_causal_model, random_data, random_masked_model
 from perturbation_bench.pairs.outcome import pairwise_accuracy
 
 CAUSAL_METHODS = ("naive", "hf", "dna-hf")
@@ -74,7 +75,11 @@ def compare_lls(first: Measurement, second: Measurement) -> tuple[float, bool]:
     """The largest |LL difference| between two measurements of the same pairs, and whether
     every LL agrees within :data:`TOLERANCE`."""
     relative, absolute = TOLERANCE
-    pairs = [(x, y) for p, q in zip(first.lls, second.lls, strict=True) for x, y in zip(p, q)]
+    pairs = [
+        (x, y)
+        for p, q in zip(first.lls, second.lls, strict=True)
+        for x, y in zip(p, q, strict=True)
+    ]
     largest = max((abs(x - y) for x, y in pairs), default=0.0)
     return largest, all(abs(x - y) <= relative * abs(y) + absolute for x, y in pairs)
 
@@ -106,11 +111,11 @@ def run(args: argparse.Namespace) -> int:
     """Prepare models and data, measure each method, print the table; 1 if the causal methods'
     accuracies differ."""
     with tempfile.TemporaryDirectory(prefix="pb-bench-") as scratch:
-        model = args.model or str(_random_model(Path(scratch) / "model", args))
+        model = args.model or str(random_causal_model(Path(scratch) / "model", args))
         masked = args.masked_model or (
-            None if args.model else str(_random_masked_model(Path(scratch) / "masked", args))
+            None if args.model else str(random_masked_model(Path(scratch) / "masked", args))
         )
-        data_dir = args.data_dir or str(_random_data(Path(scratch) / "data", args))
+        data_dir = args.data_dir or str(random_data(Path(scratch) / "data", args))
         metadata = {"data_dir": data_dir, "config": args.config, "preset": args.preset}
         measurements = []
         for method in METHODS if masked else CAUSAL_METHODS:
@@ -290,44 +295,6 @@ def _encoder(model_path: str):
     return encode
 
 
-def _random_model(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.fixtures.random_models import (
-        save_random_llama,
-        single_nucleotide_tokenizer,
-    )
-
-    return save_random_llama(
-        folder,
-        single_nucleotide_tokenizer(),
-        layers=args.layers,
-        hidden=args.hidden,
-        max_positions=args.length + 1,
-    )
-
-
-def _random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.fixtures.random_models import (
-        as_masked_lm_tokenizer,
-        save_random_bert,
-        single_nucleotide_tokenizer,
-    )
-
-    return save_random_bert(
-        folder,
-        as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
-        layers=args.layers,
-        hidden=args.hidden,
-        max_positions=args.length + 2,
-    )
-
-
-def _random_data(folder: Path, args: argparse.Namespace) -> Path:
-    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-
-    write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, args.config)
-    return folder
-
-
 def format_table(measurements: list[Measurement], tokens: int, device: str) -> str:
     """A markdown table of the measurements (see the module docstring for the columns)."""
     naive = measurements[0]
@@ -338,7 +305,11 @@ def format_table(measurements: list[Measurement], tokens: int, device: str) -> s
     ]
     for m in measurements:
         if m.method in CAUSAL_METHODS:
-            diff = max(abs(x - y) for a, b in zip(m.lls, naive.lls) for x, y in zip(a, b))
+            diff = max(
+                abs(x - y)
+                for a, b in zip(m.lls, naive.lls, strict=True)
+                for x, y in zip(a, b, strict=True)
+            )
             diff_cell = f"{diff:.2e}"
         else:
             diff_cell = "n/a (masked-marginal score)"

@@ -2,7 +2,8 @@
 ``run(args) -> exit status`` (``cli.py`` parses and dispatches). They turn command lines into
 calls of the other subpackages and print what those return; the rules live there.
 
-- ``build.py``: ``build syn|motif|variants|mutations|saturation|controls``;
+- ``build.py``: ``build syn|motif|variants|mutations|saturation|controls|footprints``, each
+  kind's build in ``builds/``;
 - ``validate.py``: a dataset's invariants;
 - ``report.py``: the report from run folders;
 - ``leaderboard.py``: one table over many run folders;

@@ -73,21 +73,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Write the report; print one line per model and task; return 0."""
-    from perturbation_bench.dataset.annotation import exons_of
-    from perturbation_bench.report.export import FORMATS
-    from perturbation_bench.report.make import make_report
+def run_labels(items: list[str]) -> dict[str, str]:
+    """``--name FOLDER=LABEL`` options as ``{folder: label}``.
 
-    features = []
-    if args.gtf or args.gff3:
-        features = [(exon.chrom, exon.start, exon.end) for exon in exons_of(args.gtf, args.gff3)]
+    Raises:
+        OptionsError: an item without a folder or a label.
+    """
     names = {}
-    for item in args.name:
+    for item in items:
         folder, _, label = item.partition("=")
         if not folder or not label:
             raise OptionsError(f"--name {item!r}: expected FOLDER=LABEL")
         names[folder] = label
+    return names
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse resample counts below 2 and a ``--min-subset`` below 1."""
     for option, value in (
         ("--bootstrap", args.bootstrap),
         ("--se-resamples", args.se_resamples),
@@ -95,12 +97,25 @@ def run(args: argparse.Namespace) -> int:
     ):
         if value < 2:
             raise OptionsError(f"{option} must be at least 2, got {value}")
+    if args.min_subset < 1:
+        raise OptionsError(f"--min-subset must be at least 1 pair, got {args.min_subset}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report; print one line per model and task; return 0."""
+    from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.report.export import FORMATS
+    from perturbation_bench.report.make import make_report
+
+    _check_numbers(args)
     if args.export and args.export[0] not in FORMATS:
         raise OptionsError(
             f"--export {args.export[0]}: formats are {', '.join(FORMATS)} (--export traitgym DIR)"
         )
-    if args.min_subset < 1:
-        raise OptionsError(f"--min-subset must be at least 1 pair, got {args.min_subset}")
+    features = []
+    if args.gtf or args.gff3:
+        features = [(exon.chrom, exon.start, exon.end) for exon in exons_of(args.gtf, args.gff3)]
+    names = run_labels(args.name)
     report = make_report(
         args.runs,
         args.out,

@@ -125,6 +125,6 @@ def _control_backgrounds(folder: Path) -> list[Background]:
         names, sequences = table.column("benchmark_id").to_pylist(), table.column(PERTURBED)
         backgrounds += [
             Background(str(name), sequence.upper())
-            for name, sequence in zip(names, sequences.to_pylist())
+            for name, sequence in zip(names, sequences.to_pylist(), strict=True)
         ]
     return backgrounds

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 
 from perturbation_bench.errors import DataValidationError
 
@@ -97,7 +98,7 @@ def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[in
     if feature == "exon":
         return exons
     if feature == "intron":
-        return [(a_end, b_start) for (_, a_end), (b_start, _) in zip(exons, exons[1:])]
+        return [(a_end, b_start) for (_, a_end), (b_start, _) in pairwise(exons)]
     if feature == "promoter":
         return (
             [(exons[0][0] - promoter_bp, exons[0][0])]

@@ -164,10 +164,8 @@ def build_footprints(
         OptionsError: an orientation not in :data:`ORIENTATIONS`.
         DataValidationError: no row was made.
     """
-    from tqdm import tqdm
 
     from perturbation_bench import __version__
-    from perturbation_bench.controls.shuffles import keyed_rng
     from perturbation_bench.dataset.build import unique_pairs
     from perturbation_bench.errors import DataValidationError
     from perturbation_bench.pairs.layout import (
@@ -184,49 +182,22 @@ def build_footprints(
     backgrounds = spread_evenly(backgrounds, max_backgrounds)
     strands = 2 if orientation == "both" else 1
     dose_list = list(dict.fromkeys((n, s if n > 1 else 0) for n in copies for s in spacings))
-    excluded, named = Counter(), []
-
-    def exclude(motif: str, background: str, dose, reason: str, rows: int) -> None:
-        excluded[reason] += rows
-        named.append((motif, background, *dose, reason))
-
-    usable = []
+    excluded = _Excluded()
+    usable = [motif for motif in motifs if len(set(motif.consensus)) > 1]
     for motif in motifs:
-        if len(set(motif.consensus)) > 1:
-            usable.append(motif)
-            continue
-        for dose in dose_list:
-            exclude(
-                motif.name,
-                "*",
-                dose,
-                "one_base_consensus_no_permutation_differs",
-                len(backgrounds) * strands,
-            )
-
-    def rows():
-        for background in tqdm(backgrounds, desc="footprints", unit="background"):
-            for motif in usable:
-                rng = keyed_rng(seed, motif.name, background.name)
-                control = control_insert(motif.consensus, rng)
-                for dose in dose_list:
-                    made = footprint_rows(background, motif, control, dose, seed, orientation)
-                    if made is None:
-                        reason = "insert_longer_than_background"
-                        exclude(motif.name, background.name, dose, reason, strands)
-                        continue
-                    yield from made
-
-    def on_duplicate(row):
-        dose = (row["copies"], row["spacing"])
-        named.append((row["motif"], row["background_id"], *dose, "duplicate_pair"))
+        if len(set(motif.consensus)) == 1:
+            reason = "one_base_consensus_no_permutation_differs"
+            for dose in dose_list:
+                excluded.add(motif.name, "*", dose, reason, len(backgrounds) * strands)
 
     folder = config_folder(out, config)
-    path, written = write_pairs(folder, unique_pairs(rows(), excluded, on_duplicate))
+    rows = _rows(backgrounds, usable, dose_list, seed, orientation, excluded)
+    path, written = write_pairs(folder, unique_pairs(rows, excluded.counts, excluded.duplicate))
     read = len(backgrounds) * len(motifs) * len(dose_list) * strands
     if not written:
         raise DataValidationError(
-            f"no footprint pair was made ({read} rows considered; excluded: {tally(excluded)})"
+            f"no footprint pair was made ({read} rows considered; excluded: "
+            f"{tally(excluded.counts)})"
         )
     report = {
         "read": read,
@@ -234,7 +205,7 @@ def build_footprints(
         "backgrounds_read": backgrounds_read,
         "backgrounds": len(backgrounds),
         "written_rows": written,
-        "excluded": dict(sorted(excluded.items())),
+        "excluded": dict(sorted(excluded.counts.items())),
         "settings": {
             "motifs_file": motifs_file,
             "config": config,
@@ -247,5 +218,42 @@ def build_footprints(
         },
     }
     write_report(folder, report)
-    write_excluded(folder, ("motif", "background", "copies", "spacing", "reason"), named)
+    write_excluded(folder, ("motif", "background", "copies", "spacing", "reason"), excluded.named)
     return path, report
+
+
+def _rows(backgrounds, motifs, dose_list, seed: int, orientation: str, excluded):
+    """Every footprint row of each background, motif and dose (one per strand scored), with a
+    dose whose inserts do not fit the background excluded."""
+    from tqdm import tqdm
+
+    from perturbation_bench.controls.shuffles import keyed_rng
+
+    strands = 2 if orientation == "both" else 1
+    for background in tqdm(backgrounds, desc="footprints", unit="background"):
+        for motif in motifs:
+            control = control_insert(motif.consensus, keyed_rng(seed, motif.name, background.name))
+            for dose in dose_list:
+                made = footprint_rows(background, motif, control, dose, seed, orientation)
+                if made is None:
+                    reason = "insert_longer_than_background"
+                    excluded.add(motif.name, background.name, dose, reason, strands)
+                yield from made or ()
+
+
+class _Excluded:
+    """What a footprint build leaves out: rows per reason, and each item named with its reason
+    (``_excluded.tsv``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.named: list[tuple] = []
+
+    def add(self, motif: str, background: str, dose, reason: str, rows: int) -> None:
+        self.counts[reason] += rows
+        self.named.append((motif, background, *dose, reason))
+
+    def duplicate(self, row: dict) -> None:
+        """``unique_pairs``' callback: ``row`` repeats a pair already written (it counts it)."""
+        dose = (row["copies"], row["spacing"])
+        self.named.append((row["motif"], row["background_id"], *dose, "duplicate_pair"))

@@ -45,16 +45,25 @@ def read_motifs(path: str | Path) -> list[Motif]:
         DataValidationError: the file is missing or unreadable as MEME, holds no motif, a row
             of a matrix is not a probability row, or a name repeats.
     """
-    import numpy as np
-
     path = Path(path)
     if not path.is_file():
         raise DataValidationError(f"{path}: no such MEME file")
+    _check_row_widths(path)
+    matrices = _read_matrices(path)
+    _check_declared(path, matrices)
+    if not matrices:
+        raise DataValidationError(
+            f"{path}: no motif (no 'MOTIF' line with a letter-probability matrix)"
+        )
+    return [_motif(path, title, matrix) for title, matrix in matrices.items()]
+
+
+def _read_matrices(path: Path) -> dict:
+    """memelite's ``title -> matrix`` of the file; its failures as one line naming the file."""
     from memelite.io import read_meme
 
-    _check_row_widths(path)
     try:
-        matrices = read_meme(str(path))
+        return read_meme(str(path))
     except AttributeError:
         raise DataValidationError(
             f"{path}: not a MEME motif file (a letter-probability matrix line without w=, "
@@ -62,6 +71,11 @@ def read_motifs(path: str | Path) -> list[Motif]:
         ) from None
     except (ValueError, IndexError, UnicodeDecodeError) as err:
         raise DataValidationError(f"{path}: not a MEME motif file ({err})") from None
+
+
+def _check_declared(path: Path, matrices: dict) -> None:
+    """Refuse a name that repeats, and a MOTIF line whose matrix is missing or was not read
+    whole (the reader drops a matrix with fewer rows than its ``w=``)."""
     declared, name = {}, None  # name -> whether a matrix line follows its MOTIF line
     for line in path.read_text().splitlines():
         if line.startswith("MOTIF") and len(line.split()) > 1:
@@ -81,24 +95,23 @@ def read_motifs(path: str | Path) -> list[Motif]:
             raise DataValidationError(
                 f"{path}: motif {names[0]!r} has {what} letter-probability matrix{more}"
             )
-    if not matrices:
-        raise DataValidationError(
-            f"{path}: no motif (no 'MOTIF' line with a letter-probability matrix)"
-        )
-    motifs = []
-    for title, matrix in matrices.items():
-        name = title.split()[0] if title.split() else ""
-        if not name:
-            raise DataValidationError(f"{path}: a MOTIF line without a name")
-        rows = np.asarray(matrix, dtype=float).T  # positions x A, C, G, T
-        for position, row in enumerate(rows, start=1):
-            if (row < 0).any() or abs(row.sum() - 1) > ROW_SUM_TOLERANCE:
-                raise DataValidationError(
-                    f"{path}: motif {name!r} position {position}: {row.tolist()} is not four "
-                    f"probabilities summing to 1 (within {ROW_SUM_TOLERANCE})"
-                )
-        motifs.append(Motif(name, "".join(BASES[i] for i in rows.argmax(axis=1))))
-    return motifs
+
+
+def _motif(path: Path, title: str, matrix) -> Motif:
+    """One matrix as a :class:`Motif`, each row checked to be four probabilities."""
+    import numpy as np
+
+    name = title.split()[0] if title.split() else ""
+    if not name:
+        raise DataValidationError(f"{path}: a MOTIF line without a name")
+    rows = np.asarray(matrix, dtype=float).T  # positions x A, C, G, T
+    for position, row in enumerate(rows, start=1):
+        if (row < 0).any() or abs(row.sum() - 1) > ROW_SUM_TOLERANCE:
+            raise DataValidationError(
+                f"{path}: motif {name!r} position {position}: {row.tolist()} is not four "
+                f"probabilities summing to 1 (within {ROW_SUM_TOLERANCE})"
+            )
+    return Motif(name, "".join(BASES[i] for i in rows.argmax(axis=1)))
 
 
 def _check_row_widths(path: Path) -> None:

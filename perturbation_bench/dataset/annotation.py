@@ -80,29 +80,38 @@ def read_exon_spans(annotation: str | Path, gff3: bool, transcripts: set[str]) -
     """``transcript_id -> [(start0, end), ...]`` of the ``exon`` records of ``transcripts``
     (GTF: by ``transcript_id``; GFF3: by ``Parent``), sorted; transcripts without any left out."""
     spans: dict[str, list] = {}
-    if gff3:
-        import gffutils
-
-        try:
-            for feature in gffutils.DataIterator(str(annotation)):
-                if feature.featuretype == "exon":
-                    for parent in feature.attributes.get("Parent", []):
-                        if parent in transcripts:
-                            spans.setdefault(parent, []).append((feature.start - 1, feature.end))
-        except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
-            raise DataSourceError(f"cannot read GFF3 {annotation}: {err}") from None
-    else:
-        import gtfparse
-
-        try:
-            table = gtfparse.read_gtf(str(annotation), features={"exon"})
-        except Exception as err:  # as in read_gtf_cds
-            raise DataSourceError(f"cannot read GTF {annotation}: {err}") from None
-        if len(table) and "transcript_id" in table.columns:
-            for transcript, start, end in zip(table["transcript_id"], table["start"], table["end"]):
-                if transcript in transcripts:
-                    spans.setdefault(transcript, []).append((int(start) - 1, int(end)))
+    exons = _gff3_exons(annotation) if gff3 else _gtf_exons(annotation)
+    for transcript, start, end in exons:
+        if transcript in transcripts:
+            spans.setdefault(transcript, []).append((start, end))
     return {transcript: sorted(found) for transcript, found in spans.items()}
+
+
+def _gff3_exons(annotation: str | Path):
+    """``(parent, start0, end)`` of each parent of each GFF3 ``exon`` record."""
+    import gffutils
+
+    try:
+        for feature in gffutils.DataIterator(str(annotation)):
+            if feature.featuretype == "exon":
+                for parent in feature.attributes.get("Parent", []):
+                    yield parent, feature.start - 1, feature.end
+    except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
+        raise DataSourceError(f"cannot read GFF3 {annotation}: {err}") from None
+
+
+def _gtf_exons(annotation: str | Path):
+    """``(transcript_id, start0, end)`` of each GTF ``exon`` record."""
+    import gtfparse
+
+    try:
+        table = gtfparse.read_gtf(str(annotation), features={"exon"})
+    except Exception as err:  # as in read_gtf_cds
+        raise DataSourceError(f"cannot read GTF {annotation}: {err}") from None
+    if not len(table) or "transcript_id" not in table.columns:
+        return []
+    columns = (table["transcript_id"], table["start"], table["end"])
+    return [(t, int(start) - 1, int(end)) for t, start, end in zip(*columns, strict=True)]
 
 
 def read_gtf_cds(gtf: str | Path):
@@ -232,6 +241,7 @@ def choose_transcripts(table) -> list[CdsExon]:
             rows["gene_id"],
             rows["gene_name"],
             rows["cds_before"],
+            strict=True,
         )
     ]
     return sorted(exons, key=lambda e: (e.chrom, e.start, e.transcript_id))

@@ -114,7 +114,7 @@ def recode_synonymous(
         recoded = list(codons)
         for k in eligible:
             recoded[k] = table.most_frequent_synonym(codons[k])
-    changed = sum(a != b for a, b in zip(codons, recoded))
+    changed = sum(a != b for a, b in zip(codons, recoded, strict=True))
     if not changed:
         return "no_change"
     perturbed = sequence[:first] + "".join(recoded) + sequence[first + 3 * len(codons) :]
@@ -134,7 +134,7 @@ def shuffle_synonymous(
         for positions in by_amino_acid.values():
             drawn = [codons[k] for k in positions]
             rng.shuffle(drawn)
-            for k, codon in zip(positions, drawn):
+            for k, codon in zip(positions, drawn, strict=True):
                 shuffled[k] = codon
         if shuffled != codons:
             return shuffled

@@ -163,7 +163,7 @@ class CausalScorer:
                     if pending[owner] == 0 and on_complete is not None:
                         on_complete(owner, (totals[owner], greedy[owner]))
                 bar.update(size)
-        return list(zip(totals, greedy))
+        return list(zip(totals, greedy, strict=True))
 
     def _cache_reusable(self) -> bool:
         if self.decoder is not None and getattr(self.model.config, "use_cache", True):
@@ -233,14 +233,14 @@ class CausalScorer:
         reads, row = Reads(), 0
         for j, (_, found, owners) in enumerate(batch):
             by_start = defaultdict(list)  # positions before shared - 1 predict prefix tokens
-            for piece, piece_owners in zip(found, owners):
+            for piece, piece_owners in zip(found, owners, strict=True):
                 by_start[piece.first_target - 1] += piece_owners
             for start, start_owners in sorted(by_start.items()):
                 if start < shared - 1:
                     reads.add(
                         start_owners, 0, j * shared + start, found[0].tokens[start + 1 : shared]
                     )
-            for piece, piece_owners in zip(found, owners):
+            for piece, piece_owners in zip(found, owners, strict=True):
                 first = max(piece.first_target, shared)  # the piece's first own target
                 if first == shared:  # predicted by the last prefix position
                     reads.add(piece_owners, 0, j * shared + shared - 1, piece.tokens[shared:][:1])
@@ -276,7 +276,9 @@ class CausalScorer:
                 chosen = logits.gather(-1, wanted[:, None])[:, 0]
                 sums.index_add_(0, into, (chosen - torch.logsumexp(logits, dim=-1)).double())
                 misses.index_add_(0, into, (logits.argmax(-1) != wanted).long())
-        return list(zip(reads.owners, zip(sums.tolist(), (misses == 0).tolist())))
+        return list(
+            zip(reads.owners, zip(sums.tolist(), (misses == 0).tolist(), strict=True), strict=True)
+        )
 
 
 def _split_output_layer(model):

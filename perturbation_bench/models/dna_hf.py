@@ -163,7 +163,7 @@ class DnaHFLM(PackageModel, HFLM):
         instances = self._instances if self._pairs_fit(requests) else [None] * len(requests)
         self._check_tokens(requests, instances)
         pieces, n_windowed = [], 0
-        for (_, context_enc, continuation_enc), instance in zip(requests, instances):
+        for (_, context_enc, continuation_enc), instance in zip(requests, instances, strict=True):
             tokens, first = context_enc + continuation_enc, len(context_enc)
             if instance is not None and bare_start(instance.doc):
                 tokens, first = continuation_enc, 1
@@ -220,7 +220,7 @@ class DnaHFLM(PackageModel, HFLM):
         )
         pairs = document_pairs(requests, strict=True)
         scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
-        for request, score in zip(requests, scores):
+        for request, score in zip(requests, scores, strict=True):
             self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
         self._unknown_summary = self._unknown.summary(self.world_size)
         if self.rank == 0:
@@ -263,7 +263,9 @@ class DnaHFLM(PackageModel, HFLM):
     def _check_tokens(self, requests: list[Request], instances: list) -> None:
         """Count unknown tokens from non-ACGT k-mers, stop on others (``models/tokens.py``);
         warn once about BOS before a literal prefix."""
-        for ((context, continuation), _, continuation_enc), instance in zip(requests, instances):
+        for ((context, continuation), _, continuation_enc), instance in zip(
+            requests, instances, strict=True
+        ):
             setting = formatting_setting(instance.doc) if instance is not None else ""
             count = unknown_tokens(self.tokenizer, continuation, continuation_enc, setting=setting)
             if instance is not None:

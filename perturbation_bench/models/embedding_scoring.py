@@ -209,7 +209,7 @@ class EmbeddingScorer:
         ]
         texts = [requests[i].args[0] + requests[i].args[1] for i in (first, second)]
         ids = [list(e["input_ids"]) for e in encodings]
-        for index, window in zip((first, second), ids):
+        for index, window in zip((first, second), ids, strict=True):
             if len(window) > self.max_length:
                 raise DataValidationError(
                     f"{describe_request(requests[index])}: {len(window)} tokens, more than the "
@@ -223,7 +223,7 @@ class EmbeddingScorer:
                     f"and {len(ids[1])} tokens; pooling=flatten compares them token by token "
                     "(use pooling=mean or pooling=variant)"
                 )
-            return [(text, window, None) for text, window in zip(texts, ids)]
+            return [(text, window, None) for text, window in zip(texts, ids, strict=True)]
         context = len(requests[first].args[0])
         if self.score.pooling == "mean":
             return [
@@ -232,11 +232,11 @@ class EmbeddingScorer:
                     window,
                     tuple(token_span(token_offsets(self.tokenizer, e, text), context, len(text))),
                 )
-                for text, window, e in zip(texts, ids, encodings)
+                for text, window, e in zip(texts, ids, encodings, strict=True)
             ]
         base = _first_difference(texts[0], texts[1], requests[first])
         views = []
-        for text, window, encoding in zip(texts, ids, encodings):
+        for text, window, encoding in zip(texts, ids, encodings, strict=True):
             rows = token_span(token_offsets(self.tokenizer, encoding, text), base, base + 1)
             if len(rows) != 1:
                 raise OptionsError(
@@ -261,7 +261,7 @@ class EmbeddingScorer:
             for start in range(0, len(group), per_pass):
                 chunk = group[start : start + per_pass]
                 states = self._hidden([ids for _, ids, _ in chunk])
-                for (key, _, rows), matrix in zip(chunk, states):
+                for (key, _, rows), matrix in zip(chunk, states, strict=True):
                     out[key] = matrix if rows is None else matrix[list(rows)].double().mean(dim=0)
         return out
 
@@ -285,7 +285,7 @@ class EmbeddingScorer:
 
 def _first_difference(reference: str, alternate: str, request) -> int:
     """The first character where two windows' texts differ (the variant's base)."""
-    for index, (r, a) in enumerate(zip(reference, alternate)):
+    for index, (r, a) in enumerate(zip(reference, alternate, strict=True)):
         if r != a:
             return index
     if len(reference) != len(alternate):

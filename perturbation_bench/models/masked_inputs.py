@@ -85,7 +85,7 @@ def literal_offsets(tokenizer, ids: list[int], text: str) -> list[tuple[int, int
         tokenizer.unk_token_id
     }  # an unknown token has text
     position, offsets = 0, []
-    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
+    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids), strict=True):
         if token_id in specials:
             offsets.append((0, 0))
             continue

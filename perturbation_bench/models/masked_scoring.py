@@ -160,13 +160,13 @@ class MaskedScorer:
         ids_o, ids_p = (e["input_ids"] for e in encodings)
         windowed = max(len(ids_o), len(ids_p)) > self.max_length
         if len(ids_o) == len(ids_p):
-            masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b]
+            masked = [i for i, (a, b) in enumerate(zip(ids_o, ids_p, strict=True)) if a != b]
             self.mostly_masked += len(masked) > MOSTLY_MASKED * len(ids_o)
             reads = {i: [(ids_o[i], first), (ids_p[i], second)] for i in masked}
             return self._windowed(ids_o, masked, reads), windowed
         start, end = changed_span(*texts)  # the texts differ: their tokens do
         inputs = []
-        for encoding, index, text in zip(encodings, (first, second), texts):
+        for encoding, index, text in zip(encodings, (first, second), texts, strict=True):
             ids = encoding["input_ids"]
             span = token_span(self._offsets(encoding, text), start, end)
             inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
@@ -262,13 +262,14 @@ class MaskedScorer:
             rows, positions, tokens = (
                 torch.tensor(values, device=logits.device)
                 for values in zip(
-                    *((row, p, t) for row, item in enumerate(batch) for p, t, _ in item.reads)
+                    *((row, p, t) for row, item in enumerate(batch) for p, t, _ in item.reads),
+                    strict=True,
                 )
             )
             read = torch.log_softmax(logits[rows, positions].float(), dim=-1)
             log_probs = read.gather(-1, tokens[:, None])[:, 0].tolist()  # one transfer a batch
             indices = [index for item in batch for _, _, index in item.reads]
-            yield from zip(indices, log_probs)
+            yield from zip(indices, log_probs, strict=True)
             yield None, batch
 
 

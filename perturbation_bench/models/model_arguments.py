@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import MODELS

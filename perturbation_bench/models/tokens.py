@@ -104,7 +104,9 @@ def _acgt_unknown_kmer(tokenizer, sequence: str) -> str | None:
     unknown = tokenizer.unk_token_id
     if tokenizer.is_fast:
         encoding = tokenizer(sequence, add_special_tokens=False, return_offsets_mapping=True)
-        for token, (start, end) in zip(encoding["input_ids"], encoding["offset_mapping"]):
+        for token, (start, end) in zip(
+            encoding["input_ids"], encoding["offset_mapping"], strict=True
+        ):
             if token == unknown and end > start and not _NOT_ACGT.search(sequence[start:end]):
                 return f"the k-mer {sequence[start:end]!r} at bases {start}-{end}"
         return None

@@ -17,8 +17,9 @@ Nothing is dropped: rows in equal rows out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa

@@ -125,8 +125,8 @@ def motif_doses(rows: list[FootprintRow], ties: str) -> list[MotifDose]:
                 copies,
                 spacing,
                 len(group),
-                sum(x == y for x, y in zip(a, b)),
-                sum(is_correct(x, y, ties) for x, y in zip(a, b)) / len(group),
+                sum(x == y for x, y in zip(a, b, strict=True)),
+                sum(is_correct(x, y, ties) for x, y in zip(a, b, strict=True)) / len(group),
                 wilcoxon_greater(a, b),
                 sum(beats_background(r.motif_margin, r.control_margin) for r in group) / len(group),
             )
@@ -144,7 +144,7 @@ def dose_spearman(rows: list[FootprintRow], axis: str) -> dict[str, float]:
         by_motif[row.motif].append((getattr(row, axis), row.ll_motif - row.ll_control))
     out = {}
     for motif, points in by_motif.items():
-        doses, margins = zip(*points)
+        doses, margins = zip(*points, strict=True)
         if len(set(doses)) < 2 or len(set(margins)) < 2:
             out[motif] = math.nan
             continue

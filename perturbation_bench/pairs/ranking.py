@@ -108,7 +108,7 @@ def one_class_metric(metric: str, labels) -> float:
 def by_chromosome(metric: str, labels, scores, chroms, one_class: str = "drop") -> ByChromosome:
     """``<metric>_by_chrom`` of the module docstring; ``one_class``: ``drop`` or ``keep``."""
     groups = defaultdict(lambda: ([], []))
-    for label, score, chrom in zip(labels, scores, chroms):
+    for label, score, chrom in zip(labels, scores, chroms, strict=True):
         groups[chrom][0].append(label)
         groups[chrom][1].append(score)
     result = ByChromosome(math.nan)

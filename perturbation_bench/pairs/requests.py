@@ -87,7 +87,7 @@ class Formatting:
 
 def strand_pairs(indices: list) -> list[tuple]:
     """``(original, perturbed)`` of each strand from a document's requests in request order."""
-    return list(zip(indices[0::2], indices[1::2]))
+    return list(zip(indices[0::2], indices[1::2], strict=True))
 
 
 def strand_average(lls: list[float]) -> tuple[float, float]:

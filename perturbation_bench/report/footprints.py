@@ -47,7 +47,10 @@ def _rows(group: pd.DataFrame) -> list[FootprintRow]:
     return [
         FootprintRow(str(m), int(c), int(s), float(a), float(b), float(mo), float(mp))
         for m, c, s, a, b, mo, mp in zip(
-            *(group[name] for name in columns), group["motif_margin"], group["control_margin"]
+            *(group[name] for name in columns),
+            group["motif_margin"],
+            group["control_margin"],
+            strict=True,
         )
     ]
 

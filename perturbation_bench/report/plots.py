@@ -88,7 +88,7 @@ def accuracy(summary: list[dict], path: Path) -> None:
             clip_on=False,
             zorder=3,
         )
-        for x, r in zip(xs, drawn):
+        for x, r in zip(xs, drawn, strict=True):
             axes.annotate(
                 f"n={r['n']}",
                 (x, 0.0),
@@ -140,7 +140,7 @@ def _binned_series(axes, xs, rows: list[dict], index: int, count: int, label: st
                 [rows[k]["pairwise_acc"], rows[k + 1]["pairwise_acc"]],
                 color=colour,
             )
-    for x, row in zip(shifted, rows):
+    for x, row in zip(shifted, rows, strict=True):
         axes.annotate(
             f"n={row['n']}",
             (x, row["pairwise_acc"]),
@@ -192,7 +192,7 @@ def margins(pairs, path: Path) -> None:
         len(scales), len(tasks), figsize=size, squeeze=False, layout=LAYOUT
     )
     for row, scale in enumerate(scales):
-        for axes, task in zip(panels[row], tasks):
+        for axes, task in zip(panels[row], tasks, strict=True):
             rows = pairs[(pairs["task"] == task) & (pairs["scale"] == scale)]
             if rows.empty:
                 axes.set_axis_off()

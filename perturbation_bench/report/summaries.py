@@ -85,7 +85,9 @@ def margin_test(margins) -> dict:
     return {
         "wilcoxon_statistic": statistic,
         "wilcoxon_p": p_value,
-        "margin_quantiles": {f"q{q}": float(v) for q, v in zip(MARGIN_QUANTILES, quantiles)},
+        "margin_quantiles": {
+            f"q{q}": float(v) for q, v in zip(MARGIN_QUANTILES, quantiles, strict=True)
+        },
     }
 
 

@@ -37,7 +37,7 @@ def ranking_curves(labelled, roc_path: Path, pr_path: Path) -> None:
     tasks = sorted(labelled["task"].unique())
     for path, kind in ((roc_path, "roc"), (pr_path, "pr")):
         figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False, layout=LAYOUT)
-        for axes, task in zip(panels[0], tasks):
+        for axes, task in zip(panels[0], tasks, strict=True):
             rows = labelled[labelled["task"] == task]
             for index, (model, group) in enumerate(rows.groupby("model", sort=True)):
                 if group["label"].nunique() < 2:
@@ -88,7 +88,7 @@ def score_against_label(quantitative, path: Path) -> None:
 
     tasks = sorted(quantitative["task"].unique())
     figure, panels = plt.subplots(1, len(tasks), figsize=SIZE, squeeze=False, layout=LAYOUT)
-    for axes, task in zip(panels[0], tasks):
+    for axes, task in zip(panels[0], tasks, strict=True):
         rows = quantitative[quantitative["task"] == task]
         for index, (model, group) in enumerate(rows.groupby("model", sort=True)):
             axes.scatter(
@@ -131,7 +131,7 @@ def class_ladder(rows: list[dict], order: list[str], path: Path) -> None:
             label=label,
             yerr=error_bars(drawn, "bootstrap_95"),
         )
-        for x, r in zip(xs, drawn):
+        for x, r in zip(xs, drawn, strict=True):
             left.annotate(
                 f"n={r['n']}",
                 (x, r["pairwise_acc"]),
@@ -189,7 +189,7 @@ def saturation_map(rows, region: str, path: Path, features=()) -> None:
         heat, track = panels[2 * index][0], panels[2 * index + 1][0]
         mine = rows[rows["model"] == model]
         grid = np.full((4, len(positions)), np.nan)
-        for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"]):
+        for pos, alt, llr in zip(mine["pos"], mine["alt"], mine["llr"], strict=True):
             grid[BASES.index(alt), positions.index(pos)] = llr
         colours = plt.get_cmap("RdBu_r").with_extremes(bad=REFERENCE_COLOUR)
         image = heat.imshow(

@@ -18,9 +18,9 @@ ever reads a field of it. Other models get every document.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -145,7 +145,9 @@ def read_documents(
             overflowing_crops += int(overflows.sum())
         batch = _documents_batch(batch, scan, crops)
         columns.update({column.name: column.type for column in batch.schema})
-        for position, document in zip(select.held_positions.tolist(), batch.to_pylist()):
+        for position, document in zip(
+            select.held_positions.tolist(), batch.to_pylist(), strict=True
+        ):
             document[TASK] = settings
             held[position] = document
     documents = TaskDocuments(held, select.positions, {**columns, TASK: None})

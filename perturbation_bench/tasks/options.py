@@ -32,8 +32,9 @@ another value, it is refused (the run would be neither the convention nor the op
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from perturbation_bench.active_models import scoring_model
 from perturbation_bench.errors import OptionsError
@@ -100,15 +101,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             _check_choice(setting.name, values[setting.name], setting.choices)
     if not isinstance(values["dna_prefix"], str):
         raise OptionsError(f"dna_prefix must be a string, got {values['dna_prefix']!r}")
-    kmer_size = _positive_integer(values, "kmer_size")
-    context_bp = values.get("context_bp")
-    if context_bp is not None and (
-        isinstance(context_bp, bool) or not isinstance(context_bp, int) or context_bp < kmer_size
-    ):
-        raise OptionsError(
-            f"context_bp must be a whole number of bp, at least the k-mer size {kmer_size}, "
-            f"got {context_bp!r}"
-        )
+    _check_context(values.get("context_bp"), _positive_integer(values, "kmer_size"))
     if "min_per_class" in values:
         _positive_integer(values, "min_per_class")
     if values.get("start_token") == "none" and values["dna_prefix"]:
@@ -132,6 +125,17 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
         config=config,
         shard=shard,
     )
+
+
+def _check_context(context_bp, kmer_size: int) -> None:
+    """Refuse a ``context_bp`` that is not a whole number of bp of at least one k-mer."""
+    if context_bp is not None and (
+        isinstance(context_bp, bool) or not isinstance(context_bp, int) or context_bp < kmer_size
+    ):
+        raise OptionsError(
+            f"context_bp must be a whole number of bp, at least the k-mer size {kmer_size}, "
+            f"got {context_bp!r}"
+        )
 
 
 def _given(metadata: Mapping[str, Any], name: str) -> bool:

@@ -17,8 +17,9 @@ continuation: ``len(continuation)``, one fewer with ``start_token: none``; it ne
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from perturbation_bench.arguments import load_tokenizer
 from perturbation_bench.errors import OptionsError

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 
 from perturbation_bench.dna import BASES, reverse_complement
 
@@ -117,7 +118,7 @@ def _codon_class(index: int, last: int, before: str, after: str) -> str | None:
 
 def splice_candidates(transcript: Transcript, genome, excluded: Counter):
     """Changes at +1/+2 and -2/-1 of each intron between CDS exons that reads GT...AG."""
-    for upstream, downstream in zip(transcript.exons, transcript.exons[1:]):
+    for upstream, downstream in pairwise(transcript.exons):
         if transcript.strand == "+":
             donor, acceptor = (
                 [upstream.end, upstream.end + 1],
@@ -134,7 +135,10 @@ def splice_candidates(transcript: Transcript, genome, excluded: Counter):
             excluded["intron_not_gt_ag"] += 1
             continue
         for position, base, consequence in zip(
-            sites, bases, ["splice_donor_variant"] * 2 + ["splice_acceptor_variant"] * 2
+            sites,
+            bases,
+            ["splice_donor_variant"] * 2 + ["splice_acceptor_variant"] * 2,
+            strict=True,
         ):
             for alt in BASES.replace(base, ""):
                 yield transcript.mutation(position, base, alt, consequence)

@@ -34,7 +34,7 @@ def read_mavedb(
     label_column: str | None = None,
     assay_column: str | None = None,
     label_direction: str | None = None,
-) -> tuple["pa.Schema", Iterator[Variant]]:
+) -> tuple[pa.Schema, Iterator[Variant]]:
     """:func:`read_variants` of a MaveDB score table: each record's variant from its
     ``hgvs_column`` on ``chrom`` (else its accession) of ``genome`` (``hgvs.py``); the table's
     ``score`` (or ``label_column``) is the label."""

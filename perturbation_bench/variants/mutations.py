@@ -117,18 +117,7 @@ def scan(
             notes.append(
                 f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS"
             )
-    chosen, used = [], set()
-    for consequence in [c for c in CLASSES if c in classes]:
-        pool = list(pools[consequence])
-        random.Random(f"{seed}:{consequence}").shuffle(pool)
-        picked = []
-        for mutation in pool:
-            key = (mutation.chrom, mutation.pos)
-            if key in used or len(picked) == per_class:
-                continue
-            used.add(key)
-            picked.append(mutation)
-        chosen += sorted(picked, key=lambda m: (m.chrom, m.pos, m.alt))
+    chosen = _draw(pools, [c for c in CLASSES if c in classes], per_class, seed)
     counts = Counter(m.consequence for m in chosen)
     summary = {
         "counts": {c: counts[c] for c in CLASSES if c in classes},
@@ -144,6 +133,24 @@ def scan(
         },
     }
     return chosen, summary
+
+
+def _draw(pools: dict, classes: list[str], per_class: int, seed: int) -> list:
+    """At most ``per_class`` of each class's pool, drawn in a seeded order, classes in order,
+    each genome position used once at most; each class's draw sorted by position."""
+    chosen, used = [], set()
+    for consequence in classes:
+        pool = list(pools[consequence])
+        random.Random(f"{seed}:{consequence}").shuffle(pool)
+        picked = []
+        for mutation in pool:
+            key = (mutation.chrom, mutation.pos)
+            if key in used or len(picked) == per_class:
+                continue
+            used.add(key)
+            picked.append(mutation)
+        chosen += sorted(picked, key=lambda m: (m.chrom, m.pos, m.alt))
+    return chosen
 
 
 def write_table(mutations, summary: dict, out: Path, positive=POSITIVE) -> Path:

@@ -67,7 +67,7 @@ def read_variants(
     label_column: str | None = None,
     assay_column: str | None = None,
     label_direction: str | None = None,
-) -> tuple["pa.Schema", Iterator[Variant]]:
+) -> tuple[pa.Schema, Iterator[Variant]]:
     """The types of the carried fields, and the variants of ``path`` in file order (module
     docstring)."""
     import pyarrow as pa
@@ -96,8 +96,20 @@ def read_variants(
 def named_columns(path: Path, table, label_column, assay_column, label_direction):
     """``table`` with its label and assay columns named ``label`` and ``assay``, and the
     declared ``label_direction`` on every record, checked (module docstring)."""
-    from perturbation_bench.pairs.assays import DIRECTIONS
+    table = _renamed(path, table, label_column, assay_column)
+    if "assay" in table.columns:
+        empty = table["assay"].isna() | (table["assay"].astype(str).str.strip() == "")
+        if empty.any():
+            raise DataValidationError(
+                f"{path}: record {int(empty.to_numpy().argmax())}: the assay is empty; every "
+                f"variant of a table with assays belongs to one ({int(empty.sum())} without)"
+            )
+        table["assay"] = table["assay"].astype(str)
+    return _with_direction(path, table, label_direction)
 
+
+def _renamed(path: Path, table, label_column, assay_column):
+    """``table`` with ``label_column`` named ``label`` and ``assay_column`` named ``assay``."""
     renames = {}
     for option, name, given in (
         ("--label-column", "label", label_column),
@@ -112,15 +124,14 @@ def named_columns(path: Path, table, label_column, assay_column, label_direction
                 f"{path}: has a {name!r} column already; {option} {given} would replace it"
             )
         renames[given] = name
-    table = table.rename(columns=renames)
-    if "assay" in table.columns:
-        empty = table["assay"].isna() | (table["assay"].astype(str).str.strip() == "")
-        if empty.any():
-            raise DataValidationError(
-                f"{path}: record {int(empty.to_numpy().argmax())}: the assay is empty; every "
-                f"variant of a table with assays belongs to one ({int(empty.sum())} without)"
-            )
-        table["assay"] = table["assay"].astype(str)
+    return table.rename(columns=renames)
+
+
+def _with_direction(path: Path, table, label_direction):
+    """``table`` with the declared ``label_direction`` on every record, and every record's
+    direction checked."""
+    from perturbation_bench.pairs.assays import DIRECTIONS
+
     if label_direction is not None:
         if "label_direction" in table.columns:
             raise DataValidationError(
@@ -148,7 +159,7 @@ def carried_fields(table, taken) -> list[str]:
     return [name for name in table.columns if name not in taken]
 
 
-def carried_schema(path: Path, table, taken) -> tuple["pa.Schema", bool]:
+def carried_schema(path: Path, table, taken) -> tuple[pa.Schema, bool]:
     """The arrow types of the columns a table carries beside ``taken`` (``label``: float64 for
     quantitative labels, else bool), and whether its labels are quantitative."""
     import pyarrow as pa

@@ -120,12 +120,12 @@ def test_the_scale_instrument_times_every_stage_and_its_peaks_only_grow(tmp_path
         "output_path": str(tmp_path / "run"),
     }
     subprocess.run(
-        [sys.executable, "-m", "perturbation_bench.bench.scale", json.dumps(spec)],
+        [sys.executable, "-m", "perturbation_bench.bench.stage_clock", json.dumps(spec)],
         check=True,
         capture_output=True,
     )
     stages = json.loads((tmp_path / "stages.rank0.json").read_text())
-    from perturbation_bench.bench.scale import MEMORY_STAGES, STAGES
+    from perturbation_bench.bench.stage_clock import MEMORY_STAGES, STAGES
 
     assert set(stages["seconds"]) == set(STAGES)
     assert all(value >= 0 for value in stages["seconds"].values())

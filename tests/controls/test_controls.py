@@ -181,7 +181,7 @@ def test_random_strands_draw_one_orientation_per_element(genome, tmp_path):
         tmp_path, genome, many, "mononucleotide", "--strands", "random", config="drawn"
     )
     assert len(drawn) == len(forward) and 0 < (drawn["strand"] == "-").sum() < len(drawn)
-    for f, d in zip(forward.to_dict("records"), drawn.to_dict("records")):
+    for f, d in zip(forward.to_dict("records"), drawn.to_dict("records"), strict=True):
         flip = reverse_complement if d["strand"] == "-" else str
         assert (flip(d["original_sequence"]), flip(d["sequence"])) == (
             f["original_sequence"],
@@ -333,9 +333,17 @@ def test_annotation_features_are_the_chosen_transcripts_parts(annotated, tmp_pat
         window_start = max(0, (start + end) // 2 - 15)
         return max(start, window_start), min(end, window_start + 30)
 
-    assert set(zip(table["element_start"], table["element_end"])) == {in_window(*s) for s in spans}
+    assert set(zip(table["element_start"], table["element_end"], strict=True)) == {
+        in_window(*s) for s in spans
+    }
     if feature == "intron":  # numbered in transcript order, 5' to 3' on each strand
-        named = dict(zip(table["element_name"], zip(table["element_start"], table["element_end"])))
+        named = dict(
+            zip(
+                table["element_name"],
+                zip(table["element_start"], table["element_end"], strict=True),
+                strict=True,
+            )
+        )
         assert named == {
             "GT1:intron1": in_window(70, 100),
             "GT1:intron2": in_window(200, 300),
@@ -351,7 +359,10 @@ def test_promoters_past_either_chromosome_end_are_cut_there_and_counted(
     """T1's 400 bp promoter starts 360 bp before chr1; T2's ends 50 bp past its end (2 kb)."""
     assert build_features(annotated, tmp_path, "promoter", promoter_bp="400", window="500") == 0
     table = pd.read_parquet(tmp_path / "promoter")
-    assert sorted(zip(table["element_start"], table["element_end"])) == [(0, 40), (1650, 2000)]
+    assert sorted(zip(table["element_start"], table["element_end"], strict=True)) == [
+        (0, 40),
+        (1650, 2000),
+    ]
     report = json.loads((tmp_path / "promoter" / "_build_report.json").read_text())
     assert report["cut_at_chromosome_ends"] == 2
     assert report["no_unshuffled_flank"] == 0  # both shorter than their 500 bp windows

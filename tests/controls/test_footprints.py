@@ -159,7 +159,9 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
         "insert_longer_than_background",
     }
     one_base = excluded[excluded["reason"] == "one_base_consensus_no_permutation_differs"]
-    assert set(zip(one_base["motif"], one_base["background"])) == {("POLYA.H12CORE.0.P.B", "*")}
+    assert set(zip(one_base["motif"], one_base["background"], strict=True)) == {
+        ("POLYA.H12CORE.0.P.B", "*")
+    }
     assert len(one_base) == 5  # one line per dose
     out = capsys.readouterr().out
     assert f"read 7 motifs and 7 backgrounds; wrote {len(table)} pairs of {report['read']}" in out
@@ -238,8 +240,8 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
         "forward",
         config="from_controls",
     )
-    got = dict(zip(table["background_id"], table["background_sequence"]))
-    assert got == dict(zip(negatives["benchmark_id"], negatives["sequence"]))
+    got = dict(zip(table["background_id"], table["background_sequence"], strict=True))
+    assert got == dict(zip(negatives["benchmark_id"], negatives["sequence"], strict=True))
     table, _ = build(
         tmp_path,
         [*meme, "--bed", str(tmp_path / "e.bed"), "--fasta", str(tmp_path / "g.fa")],
@@ -247,7 +249,7 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
         "forward",
         config="from_bed",
     )
-    got = dict(zip(table["background_id"], table["background_sequence"]))
+    got = dict(zip(table["background_id"], table["background_sequence"], strict=True))
     assert got == {"chr1:100-160": chrom[100:160], "chr1:700-790": chrom[700:790]}
     capsys.readouterr()
 
@@ -445,7 +447,7 @@ def dart_eval_metrics(samples: list[dict]) -> pd.DataFrame:
         raw.setdefault(doc["motif"], []).append(resps[per][1])
     out = {}
     for motif, entry in likelihoods.items():
-        diffs = [t - s for t, s in zip(entry["true"], entry["shuffled"])]
+        diffs = [t - s for t, s in zip(entry["true"], entry["shuffled"], strict=True)]
         true_diffs = np.abs(np.array(raw[motif]) - np.array(entry["true"]))
         shuf_diffs = np.abs(np.array(raw[motif]) - np.array(entry["shuffled"]))
         out[motif] = {
@@ -697,7 +699,9 @@ def test_a_masked_model_scores_each_comparison_over_what_differs_in_it(material,
     samples = sorted(logged(run), key=lambda s: s["doc_id"])
     for sample, row in zip(samples, table.to_dict("records"), strict=True):
         o, p, r = (row[k] for k in ("original_sequence", "sequence", "background_sequence"))
-        for pair, (a, b) in zip(sample["filtered_resps"][::2], [(o, p), (o, r), (p, r)]):
+        for pair, (a, b) in zip(
+            sample["filtered_resps"][::2], [(o, p), (o, r), (p, r)], strict=True
+        ):
             assert pair == pytest.approx(reference_pair(model, tokenizer, a, b, limit), abs=1e-4)
 
 

@@ -107,7 +107,7 @@ def test_built_dataset_passes_validate_against_the_genome(built, genome_files, k
 
 def test_every_exon_is_written_or_counted_with_a_reason(built, genome_files):
     n_exons = len(read_cds_exons(genome_files[1]))
-    for kind, path in built.items():
+    for path in built.values():
         summary = json.loads((path.parent / "_build_report.json").read_text())
         assert summary["written"] == pq.read_metadata(path).num_rows
         assert summary["written"] + sum(summary["excluded"].values()) == n_exons
@@ -181,7 +181,7 @@ def test_partial_recoding_changes_a_seeded_share(genome_files, tmp_path):
     half = pq.read_table(
         build("syn", *genome_files, tmp_path / "b", "--optimization-rate", "0.5")
     ).to_pylist()
-    for f, h in zip(full, half):
+    for f, h in zip(full, half, strict=True):
         assert h["n_codons_eligible"] == round(0.5 * f["n_codons_eligible"])
         assert h["n_codons_changed"] <= f["n_codons_changed"]
 
@@ -717,8 +717,8 @@ def test_the_codon_control_permutes_synonymous_codons_only(genome_files, built, 
         after = [b[i : i + 3] for i in range(start, end, 3)]
         assert sorted(before) == sorted(after) and before != after
         assert [code.code[c] for c in before] == [code.code[c] for c in after]
-        assert all(x == y for x, y in zip(before, after) if code.code[x] in "MW*")
-        assert row["n_codons_changed"] == sum(x != y for x, y in zip(before, after))
+        assert all(x == y for x, y in zip(before, after, strict=True) if code.code[x] in "MW*")
+        assert row["n_codons_changed"] == sum(x != y for x, y in zip(before, after, strict=True))
     build("syn", *genome_files, tmp_path / "seed1", "--recode", "shuffle", "--seed", "1")
     other = pq.read_table(tmp_path / "seed1" / "syn_shuffle_human").column("sequence").to_pylist()
     assert other != [row["sequence"] for row in shuffled]  # drawn by the seeded generator

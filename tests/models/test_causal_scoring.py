@@ -36,7 +36,7 @@ def shared_and_plain(path, data, metadata=None, **model_args):
     shared, plain = (logged_pairs(runs[s], TASK) for s in (True, False))
     assert len(shared) == len(plain)
     for a, b in zip(shared, plain, strict=True):
-        assert all(agree(x, y) for x, y in zip(a, b)), (a, b)
+        assert all(agree(x, y) for x, y in zip(a, b, strict=True)), (a, b)
     assert (
         runs[True]["results"][TASK]["pairwise_acc,pairs"]
         == runs[False]["results"][TASK]["pairwise_acc,pairs"]

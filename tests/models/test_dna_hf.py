@@ -92,12 +92,14 @@ def test_long_sequences_are_scored_with_sliding_windows(tiny_models, pair_data, 
             max_length=40,
             window_stride=stride,
         )
-    assert "sliding windows (stride %d" % stride in caplog.text
+    assert f"sliding windows (stride {stride}" in caplog.text
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = build_tokenizer("char")
     rows = pair_data / "syn_human"
 
-    for (ll_original, _), row in zip(logged_pairs(result, TASK), pq.read_table(rows).to_pylist()):
+    for (ll_original, _), row in zip(
+        logged_pairs(result, TASK), pq.read_table(rows).to_pylist(), strict=True
+    ):
         tokens = [tokenizer.bos_token_id] + tokenizer(
             row["original_sequence"], add_special_tokens=False
         )["input_ids"]
@@ -115,7 +117,7 @@ def test_sequences_that_fit_score_as_plain_hf(tiny_models, pair_data):
     plain = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)})
     dna = evaluate(tiny_models["bpe"], [TASK], {"data_dir": str(pair_data)}, model="dna-hf")
     for got, expected in zip(logged_pairs(dna, TASK), logged_pairs(plain, TASK), strict=True):
-        assert all(within_sharing_tolerance(g, e) for g, e in zip(got, expected))
+        assert all(within_sharing_tolerance(g, e) for g, e in zip(got, expected, strict=True))
 
 
 def test_other_softmax_dtypes_are_refused(tiny_models):
@@ -149,9 +151,9 @@ def test_bf16_weights_tie_under_hf_but_not_under_dna_hf(tiny_models, close_pairs
     tokenizer = build_tokenizer("char")
 
     for pair, row in zip(
-        logged_pairs(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist()
+        logged_pairs(dna, TASK), pq.read_table(close_pairs / "syn_human").to_pylist(), strict=True
     ):
-        for ll, sequence in zip(pair, (row["original_sequence"], row["sequence"])):
+        for ll, sequence in zip(pair, (row["original_sequence"], row["sequence"]), strict=True):
             ids = torch.tensor(
                 [
                     [tokenizer.bos_token_id]

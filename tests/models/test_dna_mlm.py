@@ -55,7 +55,7 @@ def check(path, pair_data, metadata, trim=1, rc=False, max_length=None, **model_
             flipped = reference_pair(
                 model, tokenizer, reverse_complement(o), reverse_complement(p), limit
             )
-            expected = tuple((a + b) / 2 for a, b in zip(expected, flipped))
+            expected = tuple((a + b) / 2 for a, b in zip(expected, flipped, strict=True))
         assert pair == pytest.approx(expected, abs=TOLERANCE)
     return result, got
 

@@ -78,7 +78,7 @@ def anchor_score(model, tokenizer, reference: str, alternate: str, distance, poo
             "l1": scipy_distance.cityblock,
             "cosine": scipy_distance.cosine,
         }[distance](r, a)
-    base = next(i for i, (x, y) in enumerate(zip(reference, alternate)) if x != y)
+    base = next(i for i, (x, y) in enumerate(zip(reference, alternate, strict=True)) if x != y)
     token = base + 1  # one token per base after <s>
     return scipy_distance.cosine(r[token], a[token])  # BEND's
 
@@ -87,7 +87,7 @@ def expected_scores(path, table, distance, pooling, layer, rc_average):
     model = AutoModel.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     scores = []
-    for reference, alternate in zip(table["original_sequence"], table["sequence"]):
+    for reference, alternate in zip(table["original_sequence"], table["sequence"], strict=True):
         strands = [(reference, alternate)]
         if rc_average:
             strands.append((reverse_complement(reference), reverse_complement(alternate)))
@@ -418,7 +418,7 @@ def test_footprints_by_embedding_are_dart_evals_cosine_accuracy(encoder, tmp_pat
     beats = [
         distance(motif, background) > distance(control, background)
         for motif, control, background in zip(
-            rows["original_sequence"], rows["sequence"], rows["background_sequence"]
+            rows["original_sequence"], rows["sequence"], rows["background_sequence"], strict=True
         )
     ]
     assert 0 < sum(beats) < len(beats)  # the rule is not decided by the data alone

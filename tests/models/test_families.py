@@ -102,7 +102,7 @@ def test_dnabert_masks_every_token_covering_a_changed_base(pattern_data, tmp_pat
         )
         changed = {j for j in range(len(o)) if o[j] != p[j]}
         masked = {i + 1 for i in covering_tokens(changed, k, len(words[0]))}
-        assert masked == {i for i, (a, b) in enumerate(zip(ids_o, ids_p)) if a != b}
+        assert masked == {i for i, (a, b) in enumerate(zip(ids_o, ids_p, strict=True)) if a != b}
         table = masked_log_probs(model, ids_o, masked, tokenizer.mask_token_id)
         assert ll_o == pytest.approx(sum(table[i, ids_o[i]].item() for i in masked), abs=TOLERANCE)
         assert ll_p == pytest.approx(sum(table[i, ids_p[i]].item() for i in masked), abs=TOLERANCE)
@@ -182,7 +182,7 @@ def test_overlapping_kmers_are_refused_by_the_markov_floor(pattern_data, tmp_pat
 def literal_offsets_of(tokenizer, ids: list[int]) -> list[tuple[int, int]]:
     """Written out for the test: each non-special token's characters, laid end to end."""
     offsets, position = [], 0
-    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids)):
+    for token_id, token in zip(ids, tokenizer.convert_ids_to_tokens(ids), strict=True):
         if token_id in tokenizer.all_special_ids:
             offsets.append((0, 0))
         else:
@@ -199,11 +199,11 @@ def nt_reference(model, tokenizer, original: str, perturbed: str, max_length: in
 
     ids = [tokenizer(s)["input_ids"] for s in (original, perturbed)]
     if len(ids[0]) == len(ids[1]):
-        diff = {i for i, (a, b) in enumerate(zip(*ids)) if a != b}
+        diff = {i for i, (a, b) in enumerate(zip(*ids, strict=True)) if a != b}
         return tuple(masked_sum(model, tokenizer, ids[0], diff, ids, max_length))
-    start = next(i for i, (a, b) in enumerate(zip(original, perturbed)) if a != b)
+    start = next(i for i, (a, b) in enumerate(zip(original, perturbed, strict=True)) if a != b)
     end = len(original) - next(
-        i for i, (a, b) in enumerate(zip(original[::-1], perturbed[::-1])) if a != b
+        i for i, (a, b) in enumerate(zip(original[::-1], perturbed[::-1], strict=True)) if a != b
     )
     out = []
     for sequence_ids in ids:

@@ -107,7 +107,7 @@ def test_counts_are_cached_next_to_the_fasta_and_recounted_when_it_changes(fasta
 
     monkeypatch.setattr(MarkovChain, "count_genome", no_counting)
     again = chain_for(fasta, order=2)
-    assert all((a == b).all() for a, b in zip(first.tables, again.tables))
+    assert all((a == b).all() for a, b in zip(first.tables, again.tables, strict=True))
     monkeypatch.undo()
     fasta.write_text(fasta.read_text() + ">chrD\nGGGGGGGG\n")
     changed = chain_for(fasta, order=2)
@@ -151,7 +151,7 @@ def test_a_bgzip_fasta_counts_the_same(fasta, tmp_path):
         out.write(src.read())
     plain = MarkovChain.count_genome(fasta, order=3)
     packed = MarkovChain.count_genome(tmp_path / "genome.fa.gz", order=3)
-    assert all((a == b).all() for a, b in zip(plain.tables, packed.tables))
+    assert all((a == b).all() for a, b in zip(plain.tables, packed.tables, strict=True))
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ def test_every_masked_position_is_masked_in_every_window_that_holds_it():
     inputs = model._windowed(ids, masked, {i: [(ids[i], 0)] for i in masked})
     starts = [start for start, _ in windows(len(ids), masked, 16)]
     assert starts == [2, 13]
-    for start, item in zip(starts, inputs):
+    for start, item in zip(starts, inputs, strict=True):
         for position in range(start, start + 16):
             assert (item.ids[position - start] == -1) == (position in masked), (start, position)
 

@@ -148,7 +148,7 @@ def test_a_pair_seen_on_two_ranks_counts_once(monkeypatch):
         )
 
     ranks = [UnknownTokenCounter("m"), UnknownTokenCounter("m")]
-    for rank, doc_ids in zip(ranks, ([0, 1], [2, 1])):  # doc 1 on both ranks
+    for rank, doc_ids in zip(ranks, ([0, 1], [2, 1]), strict=True):  # doc 1 on both ranks
         for doc_id in doc_ids:
             rank.add(request(doc_id), 2)  # the pair's two requests: 2 unknown tokens in one,
             rank.add(request(doc_id), 1)  # 1 in the other

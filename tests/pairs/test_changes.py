@@ -15,7 +15,7 @@ def reference_span(a: str, b: str, ignore_case: bool):
     """First to last differing position, written out; None for identical strings."""
     if ignore_case:
         a, b = a.upper(), b.upper()
-    differing = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    differing = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
     return (differing[0], differing[-1] + 1) if differing else None
 
 

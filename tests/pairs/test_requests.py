@@ -64,7 +64,7 @@ def check_against_reference(path, pair_data, metadata, prefix, kmer):
             strands
         )
 
-    for (ll_original, ll_perturbed), row in zip(got, rows):
+    for (ll_original, ll_perturbed), row in zip(got, rows, strict=True):
         assert ll_original == pytest.approx(expected(row["original_sequence"]), abs=TOLERANCE)
         assert ll_perturbed == pytest.approx(expected(row["sequence"]), abs=TOLERANCE)
 

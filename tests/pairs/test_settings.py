@@ -130,7 +130,7 @@ def test_settings_are_read_as_attributes_and_refuse_names_that_are_not_settings(
     assert {s.name: getattr(settings, s.name) for s in SETTINGS} == dict(settings)
     assert settings.formatting == Formatting(kmer_size=6)
     with pytest.raises(AttributeError):
-        settings.reductions
+        _ = settings.reductions
     with pytest.raises(TypeError, match="not task settings: reductions"):
         TaskSettings(reductions="mean")
     assert settings.replaced(score=None).score is None and settings.score == "llr"

@@ -40,8 +40,10 @@ def test_arrays_are_placed_elementwise_as_the_scalars_are():
     ideal, total = rng.integers(-50, 150, 500), rng.integers(40, 100, 500)
     starts = clamped_start(ideal, 40, total)
     assert isinstance(starts, np.ndarray)
-    assert starts.tolist() == [clamped_start(int(i), 40, int(t)) for i, t in zip(ideal, total)]
+    assert starts.tolist() == [
+        clamped_start(int(i), 40, int(t)) for i, t in zip(ideal, total, strict=True)
+    ]
     centres = rng.integers(0, 40, 500)
     assert centred_start(centres, 31, total).tolist() == [
-        centred_start(int(c), 31, int(t)) for c, t in zip(centres, total)
+        centred_start(int(c), 31, int(t)) for c, t in zip(centres, total, strict=True)
     ]

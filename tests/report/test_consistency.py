@@ -118,7 +118,7 @@ def shard_runs(root, shards, data):
     """Fake runs (``write_run``) of ``TASK``, one per shard, each of four pairs of its own."""
     rng = random.Random(0)
     runs = []
-    for index, (shard, identity) in enumerate(zip(shards, data)):
+    for index, (shard, identity) in enumerate(zip(shards, data, strict=True)):
         pairs = [(o, o[:10] + "A" + o[11:]) for o in ("C" + random_dna(rng, 39) for _ in range(4))]
         runs.append(
             write_run(

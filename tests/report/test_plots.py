@@ -56,7 +56,7 @@ def strata_rows(series, ns):
     return [
         row(model, "perturbation_syn_human", n // 2, n, value=value)
         for model in series
-        for value, n in zip(bins, ns)
+        for value, n in zip(bins, ns, strict=True)
     ]
 
 
@@ -77,7 +77,9 @@ def test_series_that_coincide_stay_apart(drawn, tmp_path):
     points = [c.lines[0] for c in axes.containers]
     assert len(points) == 2
     assert points[0].get_marker() != points[1].get_marker()
-    assert all(x0 != x1 for x0, x1 in zip(points[0].get_xdata(), points[1].get_xdata()))
+    assert all(
+        x0 != x1 for x0, x1 in zip(points[0].get_xdata(), points[1].get_xdata(), strict=True)
+    )
     sweep = [
         {
             "model": m,
@@ -225,7 +227,7 @@ def test_the_variant_figures_say_their_n(monkeypatch, tmp_path):
         f"AUROC {roc_auc_score(labelled['label'], labelled['score']):.3f}",
         f"AUPRC {average_precision_score(labelled['label'], labelled['score']):.3f}",
     )
-    for figure, area in zip(kept, areas):
+    for figure, area in zip(kept, areas, strict=True):
         legend = {t.get_text() for t in figure.axes[0].get_legend().get_texts()}
         assert f"m ({area}; n=12, 6 positive)" in legend
     ladder = [
@@ -390,7 +392,7 @@ def test_quantitative_labels_get_a_scatter_with_each_model_s_rho(monkeypatch, tm
                 ("up", [x + (0.3 if k % 3 else -0.2) for k, x in enumerate(labels)]),
                 ("down", [-(x**2) + 0.05 * (k % 4) for k, x in enumerate(labels)]),
             )
-            for k, (x, score) in enumerate(zip(labels, scores))
+            for k, (x, score) in enumerate(zip(labels, scores, strict=True))
         ]
     )
     variant_plots.score_against_label(rows, tmp_path / "s.png")
@@ -405,6 +407,6 @@ def test_quantitative_labels_get_a_scatter_with_each_model_s_rho(monkeypatch, tm
         (round(x, 6), round(y, 6)) for c in axes.collections for x, y in c.get_offsets()
     )
     assert points == sorted(
-        (round(x, 6), round(y, 6)) for x, y in zip(rows["label"], rows["score"])
+        (round(x, 6), round(y, 6)) for x, y in zip(rows["label"], rows["score"], strict=True)
     )
     assert axes.get_ylabel() == "score (llr)" and texts_inside(kept[0]) == []

@@ -168,7 +168,7 @@ def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog)
 
     frame = one_class_variants()
     args = list(frame["label"]), list(frame["score"]), list(frame["chrom"])
-    items = [(s, y, c, "keep") for y, s, c in zip(*args)]
+    items = [(s, y, c, "keep") for y, s, c in zip(*args, strict=True)]
     assert auprc_by_chrom(items) == pytest.approx(traitgym_by_chrom(average_precision_score, *args))
     assert "kept in the average as TraitGym does" in caplog.text
     assert auprc_by_chrom([]) != auprc_by_chrom([])  # no variant: NaN, not an error

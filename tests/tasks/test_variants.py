@@ -117,11 +117,15 @@ def test_the_variant_task_reports_scipys_correlations_for_quantitative_labels(
     rows = build(tmp_path, screen(sequences), fasta)
     result = run_task(tiny_models, tmp_path, "sge")
     margins = [a - b for a, b in logged_pairs(result, TASK)]
-    labelled = [(m, y) for m, y in zip(margins, rows["label"]) if y == y]
+    labelled = [(m, y) for m, y in zip(margins, rows["label"], strict=True) if y == y]
     assert len(labelled) < len(rows) and len(labelled) > 25
     got = result["results"][TASK]
-    assert got["spearman,pairs"] == pytest.approx(stats.spearmanr(*zip(*labelled))[0], abs=1e-12)
-    assert got["pearson,pairs"] == pytest.approx(stats.pearsonr(*zip(*labelled))[0], abs=1e-12)
+    assert got["spearman,pairs"] == pytest.approx(
+        stats.spearmanr(*zip(*labelled, strict=True))[0], abs=1e-12
+    )
+    assert got["pearson,pairs"] == pytest.approx(
+        stats.pearsonr(*zip(*labelled, strict=True))[0], abs=1e-12
+    )
     assert not any(key.startswith(("auroc", "auprc")) for key in got)
     from perturbation_bench.report.make import make_report
 
@@ -165,7 +169,9 @@ def test_real_nabench_assays_are_scored_apart_and_macro_averaged(tiny_models, tm
     assert main([*args, "--config", "nabench", "--out", str(tmp_path / "out")]) == 0
     built = pd.read_parquet(tmp_path / "out" / "nabench")
     result = run_task(tiny_models, tmp_path, "nabench")
-    margins = dict(zip(built["sequence"], (a - b for a, b in logged_pairs(result, TASK))))
+    margins = dict(
+        zip(built["sequence"], (a - b for a, b in logged_pairs(result, TASK)), strict=True)
+    )
     expected = {}
     for assay, rows in built.groupby("assay"):
         llr = [margins[s] for s in rows["sequence"]]

@@ -68,7 +68,9 @@ def test_windows_equal_an_independent_construction(genome, tmp_path):
     table.to_csv(tmp_path / "v.tsv", sep="\t", index=False)
     rows = build_variants(tmp_path, tmp_path / "v.tsv", fasta)
     assert len(rows) == len(table)
-    for row, (chrom, pos, ref, alt) in zip(rows.to_dict("records"), table.itertuples(index=False)):
+    for row, (chrom, pos, ref, alt) in zip(
+        rows.to_dict("records"), table.itertuples(index=False), strict=True
+    ):
         name = chrom if chrom.startswith("chr") else f"chr{chrom}"
         reference, alternate, start, offset = expected_pair(sequences, name, pos, ref, alt)
         assert (row["original_sequence"], row["sequence"]) == (reference, alternate), (chrom, pos)
@@ -347,8 +349,8 @@ def expected_metrics(lls, labels, chroms, score="llr") -> dict:
             f"{metric}_by_chrom": sum(
                 (chroms == c).sum()
                 * fn(
-                    [y for y, k in zip(labels, chroms) if k == c],
-                    [s for s, k in zip(scores, chroms) if k == c],
+                    [y for y, k in zip(labels, chroms, strict=True) if k == c],
+                    [s for s, k in zip(scores, chroms, strict=True) if k == c],
                 )
                 for c in sorted(set(chroms))
             )

@@ -142,7 +142,7 @@ def test_every_class_on_both_strands_matches_an_independent_derivation(spliced, 
         "splice_acceptor_variant",
         "frameshift_variant",
     }
-    for consequence, label in zip(table["consequence"], table["label"]):
+    for consequence, label in zip(table["consequence"], table["label"], strict=True):
         expected = (
             True
             if consequence in positives

@@ -100,7 +100,7 @@ def test_causal_conventions_equal_their_upstream_rule_on_hidden_variants(
         strands = [sequence, reverse_complement(sequence)] if convention.rc_average else [sequence]
         lls = [upstream_ll(model, tokenizer, s) for s in strands]
         if convention.reduction == "mean":
-            lls = [ll / (len(s) - 1) for ll, s in zip(lls, strands)]
+            lls = [ll / (len(s) - 1) for ll, s in zip(lls, strands, strict=True)]
         return sum(lls) / len(lls)
 
     pairs = logged_pairs(result, VARIANT_TASK)
@@ -152,7 +152,7 @@ def test_the_gpn_convention_equals_gpns_masked_llr_on_padded_windows(hidden_geno
             - log_probs[tokenizer.convert_tokens_to_ids(ref)]
         ).item()
 
-    complement = dict(zip("ACGT", "TGCA"))
+    complement = dict(zip("ACGT", "TGCA", strict=True))
     for row in snvs.to_dict("records"):
         window, _, _, index = expected_edge_pair(
             sequences, row["chrom"], row["pos"], row["ref"], row["alt"], VW, "pad"

@@ -1,0 +1,49 @@
+"""The benchmarks' inputs when none are given: random models and random pairs, saved where the
+benchmark's scratch folder says (the numbers they give say how fast, never how good)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def random_causal_model(folder: Path, args: argparse.Namespace) -> Path:
+    """A random single-nucleotide Llama of ``args.layers`` and ``args.hidden``, long enough for
+    ``args.length`` bp, saved to ``folder``."""
+    from perturbation_bench.fixtures.random_models import (
+        save_random_llama,
+        single_nucleotide_tokenizer,
+    )
+
+    return save_random_llama(
+        folder,
+        single_nucleotide_tokenizer(),
+        layers=args.layers,
+        hidden=args.hidden,
+        max_positions=args.length + 1,
+    )
+
+
+def random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
+    """A random single-nucleotide BERT of the same size, saved to ``folder``."""
+    from perturbation_bench.fixtures.random_models import (
+        as_masked_lm_tokenizer,
+        save_random_bert,
+        single_nucleotide_tokenizer,
+    )
+
+    return save_random_bert(
+        folder,
+        as_masked_lm_tokenizer(single_nucleotide_tokenizer()),
+        layers=args.layers,
+        hidden=args.hidden,
+        max_positions=args.length + 2,
+    )
+
+
+def random_data(folder: Path, args: argparse.Namespace) -> Path:
+    """``args.pairs`` random pairs of ``args.length`` bp as config ``args.config`` of ``folder``."""
+    from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+
+    write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, args.config)
+    return folder
