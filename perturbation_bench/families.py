@@ -49,13 +49,16 @@ from typing import NamedTuple
 
 
 class Model(NamedTuple):
-    """One lm-eval model of this package: ``module:Class``, its kind, what it reads, and the
-    values of its ``scoring`` argument, its default first (none: it has no such argument)."""
+    """One lm-eval model of this package: ``module:Class``, its kind, what it reads, the
+    values of its ``scoring`` argument, its default first (none: it has no such argument), and
+    whether its runs are composition floors, which the report reads every other model against
+    (``report/floors.py``)."""
 
     target: str
     kind: str
     reads: str = "tokens"
     scorings: tuple[str, ...] = ()
+    floor: bool = False
 
 
 MODELS = {
@@ -67,7 +70,9 @@ MODELS = {
         "masked",
         scorings=("marginal", "pll", "embedding"),
     ),
-    "kmer-markov": Model("perturbation_bench.models.kmer_markov:KmerMarkovLM", "causal", "bases"),
+    "kmer-markov": Model(
+        "perturbation_bench.models.kmer_markov:KmerMarkovLM", "causal", "bases", floor=True
+    ),
 }
 """lm-eval model name -> :class:`Model`."""
 CAUSAL_MODELS = tuple(name for name, model in MODELS.items() if model.kind == "causal")
@@ -106,6 +111,11 @@ def scoring_of(model: str | None, scoring: str | None) -> Scoring:
     argument ``scoring`` (None: the model's default) scores."""
     scorings = MODELS[model].scorings if model in MODELS else ()
     return SCORING[scoring or (scorings[0] if scorings else "likelihood")]
+
+
+def is_floor(model: str | None) -> bool:
+    """Whether runs of ``model`` (a name; None for one of lm-eval's) are composition floors."""
+    return model in MODELS and MODELS[model].floor
 
 
 def reads_bases(model: str | None) -> bool:
@@ -166,5 +176,3 @@ FAMILIES = (
         "zhihan1996/DNA_bert_6",
     ),
 )
-FAMILY = {family.preset: family for family in FAMILIES}
-""":data:`FAMILIES` by preset."""

@@ -48,3 +48,10 @@ def test_the_margin_figure_labels_every_scale():
     from perturbation_bench.report.plots import SCALE_LABELS
 
     assert set(SCALE_LABELS) == {s.scale for s in SCORINGS}
+
+
+def test_the_composition_floor_is_the_markov_chain_alone():
+    from perturbation_bench.families import is_floor
+
+    assert [name for name in MODELS if is_floor(name)] == ["kmer-markov"]
+    assert not is_floor(None)

@@ -31,11 +31,9 @@ from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases, scoring_of
-from perturbation_bench.pairs.settings import SETTING, TaskSettings, settings_of
+from perturbation_bench.pairs.settings import TaskSettings, settings_of
 
-START_TOKENS = SETTING["start_token"].choices
 EDGES = ("shift", "pad", "truncate")
-ONE_CLASS_RULES = SETTING["one_class_chromosomes"].choices
 
 
 @dataclass(frozen=True)
@@ -178,12 +176,12 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
             f"{model} reads bases, not overlapping k-mers (leave kmer_overlap "
             "and the dnabert preset out)"
         )
-    if settings.start_token == "none" and model is None:
+    if settings.bare_start and model is None:
         raise OptionsError(
             f"start_token 'none' needs one of this package's models (--model "
             f"{' or '.join(CAUSAL_MODELS)}): lm-eval's hf model always conditions on a start token"
         )
-    if settings.start_token == "none" and model not in CAUSAL_MODELS:
+    if settings.bare_start and model not in CAUSAL_MODELS:
         raise OptionsError(
             f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "
             f"{model} reads the whole window at once (leave start_token out)"
@@ -194,4 +192,4 @@ def bare_start(doc) -> bool:
     """Whether a document's sequences are scored with nothing before them (``start_token:
     none``); False for a document of another task."""
     settings = settings_of(doc)
-    return settings is not None and settings.start_token == "none"
+    return settings is not None and settings.bare_start

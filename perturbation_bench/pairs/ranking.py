@@ -37,10 +37,6 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from perturbation_bench.pairs.settings import SETTING
-
-SCORES = SETTING["score"].choices
-
 
 def variant_score(margin: float, score: str = "llr") -> float:
     """``s`` of the module docstring for one variant."""

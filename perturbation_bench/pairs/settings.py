@@ -130,6 +130,11 @@ class TaskSettings(dict):
         except KeyError:
             raise AttributeError(name) from None
 
+    @property
+    def bare_start(self) -> bool:
+        """Whether sequences are scored with nothing before them (``start_token: none``)."""
+        return self["start_token"] == "none"
+
     def replaced(self, **values: Any) -> TaskSettings:
         """These settings with ``values`` in place of their own."""
         return TaskSettings(**{**self, **values})

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, OptionsError
-from perturbation_bench.families import scoring_of
+from perturbation_bench.families import is_floor, scoring_of
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, run_names
 from perturbation_bench.report.samples import stream_sample_pairs
@@ -212,7 +212,7 @@ def collect_pairs(
                 "were scored, not the whole benchmark"
             )
         for task, path in sorted(run.samples.items()):
-            floor = run.model_type == "kmer-markov" or run.folder.resolve() in floor_folders
+            floor = is_floor(run.model_type) or run.folder.resolve() in floor_folders
             for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
                 rows.append({**row, "run": str(run.folder), "floor": floor})
     import pandas as pd

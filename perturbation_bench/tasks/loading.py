@@ -31,7 +31,7 @@ from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.identity import data_identity
-from perturbation_bench.pairs.kinds import KIND_SETTINGS, ONE_KIND_OPTIONS, Kind
+from perturbation_bench.pairs.kinds import KIND_SETTINGS, KINDS, ONE_KIND_OPTIONS, Kind
 from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.tasks.document_requests import doc_to_sequences
@@ -78,9 +78,9 @@ def task_files(
             if options.data_dir:
                 found = f"; configs in {options.data_dir}: "
                 found += ", ".join(config_folders(options.data_dir)) or "none"
+            tasks = list(dict.fromkeys(kind.task for kind in KINDS))
             raise OptionsError(
-                "perturbation_custom, perturbation_variants and perturbation_footprints need the config "
-                "and its folder: "
+                f"{', '.join(tasks[:-1])} and {tasks[-1]} need the config and its folder: "
                 '--metadata \'{"config": "syn_zebrafish", "data_dir": "DIR"}\' '
                 f"(DIR/syn_zebrafish/*.parquet){found}"
             )
@@ -186,7 +186,7 @@ def pair_documents(
             agree(reading.overflowing_crops, "keeps", "keep"),
         )
     if settings.reduction == "mean":
-        _add_token_counts(held, formatting.dna_prefix, metadata, settings.start_token == "none")
+        _add_token_counts(held, formatting.dna_prefix, metadata, settings.bare_start)
     if formatting.dna_prefix and "add_bos_token" not in metadata and scoring_model() is None:
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
