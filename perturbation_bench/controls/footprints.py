@@ -35,7 +35,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED
-from perturbation_bench.pairs.footprints import insert_starts, with_copies
+from perturbation_bench.pairs.footprints import DOSE_AXES, dose_of, insert_starts, with_copies
 
 ORIENTATIONS = ("forward", "reverse", "both")
 
@@ -218,7 +218,7 @@ def build_footprints(
         },
     }
     write_report(folder, report)
-    write_excluded(folder, ("motif", "background", "copies", "spacing", "reason"), excluded.named)
+    write_excluded(folder, ("motif", "background", *DOSE_AXES, "reason"), excluded.named)
     return path, report
 
 
@@ -255,5 +255,5 @@ class _Excluded:
 
     def duplicate(self, row: dict) -> None:
         """``unique_pairs``' callback: ``row`` repeats a pair already written (it counts it)."""
-        dose = (row["copies"], row["spacing"])
+        dose = dose_of(row)
         self.named.append((row["motif"], row["background_id"], *dose, "duplicate_pair"))

@@ -47,7 +47,7 @@ from pathlib import Path
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
-from perturbation_bench.pairs.footprints import insert_starts, with_copies
+from perturbation_bench.pairs.footprints import DOSE_AXES, dose_of, insert_starts, with_copies
 
 
 @dataclass
@@ -121,7 +121,7 @@ def _with_inserts(row: dict, insert: str) -> str | None:
         background = reverse_complement(background)
         start, end = len(background) - end, len(background) - start
     width = len(row["consensus"])
-    starts = insert_starts(len(background), width, row["copies"], row["spacing"])
+    starts = insert_starts(len(background), width, *dose_of(row))
     if starts is None or (starts[0], starts[-1] + width) != (start, end):
         return None
     return with_copies(background, row[insert], starts)
@@ -207,8 +207,7 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
         "background_sequence",
         "consensus",
         "control_insert",
-        "copies",
-        "spacing",
+        *DOSE_AXES,
         "orientation",
         "insert_start",
         "insert_end",

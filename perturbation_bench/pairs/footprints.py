@@ -42,8 +42,22 @@ from typing import NamedTuple
 
 SIGNIFICANCE = 0.05
 """The Wilcoxon p-value below which a motif-dose counts as significant."""
-DOSE_AXES = ("copies", "spacing")
+
+
+class Dose(NamedTuple):
+    """How much of a motif a footprint row inserts: ``copies`` of it, ``spacing`` bp apart."""
+
+    copies: int
+    spacing: int
+
+
+DOSE_AXES = Dose._fields
 """The columns of a footprint config that are doses."""
+
+
+def dose_of(row) -> Dose:
+    """The dose of a footprint row, document or sample (anything indexed by column name)."""
+    return Dose(*(row[axis] for axis in DOSE_AXES))
 
 
 def insert_starts(length: int, width: int, copies: int, spacing: int) -> list[int] | None:

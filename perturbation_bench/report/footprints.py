@@ -43,7 +43,7 @@ def footprint_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rows(group: pd.DataFrame) -> list[FootprintRow]:
-    columns = ["motif", "copies", "spacing", "ll_original", "ll_perturbed"]
+    columns = ["motif", *DOSE_AXES, "ll_original", "ll_perturbed"]
     return [
         FootprintRow(str(m), int(c), int(s), float(a), float(b), float(mo), float(mp))
         for m, c, s, a, b, mo, mp in zip(

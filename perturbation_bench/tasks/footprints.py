@@ -37,6 +37,7 @@ from perturbation_bench.pairs.footprints import (
     SIGNIFICANCE,
     FootprintRow,
     beats_background,
+    dose_of,
     dose_spearman,
     mean_of,
     motif_doses,
@@ -85,8 +86,7 @@ def process_results(doc, results) -> dict:
     settings = doc[TASK]
     row = FootprintRow(
         doc["motif"],
-        doc["copies"],
-        doc["spacing"],
+        *dose_of(doc),
         motif_pair.original,
         motif_pair.perturbed,
         motif_margin,
