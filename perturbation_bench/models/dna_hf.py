@@ -33,7 +33,9 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    key/value cache when that pays, and identical sliding windows are scored once
    (``causal_scoring.py`` states the rule). With ``dedupe`` (default true) identical requests
    are scored once across documents and the pairs that share one form one group (a reference
-   window and its alternates), whose common prefix is run once for all of them. Each process
+   window and its alternates), whose common prefix is run once for all of them; the
+   comparisons of one document on one strand are one group too (a marginal score's four
+   alleles: one prefix pass and four suffix passes, ``pairs/requests.comparison_links``). Each process
    does this for its own documents (lm-eval splits documents among processes; a duplicate on
    two processes is scored on both). Only the targets' log-probabilities are computed,
    in float32, a chunk of positions at a time: no [batch, tokens, vocabulary] float32 tensor.
@@ -60,7 +62,7 @@ from perturbation_bench.models.embedding_scoring import EmbeddingScore, Embeddin
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
-from perturbation_bench.pairs.requests import document_pairs
+from perturbation_bench.pairs.requests import comparison_links, document_pairs
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -195,7 +197,9 @@ class DnaHFLM(PackageModel, HFLM):
         if self.embedding is not None:
             return self._embedding_scores(requests, disable_tqdm)
         sharing = self.share_prefix or self.dedupe
-        self._pairs = document_pairs(requests, strict=False) if sharing else []
+        self._pairs = (
+            document_pairs(requests, strict=False) + comparison_links(requests) if sharing else []
+        )
         self._instances = requests
         self._provenance.note(requests)
         scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)

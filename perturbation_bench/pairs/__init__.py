@@ -17,6 +17,8 @@ stated here once:
   the strand average) and how the responses pair up again;
 - ``outcome.py``: the decision rule and the per-pair values (correct, tie, margin);
 - ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome) and correlations;
+- ``scores.py``: the variant scores, one table (what each reads, its TraitGym name);
+  ``marginal.py``: the four-allele marginal of a single-base variant and its scores;
 - ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
   quantitative label's declared direction;
 - ``footprints.py``: where a footprint insert sits, and DART-Eval's motif footprinting metrics

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import UnsupportedTaskError
+from perturbation_bench.pairs.fields import TASK
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,28 @@ def strand_average(lls: list[float]) -> tuple[float, float]:
     """``(LL(original), LL(perturbed))`` from a document's log-likelihoods in request order."""
     strands = len(lls) // 2
     return sum(lls[0::2]) / strands, sum(lls[1::2]) / strands
+
+
+def comparison_links(requests) -> list[tuple[int, int]]:
+    """Links between the comparisons of one document on one strand: each later comparison's
+    first request of a strand with the first comparison's, for a scorer that scores linked
+    requests as one group, their common prefix once (``models/causal_plan.py``): a marginal
+    document's four alleles (``pairs/marginal.py``), a footprint document's three windows.
+    Documents of tasks of other packages have no comparisons and no links."""
+    documents = defaultdict(list)
+    for index, request in enumerate(requests):
+        documents[(request.task_name, request.doc_id)].append(index)
+    links = []
+    for indices in documents.values():
+        doc = getattr(requests[indices[0]], "doc", None)
+        settings = doc.get(TASK) if isinstance(doc, dict) else None
+        if settings is None:
+            continue
+        indices.sort(key=lambda i: requests[i].idx)
+        per = settings.formatting.requests_per_pair
+        for start in range(per, len(indices), per):
+            links += [(indices[s], indices[start + s]) for s in range(0, per, 2)]
+    return links
 
 
 def document_pairs(requests, strict: bool) -> list[tuple[int, int]]:

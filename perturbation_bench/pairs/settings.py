@@ -35,6 +35,7 @@ from typing import Any
 
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
+from perturbation_bench.pairs.scores import SCORE
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ SETTINGS = (
             "log-probs", choices=("sum", "mean")),
     Setting("context_bp", None, "pairs cropped to this many bp around their changes; None: "
             "the whole window", logged_as="scoring_context_bp"),
-    Setting("score", "llr", "the variant task's ranking score; None in other tasks' settings",
-            choices=("llr", "abs_llr"), logged_as="scoring_score"),
+    Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
+            "marginal's in marginal.py); None in other tasks' settings",
+            choices=tuple(SCORE), logged_as="scoring_score"),
     Setting("shard", None, '"I/N": the pairs whose 0-based row is I modulo N; None: every pair',
             identifies=False, logged_as="scoring_shard"),
     Setting("start_token", "model", "the model's start token first, or nothing before the "

@@ -9,7 +9,8 @@ For every model and variant task with binary labels (``variant_metrics.ranking_s
 - ``preds/all/<model>.parquet``: one ``score`` column in that row order, the sign applied
   (``pairs/ranking.py``: a larger score is a more damaging variant), the model named
   ``<features>.<plus|minus>.<feature>`` as TraitGym names unsupervised scores: ``<run>_LLR.minus.score``
-  for ``llr`` (s = -LLR), ``<run>_absLLR.plus.score`` for ``abs_llr``, ``<run>_Embeddings.plus.
+  for ``llr`` (s = -LLR), ``<run>_absLLR.plus.score`` for ``abs_llr`` (each score's name in
+  ``pairs/scores.py``), ``<run>_Embeddings.plus.
   euclidean_distance`` (the score's own name) for ``scoring=embedding``;
 - ``AUPRC/all/<model>.csv`` and ``AUROC/all/<model>.csv``: TraitGym's ``get_metric`` columns
   ``Model,<metric>,se``;
@@ -29,11 +30,12 @@ from pathlib import Path
 import pandas as pd
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.scores import SCORES
 from perturbation_bench.report.variant_metrics import labelled
 
 FORMATS = ("traitgym",)
-FEATURES = {"llr": ("LLR", "minus", "score"), "abs_llr": ("absLLR", "plus", "score")}
-"""The task's ``score`` -> TraitGym's ``(features, sign, feature)`` for a likelihood score."""
+FEATURES = {score.name: score.traitgym for score in SCORES}
+"""The task's ``score`` -> TraitGym's ``(features, sign, feature)`` (``pairs/scores.py``)."""
 
 
 def traitgym_name(run: str, score: str) -> str:

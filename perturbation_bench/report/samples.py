@@ -21,8 +21,10 @@ from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
+from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.ranking import variant_score
+from perturbation_bench.pairs.scores import MARGINAL_SCORES
 from perturbation_bench.pairs.settings import logged_settings
 
 STRATA = (
@@ -79,7 +81,7 @@ def stream_sample_pairs(
                     "a doc with original_sequence and sequence and filtered_resps of LL pairs"
                 ) from None
             outcome = pair_outcome(ll_original, ll_perturbed)
-            forward, reverse = strand_margins(sample.get("resps"))
+            forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
             motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
             yield {
                 "pair_id": pair_id(original, perturbed),
@@ -105,11 +107,21 @@ def stream_sample_pairs(
                 "one_class_chromosomes": settings.one_class_chromosomes,
                 "labels": settings.labels,
                 "min_per_class": settings.min_per_class,
-                "score": variant_score(outcome.margin, settings.score or "llr"),
+                "score": _score(doc, settings.score, outcome.margin, sample["filtered_resps"]),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
             }
+
+
+def _score(doc: dict, score: str | None, margin: float, filtered) -> float:
+    """The variant score ``s`` of a sample: read off its margin (``pairs/ranking.py``), or for
+    a marginal score off its two comparisons (``pairs/marginal.py``: the pair, then the two
+    other bases)."""
+    if score not in MARGINAL_SCORES:
+        return variant_score(margin, score or "llr")
+    pair, others = ([float(ll) for ll in filtered[k]] for k in (0, len(filtered) // 2))
+    return document_score(score, doc, pair, others)
 
 
 def background_margins(doc: dict, filtered) -> tuple[float | None, float | None]:

@@ -15,6 +15,10 @@ background ``r``) asks for three comparisons, each a pair's requests as above, i
 
 so that every model of this package, which scores pairs, gives each of the three a
 log-likelihood on the same terms (DART-Eval's accuracy vs background, ``pairs/footprints.py``).
+
+A variant document scored by its four-allele marginal (``score: marginal_llr`` or ``entropy``,
+``pairs/marginal.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows
+of the two other bases at the site, in ``ACGT`` order.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from perturbation_bench.pairs.fields import (
     SOFT_MASKED,
     TASK,
 )
+from perturbation_bench.pairs.marginal import other_windows
+from perturbation_bench.pairs.scores import MARGINAL_SCORES
 
 
 def doc_to_context(doc) -> str:
@@ -39,9 +45,19 @@ def comparisons(doc) -> list[tuple[str, str]]:
     docstring), uncropped."""
     original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
     background = background_sequence(doc)
-    if background is None:
-        return [(original, perturbed)]
-    return [(original, perturbed), (original, background), (perturbed, background)]
+    if background is not None:
+        return [(original, perturbed), (original, background), (perturbed, background)]
+    if doc[TASK].score in MARGINAL_SCORES:
+        return [(original, perturbed), other_windows(doc)]
+    return [(original, perturbed)]
+
+
+def comparison_count(doc) -> int:
+    """How many comparisons a document asks for (module docstring): three for a footprint
+    document, two for a variant scored by its marginal, else one."""
+    if doc.get(BACKGROUND_CHANGE) is not None:
+        return 3
+    return 2 if doc[TASK].score in MARGINAL_SCORES else 1
 
 
 def doc_to_sequences(doc) -> list[str]:
@@ -65,6 +81,5 @@ def requests_per_comparison(doc) -> int:
 
 def requests_per_document(doc) -> int:
     """How many loglikelihood requests lm-eval makes for this document: those of one
-    comparison, times three for a footprint document (one with a background)."""
-    footprint = doc.get(BACKGROUND_CHANGE) is not None
-    return requests_per_comparison(doc) * (3 if footprint else 1)
+    comparison, times its comparisons."""
+    return requests_per_comparison(doc) * comparison_count(doc)

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import scoring_kind
-from perturbation_bench.errors import install_excepthook
+from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.assays import (
     BINARY,
     MIN_PER_CLASS,
@@ -41,11 +41,14 @@ from perturbation_bench.pairs.assays import (
     per_assay,
 )
 from perturbation_bench.pairs.conventions import CONVENTIONS
-from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL, TASK
 from perturbation_bench.pairs.kinds import KIND
+from perturbation_bench.pairs.marginal import ALLELES, document_score
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
+from perturbation_bench.pairs.scores import MARGINAL_SCORES
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
+from perturbation_bench.tasks.pairing import compared_pairs
 from perturbation_bench.tasks.pairing import process_results as pair_results
 
 log = logging.getLogger(f"lm_eval.{__name__}")
@@ -71,6 +74,8 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         min_per_class=options.settings.min_per_class if labels is not None else None,
     )
     documents = dataset["test"]
+    if options.settings.score in MARGINAL_SCORES:
+        _check_single_bases(config_name, options.settings.score, documents.held)
     if labels is not None:
         held = documents.held
         labelled = sum(doc["label"] is not None for doc in held)
@@ -84,6 +89,26 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
     if options.settings.convention:
         _check_edge(CONVENTIONS[options.settings.convention], documents.held)
     return dataset
+
+
+def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
+    """Refuse a variant that is not one base of ACGT changed to another: a marginal score reads
+    the four alleles of one site (``pairs/marginal.py``)."""
+    broken = [
+        doc
+        for doc in held
+        if len(doc[CHANGE]) != 1
+        or doc[CHANGE].upper() not in ALLELES
+        or doc[ORIGINAL][doc[CHANGE_START]].upper() not in ALLELES
+    ]
+    if broken:
+        first = broken[0]
+        raise OptionsError(
+            f"score {score} reads the four alleles of a single-base variant; {len(broken)} of "
+            f"{len(held)} variants of {config_name} are not one (first: {first['chrom']}:"
+            f"{first['pos']} {first['ref']}>{first['alt']}); build a config of single-base "
+            "variants for it, or score these with llr"
+        )
 
 
 def label_kind(files) -> str | None:
@@ -129,7 +154,7 @@ def process_results(doc, results) -> dict:
         metrics = {}
     if "label" in doc:
         settings = doc[TASK]
-        score, label = variant_score(margin, settings.score), doc["label"]
+        score, label = _score(doc, results, margin), doc["label"]
         quantitative = settings.labels == "quantitative"
         if quantitative and label is not None:
             label = oriented(label, doc.get("label_direction"))
@@ -141,6 +166,16 @@ def process_results(doc, results) -> dict:
             names = CORRELATION_METRICS if quantitative else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
+
+
+def _score(doc, results, margin: float) -> float:
+    """The variant's score ``s`` under the task's ``score``: read off the margin
+    (``pairs/ranking.py``) or off the four alleles' log-likelihoods (``pairs/marginal.py``:
+    the document's pair, then the pair of the two other bases)."""
+    score = doc[TASK].score
+    if score not in MARGINAL_SCORES:
+        return variant_score(margin, score)
+    return document_score(score, doc, *compared_pairs(doc, results))
 
 
 def _labelled(items) -> tuple[list[bool], list[float], list[str]]:

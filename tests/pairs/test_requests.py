@@ -133,3 +133,32 @@ def test_a_document_whose_requests_have_two_contexts_is_not_a_pair():
     assert document_pairs(requests, strict=False) == []
     requests[1].args = ("", "ACGA")
     assert document_pairs(requests, strict=True) == [(0, 1)]
+
+
+def test_the_comparisons_of_a_document_are_linked_strand_by_strand():
+    """A marginal document's four alleles and a footprint's three windows form one group per
+    strand: each later comparison's first request of a strand linked to the first's."""
+    from perturbation_bench.pairs.fields import TASK
+    from perturbation_bench.pairs.requests import comparison_links
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    def document(doc: int, n: int, rc: bool, first: int = 0):
+        settings = TaskSettings(rc_average=rc)
+        made = [request("t", doc, idx, "ACGT") for idx in range(n)]
+        for item in made:
+            item.doc = {TASK: settings}
+        return made
+
+    plain, stranded = document(0, 4, rc=False), document(1, 8, rc=True)
+    shuffled = [stranded[5], *plain, stranded[0], *stranded[1:5], *stranded[6:]]
+    links = comparison_links(shuffled)
+    index = {id(r): i for i, r in enumerate(shuffled)}
+    assert sorted(links) == sorted(
+        [
+            (index[id(plain[0])], index[id(plain[2])]),
+            (index[id(stranded[0])], index[id(stranded[4])]),
+            (index[id(stranded[2])], index[id(stranded[6])]),
+        ]
+    )
+    assert comparison_links(document(2, 2, rc=False)) == []
+    assert comparison_links([request("other", 0, i, "AC") for i in range(4)]) == []

@@ -4,6 +4,7 @@ ranking metrics."""
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -237,3 +238,161 @@ def test_binary_assays_are_gated_per_class_and_the_gated_one_reports_its_n(
     assert macros[("all", "all")]["auroc_macro"] == pytest.approx(auroc_big, abs=1e-12)
     assert macros[("all", "all")]["assays_gated"] == ["small"]
     assert "below the gate (n=8" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def snvs(genome, tmp_path_factory) -> pd.DataFrame:
+    """A config of 24 labelled single-base variants (window 64) and its rows."""
+    from dna_fixtures import labelled_snvs
+
+    root = tmp_path_factory.mktemp("marginal")
+    table = labelled_snvs(genome[1], 24, 5, 40, lambda i, rng: i % 3 == 0)
+    return root, build(root, table, genome[0], "snvs")
+
+
+def _scores(root, path: str, score: str, model: str = "dna-hf", **options) -> dict:
+    """The task's per-variant score ``s`` (the item its ranking metrics read), by doc id."""
+    metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": score, **options}
+    result = evaluate(path, [TASK], metadata, model=model)
+    return {s["doc_id"]: s["auroc"][0] for s in result["samples"][TASK]}
+
+
+def _allele_windows(row) -> tuple[int, dict[str, str]]:
+    original, perturbed = row["original_sequence"], row["sequence"]
+    (site,) = [i for i, (a, b) in enumerate(zip(original, perturbed, strict=True)) if a != b]
+    return site, {x: original[:site] + x + original[site + 1 :] for x in "ACGT"}
+
+
+def _entropy(lls: dict[str, float]) -> float:
+    top = max(lls.values())
+    total = sum(math.exp(v - top) for v in lls.values())
+    return -sum(math.exp(v - top) / total * (v - top - math.log(total)) for v in lls.values())
+
+
+def test_the_marginal_llr_is_the_llr_and_the_entropy_a_direct_four_window_computation(
+    tiny_models, snvs
+):
+    """Causal: LL(w_x) for x in ACGT, each window scored alone in float32 with transformers."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dna_fixtures import reference_ll
+
+    root, rows = snvs
+    path = tiny_models["char"]
+    llr, marginal_llr = _scores(root, path, "llr"), _scores(root, path, "marginal_llr")
+    assert set(llr) == set(marginal_llr) == set(range(len(rows)))
+    assert max(abs(llr[i] - marginal_llr[i]) for i in llr) < 1e-4
+    entropy = _scores(root, path, "entropy")
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    for i, row in rows.iterrows():
+        _, windows = _allele_windows(row)
+        lls = {x: reference_ll(model, tokenizer, "", w) for x, w in windows.items()}
+        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
+        assert 0 <= entropy[i] <= math.log(4) + 1e-9
+    assert len({round(v, 6) for v in entropy.values()}) > 1
+
+
+def test_with_both_strands_each_alleles_ll_is_its_strand_mean(tiny_models, snvs):
+    """rc_average: LL(w_x) is the mean of the forward and reverse-complement windows of the
+    same forward allele, so the marginal LLR is still the (strand-averaged) LLR."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dna_fixtures import reference_ll, reverse_complement
+
+    root, rows = snvs
+    path = tiny_models["char"]
+    llr = _scores(root, path, "llr", rc_average=True)
+    marginal_llr = _scores(root, path, "marginal_llr", rc_average=True)
+    assert max(abs(llr[i] - marginal_llr[i]) for i in llr) < 1e-4
+    entropy = _scores(root, path, "entropy", rc_average=True)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    for i, row in rows.head(6).iterrows():
+        _, windows = _allele_windows(row)
+        lls = {
+            x: (
+                reference_ll(model, tokenizer, "", w)
+                + reference_ll(model, tokenizer, "", reverse_complement(w))
+            )
+            / 2
+            for x, w in windows.items()
+        }
+        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
+
+
+def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path, snvs):
+    """Masked: one input, the site masked; its log-probabilities of A, C, G, T, renormalised."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from dna_fixtures import build_tokenizer, log_probs
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    root, rows = snvs
+    path = str(save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char"))))
+    entropy = _scores(root, path, "entropy", model="dna-mlm")
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    for i, row in rows.iterrows():
+        site, _ = _allele_windows(row)
+        encoded = tokenizer(row["original_sequence"], return_offsets_mapping=True)
+        (token,) = [k for k, (a, b) in enumerate(encoded["offset_mapping"]) if a <= site < b]
+        ids = list(encoded["input_ids"])
+        ids[token] = tokenizer.mask_token_id
+        table = log_probs(model, ids)
+        lls = {x: table[token, tokenizer.convert_tokens_to_ids(x)].item() for x in "ACGT"}
+        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
+
+
+def test_a_marginal_score_refuses_a_variant_that_is_not_one_base(tiny_models, genome, tmp_path):
+    from perturbation_bench.errors import OptionsError
+
+    sequences = genome[1]
+    table = pd.DataFrame(
+        [
+            {
+                "chrom": "chr17",
+                "pos": 300,
+                "ref": sequences["chr17"][299],
+                "alt": "A" if sequences["chr17"][299] != "A" else "C",
+                "label": True,
+            },
+            {
+                "chrom": "chr17",
+                "pos": 500,
+                "ref": sequences["chr17"][499:501],
+                "alt": sequences["chr17"][499],
+                "label": False,
+            },
+        ]
+    )
+    build(tmp_path, table, genome[0], "snvs")
+    with pytest.raises(OptionsError, match=r"reads the four alleles .* 1 of 2 variants of snvs"):
+        _scores(tmp_path, tiny_models["char"], "entropy")
+
+
+def test_the_report_reads_a_marginal_score_as_the_task_gave_it(tiny_models, snvs, tmp_path):
+    from perturbation_bench.report.make import make_report
+
+    root, rows = snvs
+    metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "entropy"}
+    result = evaluate(tiny_models["char"], [TASK], metadata, "dna-hf", tmp_path / "run")
+    by_doc = {s["doc_id"]: s["auroc"][0] for s in result["samples"][TASK]}
+    make_report([tmp_path / "run"], tmp_path / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
+    pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet").sort_values("doc_id")
+    assert pairs["score"].tolist() == pytest.approx([by_doc[i] for i in pairs["doc_id"]], abs=1e-9)
+    assert set(pairs["score_kind"]) == {"entropy"}
+    assert pairs["margin_forward"].isna().all()  # four requests, one strand: no strand margins
+
+
+def test_a_sites_four_alleles_cost_one_prefix_pass_and_four_suffixes(tiny_models, snvs, caplog):
+    root, rows = snvs
+    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.causal_scoring"):
+        _scores(root, tiny_models["char"], "entropy")
+    assert (
+        f"{len(rows)} piece groups share a prefix (one prefix pass each, {4 * len(rows)} pieces)"
+        in caplog.text
+    )

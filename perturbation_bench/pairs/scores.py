@@ -1,0 +1,40 @@
+"""The variant scores: one declared row per value of the variant task's ``score`` setting, which
+the task's options, its requests, the report and the export read by name.
+
+    name      the setting's value
+    reads     what the score is read off: ``margin``, the pair's ``LL(ref) - LL(alt)``
+              (``ranking.py``), or ``marginal``, the four-allele marginal at the variant's site
+              (``marginal.py``: two comparisons per variant, single-base variants only)
+    traitgym  TraitGym's name of an unsupervised score, ``(features, sign, feature)``: the
+              export's file name ``<run>_<features>.<sign>.<feature>``
+    formula   ``s``, as the docs state it
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class VariantScore(NamedTuple):
+    """One variant score (module docstring)."""
+
+    name: str
+    reads: str
+    traitgym: tuple[str, str, str]
+    formula: str
+
+
+# fmt: off
+SCORES = (
+    VariantScore("llr", "margin", ("LLR", "minus", "score"), "LL(ref) - LL(alt)"),
+    VariantScore("abs_llr", "margin", ("absLLR", "plus", "score"), "|LL(ref) - LL(alt)|"),
+    VariantScore("marginal_llr", "marginal", ("marginalLLR", "minus", "score"),
+                 "m[ref] - m[alt], m the four-allele marginal"),
+    VariantScore("entropy", "marginal", ("entropy", "plus", "score"),
+                 "-sum_x exp(m[x]) m[x], in [0, log 4]"),
+)
+# fmt: on
+SCORE = {score.name: score for score in SCORES}
+""":data:`SCORES` by name."""
+MARGINAL_SCORES = tuple(score.name for score in SCORES if score.reads == "marginal")
+"""The scores read off the four-allele marginal."""

@@ -1,0 +1,20 @@
+"""The variant score table (pairs/scores.py) and what reads it."""
+
+from __future__ import annotations
+
+from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE, SCORES
+from perturbation_bench.pairs.settings import SETTING
+from perturbation_bench.report.export import traitgym_name
+
+
+def test_the_score_setting_takes_exactly_the_tables_rows():
+    assert SETTING["score"].choices == tuple(SCORE) == ("llr", "abs_llr", "marginal_llr", "entropy")
+    assert MARGINAL_SCORES == ("marginal_llr", "entropy")
+    assert {score.reads for score in SCORES} == {"margin", "marginal"}
+
+
+def test_each_score_exports_under_its_traitgym_name():
+    assert traitgym_name("m1", "llr") == "m1_LLR.minus.score"
+    assert traitgym_name("m1", "abs_llr") == "m1_absLLR.plus.score"
+    assert traitgym_name("m1", "entropy") == "m1_entropy.plus.score"
+    assert traitgym_name("m1", "marginal_llr") == "m1_marginalLLR.minus.score"
