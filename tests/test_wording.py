@@ -40,3 +40,22 @@ def test_a_misspelt_name_is_offered_its_nearest_choice_and_a_far_one_nothing():
     assert did_you_mean("carbn", choices) == " (did you mean 'carbon'?)"
     assert did_you_mean("dnabert2", choices) == " (did you mean 'dnabert'?)"
     assert did_you_mean("xyz", choices) == ""
+
+
+def test_some_names_show_the_first_five_and_count_the_rest():
+    from perturbation_bench.wording import some
+
+    names = [f"chr{i}" for i in range(1, 9)]
+    assert some(names) == "chr1, chr2, chr3, chr4, chr5 (+3 more)"
+    assert some(names[:5]) == "chr1, chr2, chr3, chr4, chr5"
+    assert some(names, shown=2) == "chr1, chr2 (+6 more)"
+    assert some([]) == ""
+
+
+def test_a_builds_exclusions_print_one_line_per_reason_by_reason(capsys):
+    from perturbation_bench.wording import say_excluded
+
+    say_excluded({"too_short": 2, "not_acgt": 5})
+    assert capsys.readouterr().out == "excluded 5 (not_acgt)\nexcluded 2 (too_short)\n"
+    say_excluded({})
+    assert capsys.readouterr().out == ""
