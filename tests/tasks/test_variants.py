@@ -251,10 +251,11 @@ def snvs(genome, tmp_path_factory) -> pd.DataFrame:
 
 
 def _scores(root, path: str, score: str, model: str = "dna-hf", **options) -> dict:
-    """The task's per-variant score ``s`` (the item its ranking metrics read), by doc id."""
+    """The task's per-variant score ``s`` (the item its ranking metrics read) and its margin
+    ``LL(ref) - LL(alt)``, by doc id."""
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": score, **options}
     result = evaluate(path, [TASK], metadata, model=model)
-    return {s["doc_id"]: s["auroc"][0] for s in result["samples"][TASK]}
+    return {s["doc_id"]: (s["auroc"][0], s["margin"]) for s in result["samples"][TASK]}
 
 
 def _allele_windows(row) -> tuple[int, dict[str, str]]:
@@ -270,9 +271,10 @@ def _entropy(lls: dict[str, float]) -> float:
 
 
 def test_the_marginal_llr_is_the_llr_and_the_entropy_a_direct_four_window_computation(
-    tiny_models, snvs
+    tiny_models, snvs, caplog
 ):
-    """Causal: LL(w_x) for x in ACGT, each window scored alone in float32 with transformers."""
+    """Causal: LL(w_x) for x in ACGT, each window scored alone in float32 with transformers;
+    the four windows of a site cost one prefix pass and four suffixes."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -280,23 +282,29 @@ def test_the_marginal_llr_is_the_llr_and_the_entropy_a_direct_four_window_comput
 
     root, rows = snvs
     path = tiny_models["char"]
-    llr, marginal_llr = _scores(root, path, "llr"), _scores(root, path, "marginal_llr")
-    assert set(llr) == set(marginal_llr) == set(range(len(rows)))
-    assert max(abs(llr[i] - marginal_llr[i]) for i in llr) < 1e-4
-    entropy = _scores(root, path, "entropy")
+    marginal_llr = _scores(root, path, "marginal_llr")
+    assert set(marginal_llr) == set(range(len(rows)))
+    assert max(abs(score - margin) for score, margin in marginal_llr.values()) < 1e-4
+    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.causal_scoring"):
+        entropy = _scores(root, path, "entropy")
+    shared = (
+        f"{len(rows)} piece groups share a prefix (one prefix pass each, {4 * len(rows)} pieces)"
+    )
+    assert shared in caplog.text
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     for i, row in rows.iterrows():
         _, windows = _allele_windows(row)
         lls = {x: reference_ll(model, tokenizer, "", w) for x, w in windows.items()}
-        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
-        assert 0 <= entropy[i] <= math.log(4) + 1e-9
-    assert len({round(v, 6) for v in entropy.values()}) > 1
+        assert entropy[i][0] == pytest.approx(_entropy(lls), abs=1e-4)
+        assert entropy[i][1] == pytest.approx(lls[row["ref"]] - lls[row["alt"]], abs=1e-4)
+        assert 0 <= entropy[i][0] <= math.log(4) + 1e-9
+    assert len({round(score, 6) for score, _ in entropy.values()}) > 1
 
 
 def test_with_both_strands_each_alleles_ll_is_its_strand_mean(tiny_models, snvs):
     """rc_average: LL(w_x) is the mean of the forward and reverse-complement windows of the
-    same forward allele, so the marginal LLR is still the (strand-averaged) LLR."""
+    same forward allele."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -304,23 +312,18 @@ def test_with_both_strands_each_alleles_ll_is_its_strand_mean(tiny_models, snvs)
 
     root, rows = snvs
     path = tiny_models["char"]
-    llr = _scores(root, path, "llr", rc_average=True)
-    marginal_llr = _scores(root, path, "marginal_llr", rc_average=True)
-    assert max(abs(llr[i] - marginal_llr[i]) for i in llr) < 1e-4
     entropy = _scores(root, path, "entropy", rc_average=True)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
-    for i, row in rows.head(6).iterrows():
+
+    def both_strands(window: str) -> float:
+        forward = reference_ll(model, tokenizer, "", window)
+        return (forward + reference_ll(model, tokenizer, "", reverse_complement(window))) / 2
+
+    for i, row in rows.head(8).iterrows():
         _, windows = _allele_windows(row)
-        lls = {
-            x: (
-                reference_ll(model, tokenizer, "", w)
-                + reference_ll(model, tokenizer, "", reverse_complement(w))
-            )
-            / 2
-            for x, w in windows.items()
-        }
-        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
+        lls = {x: both_strands(w) for x, w in windows.items()}
+        assert entropy[i][0] == pytest.approx(_entropy(lls), abs=1e-4)
 
 
 def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path, snvs):
@@ -344,7 +347,7 @@ def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path
         ids[token] = tokenizer.mask_token_id
         table = log_probs(model, ids)
         lls = {x: table[token, tokenizer.convert_tokens_to_ids(x)].item() for x in "ACGT"}
-        assert entropy[i] == pytest.approx(_entropy(lls), abs=1e-4)
+        assert entropy[i][0] == pytest.approx(_entropy(lls), abs=1e-4)
 
 
 def test_a_marginal_score_refuses_a_variant_that_is_not_one_base(tiny_models, genome, tmp_path):
@@ -386,13 +389,3 @@ def test_the_report_reads_a_marginal_score_as_the_task_gave_it(tiny_models, snvs
     assert pairs["score"].tolist() == pytest.approx([by_doc[i] for i in pairs["doc_id"]], abs=1e-9)
     assert set(pairs["score_kind"]) == {"entropy"}
     assert pairs["margin_forward"].isna().all()  # four requests, one strand: no strand margins
-
-
-def test_a_sites_four_alleles_cost_one_prefix_pass_and_four_suffixes(tiny_models, snvs, caplog):
-    root, rows = snvs
-    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.causal_scoring"):
-        _scores(root, tiny_models["char"], "entropy")
-    assert (
-        f"{len(rows)} piece groups share a prefix (one prefix pass each, {4 * len(rows)} pieces)"
-        in caplog.text
-    )
