@@ -5,6 +5,8 @@
 - ``variants``: reference/alternate windows of a variant file (``variants/build.py``);
 - ``mutations``: a variant table of mutations by consequence class (``variants/mutations.py``);
 - ``saturation``: every base of regions to each other base (``variants/saturation.py``);
+- ``calibration``: neutral sites to their alternates with their context cells
+  (``variants/calibration_sites.py``);
 - ``controls``: elements against shuffles of themselves (``controls/build.py``);
 - ``footprints``: motifs inserted into backgrounds against permuted inserts
   (``controls/footprints.py``).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from perturbation_bench.commands.builds import calibration as build_calibration
 from perturbation_bench.commands.builds import controls as build_controls
 from perturbation_bench.commands.builds import footprints as build_footprints
 from perturbation_bench.commands.builds import mutations as build_mutations
@@ -29,7 +32,7 @@ from perturbation_bench.commands.builds import saturation as build_saturation
 from perturbation_bench.commands.builds import variants as build_variants
 from perturbation_bench.controls import elements, footprints
 from perturbation_bench.dataset import settings as pair_settings
-from perturbation_bench.variants import mutations, saturation, windows
+from perturbation_bench.variants import calibration_sites, mutations, saturation, windows
 
 KINDS = {
     "syn": (pair_settings, build_pairs, "synonymous recoding to the most frequent codons"),
@@ -37,6 +40,11 @@ KINDS = {
     "variants": (windows, build_variants, "reference/alternate windows of a variant file"),
     "mutations": (mutations, build_mutations, "a variant table of mutations by consequence class"),
     "saturation": (saturation, build_saturation, "every base of regions to each other base"),
+    "calibration": (
+        calibration_sites,
+        build_calibration,
+        "neutral sites to their alternates, each with its context cell",
+    ),
     "controls": (elements, build_controls, "elements against shuffles of themselves"),
     "footprints": (footprints, build_footprints, "motifs in backgrounds against permuted inserts"),
 }

@@ -19,6 +19,7 @@ stated here once:
 - ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome) and correlations;
 - ``scores.py``: the variant scores, one table (what each reads, its TraitGym name);
   ``marginal.py``: the four-allele marginal of a single-base variant and its scores;
+  ``calibration.py``: context-calibrated scores (cells, the calibration table, the offsets);
 - ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
   quantitative label's declared direction;
 - ``footprints.py``: where a footprint insert sits, and DART-Eval's motif footprinting metrics

@@ -10,6 +10,7 @@ fields the tasks add, all named ``scoring_*`` so that they never collide with a 
     scoring_crop_start     where the pair's crop starts (context-length tasks only)
     scoring_token_counts   scored tokens per continuation (``reduction: mean`` only)
     scoring_task           the task's settings, one object shared by every document (settings.py)
+    scoring_calibration    a calibrated score's mean over the variant's cell (calibration.py)
     scoring_background_start, scoring_background_change
                            a footprint pair's raw background (``background_sequence`` of its
                            file) as its changed span against the original, like the perturbed copy
@@ -28,5 +29,6 @@ SOFT_MASKED = "scoring_soft_masked"
 CROP_START = "scoring_crop_start"
 TOKEN_COUNTS = "scoring_token_counts"
 TASK = "scoring_task"
+CALIBRATION = "scoring_calibration"
 BACKGROUND_START = "scoring_background_start"
 BACKGROUND_CHANGE = "scoring_background_change"

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import math
 
-from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL
-from perturbation_bench.pairs.scores import MARGINAL_SCORES
+from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL
+from perturbation_bench.pairs.ranking import variant_score
+from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE
 
 ALLELES = "ACGT"
 
@@ -57,12 +58,19 @@ def other_windows(doc: dict) -> tuple[str, str]:
     return with_base(original, site, others[0]), with_base(original, site, others[1])
 
 
-def document_score(score: str, doc: dict, pair, others) -> float:
-    """``s`` of a single-base variant document from its pair's log-likelihoods
-    ``(LL(w_ref), LL(w_alt))`` and those of its two other windows (:func:`other_windows`)."""
-    ref, alt = doc[ORIGINAL][doc[CHANGE_START]].upper(), doc[CHANGE].upper()
-    lls = dict(zip(other_alleles(ref, alt), others, strict=True))
-    return marginal_score(score, ref, alt, {ref: pair[0], alt: pair[1], **lls})
+def document_score(score: str, doc: dict, pair, others=None) -> float:
+    """``s`` of a variant document under any score of ``scores.py``, from its pair's
+    log-likelihoods ``(LL(w_ref), LL(w_alt))`` and, for a marginal score, those of its two other
+    windows (:func:`other_windows`); a calibrated score less its cell's mean
+    (``fields.CALIBRATION``, ``calibration.py``)."""
+    base = SCORE[score].base or score
+    if base not in MARGINAL_SCORES:
+        value = variant_score(pair[0] - pair[1], base)
+    else:
+        ref, alt = doc[ORIGINAL][doc[CHANGE_START]].upper(), doc[CHANGE].upper()
+        lls = dict(zip(other_alleles(ref, alt), others, strict=True))
+        value = marginal_score(base, ref, alt, {ref: pair[0], alt: pair[1], **lls})
+    return value - doc[CALIBRATION] if SCORE[score].base else value
 
 
 def marginal(lls: dict[str, float]) -> dict[str, float]:

@@ -8,6 +8,8 @@ the task's options, its requests, the report and the export read by name.
     traitgym  TraitGym's name of an unsupervised score, ``(features, sign, feature)``: the
               export's file name ``<run>_<features>.<sign>.<feature>``
     formula   ``s``, as the docs state it
+    base      for a context-calibrated score, the score it calibrates (``calibration.py``:
+              ``s = s_base - mean over the variant's cell``); None for the others
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class VariantScore(NamedTuple):
     reads: str
     traitgym: tuple[str, str, str]
     formula: str
+    base: str | None = None
 
 
 # fmt: off
@@ -32,9 +35,15 @@ SCORES = (
                  "m[ref] - m[alt], m the four-allele marginal"),
     VariantScore("entropy", "marginal", ("entropy", "plus", "score"),
                  "-sum_x exp(m[x]) m[x], in [0, log 4]"),
+    VariantScore("calibrated_llr", "margin", ("calibratedLLR", "minus", "score"),
+                 "llr - mean llr of the cell's neutral sites", base="llr"),
+    VariantScore("calibrated_entropy", "marginal", ("calibratedEntropy", "plus", "score"),
+                 "entropy - mean entropy of the cell's neutral sites", base="entropy"),
 )
 # fmt: on
 SCORE = {score.name: score for score in SCORES}
 """:data:`SCORES` by name."""
 MARGINAL_SCORES = tuple(score.name for score in SCORES if score.reads == "marginal")
 """The scores read off the four-allele marginal."""
+CALIBRATED_SCORES = tuple(score.name for score in SCORES if score.base is not None)
+"""The context-calibrated scores."""

@@ -73,6 +73,8 @@ SETTINGS = (
     Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
             "marginal's in marginal.py); None in other tasks' settings",
             choices=tuple(SCORE), logged_as="scoring_score"),
+    Setting("calibration", None, "the calibration table a calibrated score reads "
+            "(calibration.py); None: none"),
     Setting("shard", None, '"I/N": the pairs whose 0-based row is I modulo N; None: every pair',
             identifies=False, logged_as="scoring_shard"),
     Setting("start_token", "model", "the model's start token first, or nothing before the "

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, OptionsError
 from perturbation_bench.families import is_floor, scoring_of
+from perturbation_bench.pairs.calibration import model_source
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, run_names
 from perturbation_bench.report.samples import stream_sample_pairs
@@ -214,7 +215,8 @@ def collect_pairs(
         for task, path in sorted(run.samples.items()):
             floor = is_floor(run.model_type) or run.folder.resolve() in floor_folders
             for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
-                rows.append({**row, "run": str(run.folder), "floor": floor})
+                source = model_source(run.model_args)
+                rows.append({**row, "run": str(run.folder), "floor": floor, "source": source})
     import pandas as pd
 
     return pd.DataFrame(rows), notes

@@ -23,7 +23,6 @@ from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
 from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
-from perturbation_bench.pairs.ranking import variant_score
 from perturbation_bench.pairs.scores import MARGINAL_SCORES
 from perturbation_bench.pairs.settings import logged_settings
 
@@ -104,22 +103,23 @@ def stream_sample_pairs(
                 "ties_rule": settings.ties,
                 "score_kind": score_name or settings.score,
                 "convention": settings.convention,
+                "rc_average": settings.rc_average,
                 "one_class_chromosomes": settings.one_class_chromosomes,
                 "labels": settings.labels,
                 "min_per_class": settings.min_per_class,
-                "score": _score(doc, settings.score, outcome.margin, sample["filtered_resps"]),
+                "score": _score(doc, settings.score, sample["filtered_resps"]),
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
             }
 
 
-def _score(doc: dict, score: str | None, margin: float, filtered) -> float:
+def _score(doc: dict, score: str | None, filtered) -> float:
     """The variant score ``s`` of a sample: read off its margin (``pairs/ranking.py``), or for
     a marginal score off its two comparisons (``pairs/marginal.py``: the pair, then the two
     other bases)."""
     if score not in MARGINAL_SCORES:
-        return variant_score(margin, score or "llr")
+        return document_score(score or "llr", doc, [float(ll) for ll in filtered[0]])
     pair, others = ([float(ll) for ll in filtered[k]] for k in (0, len(filtered) // 2))
     return document_score(score, doc, pair, others)
 

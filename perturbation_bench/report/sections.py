@@ -21,6 +21,7 @@ import pandas as pd
 
 from perturbation_bench.report import (
     assays,
+    calibration,
     floors,
     footprints,
     matched,
@@ -153,6 +154,11 @@ def _draw_correlations(out: Path, inputs: Inputs, summary, strata) -> dict[str, 
     return {"score_against_label": bool(summary)}
 
 
+def _draw_calibration(out: Path, inputs: Inputs, rows) -> dict[str, bool]:
+    calibration.write(rows, out)
+    return {}
+
+
 def _assays(inputs: Inputs) -> tuple:
     cells = assays.assay_cells(inputs.pairs, inputs.by)
     return cells, assays.assay_macros(cells)
@@ -198,6 +204,9 @@ SECTIONS = (
             variant_correlations.markdown, under="variants", draw=_draw_correlations),
     Section("variant effect per assay", "variant tasks with an assay column",
             ("assays", "assay_macros"), _assays, assays.markdown, under="variants"),
+    Section("calibration", "runs of calibration configs (build calibration)", ("calibration",),
+            lambda i: (calibration.calibration_table(i.pairs),), calibration.markdown,
+            draw=_draw_calibration),
 )
 # fmt: on
 """The report's sections, in the order of ``report.md``."""

@@ -40,12 +40,18 @@ from perturbation_bench.pairs.assays import (
     oriented,
     per_assay,
 )
+from perturbation_bench.pairs.calibration import (
+    calibration_offsets,
+    cell_means,
+    cell_of,
+    model_source,
+)
 from perturbation_bench.pairs.conventions import CONVENTIONS
-from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL, TASK
+from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL, TASK
 from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.pairs.marginal import ALLELES, document_score
-from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome, variant_score
-from perturbation_bench.pairs.scores import MARGINAL_SCORES
+from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome
+from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MARGINAL_SCORES
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import compared_pairs
@@ -72,10 +78,13 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         score=options.settings.score,
         labels=labels,
         min_per_class=options.settings.min_per_class if labels is not None else None,
+        calibration=options.settings.calibration,
     )
     documents = dataset["test"]
     if options.settings.score in MARGINAL_SCORES:
         _check_single_bases(config_name, options.settings.score, documents.held)
+    if options.settings.score in CALIBRATED_SCORES:
+        _calibrate(documents.held, options.settings, metadata)
     if labels is not None:
         held = documents.held
         labelled = sum(doc["label"] is not None for doc in held)
@@ -89,6 +98,32 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
     if options.settings.convention:
         _check_edge(CONVENTIONS[options.settings.convention], documents.held)
     return dataset
+
+
+def _calibrate(held: list[dict], settings, metadata: dict) -> None:
+    """Give each variant its cell's mean (``fields.CALIBRATION``) from the calibration table,
+    the rows of this run's model, strands and window (``pairs/calibration.py``)."""
+    if settings.calibration is None:
+        raise OptionsError(
+            f"score {settings.score} subtracts the mean of neutral sites of each variant's "
+            'context: name their table, --metadata \'{"calibration": "REPORT/calibration.tsv"}\''
+        )
+    source = model_source(metadata)
+    if source is None:
+        raise OptionsError(
+            f"score {settings.score}: the model has no pretrained (or fasta) to match the calibration table by"
+        )
+    window = settings.context_bp or (len(held[0][ORIGINAL]) if held else 0)
+    means = cell_means(settings.calibration, settings.score, source, settings.rc_average, window)
+    cells = [cell_of(doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE]) for doc in held]
+
+    def describe(index: int) -> str:
+        doc = held[index]
+        return f"{doc['chrom']}:{doc['pos']} {doc['ref']}>{doc['alt']}"
+
+    offsets = calibration_offsets(cells, means, settings.calibration, describe)
+    for doc, offset in zip(held, offsets, strict=True):
+        doc[CALIBRATION] = offset
 
 
 def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
@@ -149,12 +184,13 @@ def process_results(doc, results) -> dict:
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics = pair_results(doc, results)
-    margin = metrics["margin"]
     if scoring_kind() == "embedding":  # a distance has no direction (module docstring)
         metrics = {}
     if "label" in doc:
         settings = doc[TASK]
-        score, label = _score(doc, results, margin), doc["label"]
+        # s off the margin (ranking.py) or the four alleles (marginal.py), calibrated or not
+        score = document_score(settings.score, doc, *compared_pairs(doc, results))
+        label = doc["label"]
         quantitative = settings.labels == "quantitative"
         if quantitative and label is not None:
             label = oriented(label, doc.get("label_direction"))
@@ -166,16 +202,6 @@ def process_results(doc, results) -> dict:
             names = CORRELATION_METRICS if quantitative else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
-
-
-def _score(doc, results, margin: float) -> float:
-    """The variant's score ``s`` under the task's ``score``: read off the margin
-    (``pairs/ranking.py``) or off the four alleles' log-likelihoods (``pairs/marginal.py``:
-    the document's pair, then the pair of the two other bases)."""
-    score = doc[TASK].score
-    if score not in MARGINAL_SCORES:
-        return variant_score(margin, score)
-    return document_score(score, doc, *compared_pairs(doc, results))
 
 
 def _labelled(items) -> tuple[list[bool], list[float], list[str]]:

@@ -61,6 +61,7 @@ def test_the_results_file_records_version_scorer_settings_and_data(
         "labels": None,
         "min_per_class": None,
         "ties": None,
+        "calibration": None,
     }
 
 

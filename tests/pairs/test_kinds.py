@@ -38,6 +38,7 @@ def test_each_kinds_builds_settings_and_options_exist(kind):
 
 def test_every_build_that_writes_pairs_has_its_kind_and_the_others_write_tables():
     assert set(BUILT_BY) | {"mutations", "saturation"} == set(build.KINDS)
+    assert BUILT_BY["calibration"] is KIND["variants"]
     assert not {"mutations", "saturation"} & set(BUILT_BY)
     assert BUILT_BY["footprints"].template == "_perturbation_footprints_template_yaml"
 
@@ -61,7 +62,11 @@ def test_every_validation_check_names_kinds_of_the_table():
 
 
 def test_one_kind_options_and_sample_fields_come_from_the_rows():
-    assert ONE_KIND_OPTIONS == {"min_per_class": KIND["variants"], "ties": KIND["footprints"]}
+    assert ONE_KIND_OPTIONS == {
+        "min_per_class": KIND["variants"],
+        "calibration": KIND["variants"],
+        "ties": KIND["footprints"],
+    }
     assert SAMPLE_FIELDS[:2] == ("label", "chrom")
     assert len(SAMPLE_FIELDS) == len(set(SAMPLE_FIELDS))
     assert set(SAMPLE_FIELDS) == {n for kind in KINDS for n in kind.sample_fields}

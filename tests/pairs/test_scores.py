@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE, SCORES
+from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MARGINAL_SCORES, SCORE, SCORES
 from perturbation_bench.pairs.settings import SETTING
 from perturbation_bench.report.export import traitgym_name
 
 
 def test_the_score_setting_takes_exactly_the_tables_rows():
-    assert SETTING["score"].choices == tuple(SCORE) == ("llr", "abs_llr", "marginal_llr", "entropy")
-    assert MARGINAL_SCORES == ("marginal_llr", "entropy")
+    names = ("llr", "abs_llr", "marginal_llr", "entropy", "calibrated_llr", "calibrated_entropy")
+    assert SETTING["score"].choices == tuple(SCORE) == names
+    assert MARGINAL_SCORES == ("marginal_llr", "entropy", "calibrated_entropy")
+    assert CALIBRATED_SCORES == ("calibrated_llr", "calibrated_entropy")
+    assert all(SCORE[SCORE[name].base].base is None for name in CALIBRATED_SCORES)
     assert {score.reads for score in SCORES} == {"margin", "marginal"}
 
 

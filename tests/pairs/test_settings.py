@@ -59,6 +59,7 @@ def test_settings_are_logged_as_json_and_read_back():
         "ties": "strict",
         "min_per_class": 30,
         "dose_axes": None,
+        "calibration": None,
     }
 
 

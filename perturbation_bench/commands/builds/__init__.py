@@ -7,6 +7,7 @@ declared beside its builder (``commands/build.KINDS``).
 - ``variants.py``: ``variants``;
 - ``mutations.py``: ``mutations``;
 - ``saturation.py``: ``saturation``;
+- ``calibration.py``: ``calibration``;
 - ``controls.py``: ``controls``;
 - ``footprints.py``: ``footprints``.
 """

@@ -1,0 +1,156 @@
+"""Context calibration (pairs/calibration.py, build calibration, the report's calibration.tsv):
+on a genome with a planted 5-mer structure, neutral sites calibrate to mean 0 in every cell."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+from dna_fixtures import evaluate
+from perturbation_bench.cli import main
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.pairs.calibration import (
+    CELL,
+    MIN_SITES,
+    calibration_offsets,
+    cell_of,
+)
+
+TASK = "perturbation_variants"
+WORDS = ("ACGTACGGTT", "TTGCAACGTC")
+BLOCK = (1000, 1000 + 60 * 10)  # 0-based, half-open: the planted sites, 60 words in random order
+
+
+def test_a_cell_is_the_forward_5_mer_and_the_alternate():
+    assert cell_of("ttACGTAcc", 4, "c") == "ACGTA_C"
+    assert cell_of("ACGTA", 2, "T") == "ACGTA_T"
+    assert cell_of("ACGTA", 1, "T") is None  # two bases on each side or none
+    assert cell_of("ACGTA", 3, "T") is None
+    assert cell_of("ACNTA", 2, "T") is None
+
+
+def test_a_thin_or_missing_cell_is_refused_with_the_first_variant():
+    means = {"AAAAA_C": (0.5, MIN_SITES), "CCCCC_A": (1.0, MIN_SITES - 1)}
+    assert calibration_offsets(["AAAAA_C"] * 2, means, "t.tsv", str) == [0.5, 0.5]
+    for cells, found in (
+        (["AAAAA_C", "CCCCC_A"], f"cell CCCCC_A has {MIN_SITES - 1} site"),
+        (["AAAAA_C", "GGGGG_T"], "cell GGGGG_T has 0 site"),
+        (["AAAAA_C", None], "no 5-mer"),
+    ):
+        with pytest.raises(
+            OptionsError, match=rf"1 of 2 variants cannot be calibrated .* the first, 1: {found}"
+        ):
+            calibration_offsets(cells, means, "t.tsv", str)
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """A genome with a planted block of two 10-mers in random order (few 5-mers, each at many
+    sites), the block's bases as neutral sites, a kmer-markov run of them scored with llr, and
+    the report's calibration table."""
+    root = tmp_path_factory.mktemp("calibration")
+    rng = random.Random(3)
+    flank = "".join(rng.choice("ACGT") for _ in range(BLOCK[0]))
+    block = "".join(rng.choice(WORDS) for _ in range(60))  # few 5-mers, no two windows alike
+    chromosome = flank + block + "".join(rng.choice("ACGT") for _ in range(1000))
+    fasta = root / "g.fa"
+    fasta.write_text(">chr1\n" + chromosome + "\n")
+    (root / "sites.bed").write_text(f"chr1\t{BLOCK[0] + 2}\t{BLOCK[1] - 2}\n")  # 5-mers inside
+    (root / "targets.bed").write_text(f"chr1\t{BLOCK[0] + 100}\t{BLOCK[0] + 130}\n")
+    for config, bed in (("cal", "sites.bed"), ("targets", "targets.bed")):
+        args = ["build", "calibration", "--fasta", str(fasta), "--sites", str(root / bed)]
+        assert main([*args, "--config", config, "--out", str(root / "out"), "--window", "64"]) == 0
+    metadata = {"config": "cal", "data_dir": str(root / "out"), "score": "llr"}
+    evaluate(str(fasta), [TASK], metadata, model="kmer-markov", output_path=root / "run")
+    from perturbation_bench.report.make import make_report
+
+    make_report([root / "run"], root / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
+    return root, fasta
+
+
+def _report(root, fasta, name: str, config: str, **options) -> pd.DataFrame:
+    """A kmer-markov run of ``config`` with ``options``, read by the report: its pairs."""
+    from perturbation_bench.report.make import make_report
+
+    metadata = {"config": config, "data_dir": str(root / "out"), **options}
+    evaluate(str(fasta), [TASK], metadata, model="kmer-markov", output_path=root / name)
+    make_report([root / name], root / f"{name}_report", n_boot=20, se_boot=2, se_chrom_boot=2)
+    return pd.read_parquet(root / f"{name}_report" / "pairs.parquet")
+
+
+def test_neutral_sites_calibrate_to_mean_zero_in_every_cell(calibrated):
+    root, fasta = calibrated
+    table = pd.read_csv(root / "report" / "calibration.tsv", sep="\t")
+    assert set(table["score"]) == {"llr"} and set(table["source"]) == {str(fasta)}
+    assert set(table["window_bp"]) == {64} and len(table) > 20
+    assert table["mean"].round(6).nunique() > 1  # the planted contexts score differently
+    raw = pd.read_parquet(root / "report" / "pairs.parquet")
+    expected = raw["margin"] - raw.groupby(CELL)["margin"].transform("mean")
+    path = str(root / "report" / "calibration.tsv")
+    pairs = _report(root, fasta, "cal_run", "cal", score="calibrated_llr", calibration=path)
+    assert set(pairs["score_kind"]) == {"calibrated_llr"}
+    by_pair = dict(zip(pairs["pair_id"], pairs["score"], strict=True))
+    assert [by_pair[p] for p in raw["pair_id"]] == pytest.approx(expected.tolist(), abs=1e-9)
+    assert pairs.groupby(CELL)["score"].mean().abs().max() < 1e-9
+    assert len(table) == pairs[CELL].nunique() and table["sites"].sum() == len(pairs)
+
+
+def test_other_variants_are_calibrated_by_their_cells_mean(calibrated):
+    root, fasta = calibrated
+    table = pd.read_csv(root / "report" / "calibration.tsv", sep="\t").set_index("cell")
+    path = str(root / "report" / "calibration.tsv")
+    pairs = _report(root, fasta, "targets_run", "targets", score="calibrated_llr", calibration=path)
+    expected = pairs["margin"] - table.loc[pairs[CELL], "mean"].to_numpy()
+    assert pairs["score"].tolist() == pytest.approx(expected.tolist(), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            {"context_bp": 32},
+            r"no llr or marginal_llr means for this run's window 32 \(the table has 64\)",
+        ),
+        ({"rc_average": True}, r"this run's rc_average True \(the table has False\)"),
+        ({"score": "calibrated_entropy"}, r"no entropy means for this run's model"),
+        ({"calibration": None}, r"name their table"),
+    ],
+)
+def test_a_table_of_another_window_strand_rule_or_score_is_refused(calibrated, options, message):
+    root, fasta = calibrated
+    metadata = {
+        "config": "cal",
+        "data_dir": str(root / "out"),
+        "score": "calibrated_llr",
+        "calibration": str(root / "report" / "calibration.tsv"),
+        **options,
+    }
+    with pytest.raises(OptionsError, match=message):
+        evaluate(str(fasta), [TASK], metadata, model="kmer-markov")
+
+
+def test_a_table_of_another_model_is_refused(calibrated, tiny_models):
+    root, _ = calibrated
+    metadata = {
+        "config": "cal",
+        "data_dir": str(root / "out"),
+        "score": "calibrated_llr",
+        "calibration": str(root / "report" / "calibration.tsv"),
+    }
+    with pytest.raises(OptionsError, match=r"this run's model '.*char' \(the table has .*g.fa\)"):
+        evaluate(tiny_models["char"], [TASK], metadata, model="dna-hf")
+
+
+def test_a_variant_whose_cell_the_table_lacks_is_refused(calibrated, tmp_path):
+    root, fasta = calibrated
+    table = pd.read_csv(root / "report" / "calibration.tsv", sep="\t")
+    thin = tmp_path / "thin.tsv"
+    table.assign(sites=MIN_SITES - 1).to_csv(thin, sep="\t", index=False)
+    metadata = {"config": "targets", "data_dir": str(root / "out"), "score": "calibrated_llr"}
+    with pytest.raises(
+        OptionsError,
+        match=rf"(\d+) of \1 variants cannot be calibrated .* has {MIN_SITES - 1} site",
+    ):
+        evaluate(str(fasta), [TASK], {**metadata, "calibration": str(thin)}, model="kmer-markov")
