@@ -47,7 +47,7 @@ def test_only_scores_with_a_direction_enter_the_paired_tables():
 def test_the_margin_figure_labels_every_scale():
     from perturbation_bench.report.plots import SCALE_LABELS
 
-    assert set(SCALE_LABELS) == {s.scale for s in SCORINGS}
+    assert set(SCALE_LABELS) == {s.scale for s in SCORINGS} | {"jsd"}
 
 
 def test_the_composition_floor_is_the_markov_chain_alone():

@@ -59,6 +59,7 @@ from perturbation_bench.models.causal_plan import Piece, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
+from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
@@ -193,16 +194,20 @@ class DnaHFLM(PackageModel, HFLM):
         return self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs, on_complete)
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
-        """Note which requests pair up per document (for sharing), then score as HFLM does."""
+        """Note which requests pair up per document (for sharing), then score as HFLM does; the
+        documents of a task scored by downstream JSD by :meth:`_jsd_scores`."""
         if self.embedding is not None:
             return self._embedding_scores(requests, disable_tqdm)
+        downstream = [reads_downstream(request) for request in requests]
+        rest = [r for r, jsd in zip(requests, downstream, strict=True) if not jsd]
         sharing = self.share_prefix or self.dedupe
-        self._pairs = (
-            document_pairs(requests, strict=False) + comparison_links(requests) if sharing else []
-        )
-        self._instances = requests
+        self._pairs = document_pairs(rest, strict=False) + comparison_links(rest) if sharing else []
+        self._instances = rest
         self._provenance.note(requests)
-        scores = super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        scored = iter(super().loglikelihood(rest, disable_tqdm=disable_tqdm) if rest else [])
+        jsd = [r for r, reads in zip(requests, downstream, strict=True) if reads]
+        by_jsd = iter(self._jsd_scores(jsd, disable_tqdm) if jsd else [])
+        scores = [next(by_jsd) if reads else next(scored) for reads in downstream]
         # under lm-eval's cache a rank whose requests are all cached is never called: no collective
         cached = getattr(self.cache_hook, "dbdict", None) is not None
         self._unknown_summary = self._unknown.summary(self.world_size, gather=not cached)
@@ -230,6 +235,30 @@ class DnaHFLM(PackageModel, HFLM):
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
         return [(score, False) for score in scores]
+
+    def _jsd_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """Each pair's downstream JSD on its reference request, 0 on its alternate
+        (``jsd_scoring.py``)."""
+        batch_size = self.batch_size if isinstance(self.batch_size, int) else 1
+        scorer = JSDScorer(
+            self.model, self.tokenizer, self.device, batch_size, self.max_length, self._tokens
+        )
+        pairs = document_pairs(requests, strict=True)
+        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
+        for request, score in zip(requests, scores, strict=True):
+            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
+        return [(score, False) for score in scores]
+
+    def _tokens(self, request) -> list[int]:
+        """A request's tokens as the model reads them: its start token (or context), then its
+        sequence (``start_token: none``: the sequence alone)."""
+        context, continuation = request.args
+        if bare_start(request.doc):
+            return self.tok_encode(continuation, add_special_tokens=False)
+        if context == "":
+            return [self.prefix_token_id, *self.tok_encode(continuation, add_special_tokens=False)]
+        context_enc, continuation_enc = self._encode_pair(context, continuation)
+        return context_enc + continuation_enc
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and

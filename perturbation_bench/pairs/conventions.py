@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases, scoring_of
+from perturbation_bench.pairs.scores import MODEL_SCORES
 from perturbation_bench.pairs.settings import TaskSettings, settings_of
 
 EDGES = ("shift", "pad", "truncate")
@@ -153,6 +154,14 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
         raise OptionsError(
             f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
             "score itself (leave score out)"
+        )
+    if settings.score in MODEL_SCORES and (
+        model != "dna-hf" or scoring not in (None, "likelihood")
+    ):
+        raise OptionsError(
+            f"score {settings.score} is computed by dna-hf from a causal model's next-base "
+            f"distributions, not by {name}{f' scoring={scoring}' if scoring else ''} (score "
+            "marginal_llr or entropy instead)"
         )
     convention = CONVENTIONS.get(settings.convention or "")
     if convention is not None and model not in convention.models:

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from perturbation_bench.families import SCORINGS  # noqa: E402
+from perturbation_bench.pairs.scores import MODEL_SCORES, SCORE  # noqa: E402
 
 SIZE, DPI = (9, 5), 100
 PANEL_WIDTH = 3.5
@@ -179,7 +180,11 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
     save_figure(figure, path)
 
 
-SCALE_LABELS = {scoring.scale: scoring.label for scoring in SCORINGS}
+SCALE_LABELS = {
+    **{scoring.scale: scoring.label for scoring in SCORINGS},
+    **{name: f"{name}: {SCORE[name].formula}" for name in MODEL_SCORES},
+}
+"""What a run's margins are, by scale (a score the model computes is its own scale)."""
 
 
 def margins(pairs, path: Path) -> None:

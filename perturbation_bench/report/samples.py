@@ -23,7 +23,7 @@ from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
 from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
-from perturbation_bench.pairs.scores import MARGINAL_SCORES
+from perturbation_bench.pairs.scores import MARGINAL_SCORES, MODEL_SCORES
 from perturbation_bench.pairs.settings import logged_settings
 
 STRATA = (
@@ -86,7 +86,7 @@ def stream_sample_pairs(
                 "pair_id": pair_id(original, perturbed),
                 "task": task,
                 "model": model,
-                "scale": scale,
+                "scale": settings.score if settings.score in MODEL_SCORES else scale,
                 "doc_id": int(sample.get("doc_id", number - 1)),
                 "ll_original": ll_original,
                 "ll_perturbed": ll_perturbed,

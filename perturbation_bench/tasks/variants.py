@@ -51,7 +51,7 @@ from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, O
 from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.pairs.marginal import ALLELES, document_score
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome
-from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MARGINAL_SCORES
+from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MODEL_SCORES, SINGLE_BASE_SCORES
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import compared_pairs
@@ -81,7 +81,7 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         calibration=options.settings.calibration,
     )
     documents = dataset["test"]
-    if options.settings.score in MARGINAL_SCORES:
+    if options.settings.score in SINGLE_BASE_SCORES:
         _check_single_bases(config_name, options.settings.score, documents.held)
     if options.settings.score in CALIBRATED_SCORES:
         _calibrate(documents.held, options.settings, metadata)
@@ -128,7 +128,7 @@ def _calibrate(held: list[dict], settings, metadata: dict) -> None:
 
 def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
     """Refuse a variant that is not one base of ACGT changed to another: a marginal score reads
-    the four alleles of one site (``pairs/marginal.py``)."""
+    the four alleles of one site (``pairs/marginal.py``), jsd the bases after it."""
     broken = [
         doc
         for doc in held
@@ -139,7 +139,7 @@ def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
     if broken:
         first = broken[0]
         raise OptionsError(
-            f"score {score} reads the four alleles of a single-base variant; {len(broken)} of "
+            f"score {score} reads single-base variants; {len(broken)} of "
             f"{len(held)} variants of {config_name} are not one (first: {first['chrom']}:"
             f"{first['pos']} {first['ref']}>{first['alt']}); build a config of single-base "
             "variants for it, or score these with llr"
@@ -184,8 +184,8 @@ def process_results(doc, results) -> dict:
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics = pair_results(doc, results)
-    if scoring_kind() == "embedding":  # a distance has no direction (module docstring)
-        metrics = {}
+    if scoring_kind() == "embedding" or doc[TASK].score in MODEL_SCORES:
+        metrics = {}  # a distance, a JSD: no direction (module docstring)
     if "label" in doc:
         settings = doc[TASK]
         # s off the margin (ranking.py) or the four alleles (marginal.py), calibrated or not

@@ -4,6 +4,7 @@ ranking metrics."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from pathlib import Path
@@ -373,7 +374,7 @@ def test_a_marginal_score_refuses_a_variant_that_is_not_one_base(tiny_models, ge
         ]
     )
     build(tmp_path, table, genome[0], "snvs")
-    with pytest.raises(OptionsError, match=r"reads the four alleles .* 1 of 2 variants of snvs"):
+    with pytest.raises(OptionsError, match=r"reads single-base variants; 1 of 2 variants of snvs"):
         _scores(tmp_path, tiny_models["char"], "entropy")
 
 
@@ -389,3 +390,68 @@ def test_the_report_reads_a_marginal_score_as_the_task_gave_it(tiny_models, snvs
     assert pairs["score"].tolist() == pytest.approx([by_doc[i] for i in pairs["doc_id"]], abs=1e-9)
     assert set(pairs["score_kind"]) == {"entropy"}
     assert pairs["margin_forward"].isna().all()  # four requests, one strand: no strand margins
+
+
+def test_the_downstream_jsd_is_a_direct_two_window_computation(tiny_models, snvs, tmp_path):
+    import numpy as np
+    import torch
+    from scipy.spatial.distance import jensenshannon
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from perturbation_bench.report.make import make_report
+
+    root, rows = snvs
+    path = tiny_models["char"]
+    metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    result = evaluate(path, [TASK], metadata, "dna-hf", tmp_path / "run")
+    samples = {s["doc_id"]: s for s in result["samples"][TASK]}
+    assert "pairwise_acc" not in result["results"][TASK]  # a JSD has no direction
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    bases = tokenizer.convert_tokens_to_ids(list("ACGT"))
+
+    def next_bases(window: str) -> np.ndarray:
+        ids = [tokenizer.bos_token_id, *tokenizer(window, add_special_tokens=False)["input_ids"]]
+        with torch.no_grad():
+            logits = model(torch.tensor([ids])).logits[0].double().numpy()
+        chosen = logits[:, bases]
+        chosen = np.exp(chosen - chosen.max(axis=1, keepdims=True))
+        return chosen / chosen.sum(axis=1, keepdims=True)
+
+    for i, row in rows.iterrows():
+        site, _ = _allele_windows(row)
+        p, q = next_bases(row["original_sequence"]), next_bases(row["sequence"])
+        token = site + 1  # after the start token
+        expected = np.mean([jensenshannon(p[t], q[t]) ** 2 for t in range(token, len(p) - 1)])
+        assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
+    make_report([tmp_path / "run"], tmp_path / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
+    pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet")
+    assert set(pairs["scale"]) == {"jsd"} and set(pairs["score_kind"]) == {"jsd"}
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["summary"] == [] and len(report["variants"]["summary"]) == 1
+
+
+@pytest.mark.parametrize(
+    "model, kind, message",
+    [
+        ("dna-mlm", "char", r"score jsd is computed by dna-hf .* not by dna-mlm"),
+        ("dna-hf", "kmer6", r"score jsd .* needs A, C, G and T as single tokens .* none for A, C"),
+        ("dna-hf", "bpe", r"score jsd reads one token per base; .* has 64 bases in \d+ tokens"),
+    ],
+)
+def test_jsd_refuses_other_models_and_tokenizers_in_one_line(
+    model, kind, message, snvs, tiny_models, tmp_path
+):
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    root, _ = snvs
+    path = tiny_models[kind]
+    if model == "dna-mlm":  # a masked model of the same tokenizer
+        path = str(
+            save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer(kind)))
+        )
+    metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    with pytest.raises(OptionsError, match=message):
+        evaluate(path, [TASK], metadata, model)
