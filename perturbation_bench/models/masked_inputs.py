@@ -61,10 +61,12 @@ def windows(n_tokens: int, masked: list[int], max_length: int) -> list[tuple[int
 
 
 def merge_identical(inputs: list[MaskedInput]) -> list[MaskedInput]:
-    """One input per distinct token list (masks included), carrying the reads of all of them."""
+    """One input per distinct masked input (its token list with the masks applied), carrying
+    the reads of all of them: inputs that differ only under their masks (a site's four alleles,
+    masked there) are one forward pass."""
     merged: dict[tuple, MaskedInput] = {}
     for item in inputs:
-        key = (tuple(item.tokens), item.masked)
+        key = (tuple(item.ids), item.masked)
         if key in merged:
             merged[key].reads += item.reads
         else:

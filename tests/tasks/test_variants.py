@@ -327,8 +327,9 @@ def test_with_both_strands_each_alleles_ll_is_its_strand_mean(tiny_models, snvs)
         assert entropy[i][0] == pytest.approx(_entropy(lls), abs=1e-4)
 
 
-def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path, snvs):
-    """Masked: one input, the site masked; its log-probabilities of A, C, G, T, renormalised."""
+def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path, snvs, caplog):
+    """Masked: one input, the site masked; its log-probabilities of A, C, G, T, renormalised.
+    The four alleles' windows masked at the site are one input: one forward pass per site."""
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -337,7 +338,10 @@ def test_a_masked_models_entropy_is_the_masked_distribution_at_the_site(tmp_path
 
     root, rows = snvs
     path = str(save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char"))))
-    entropy = _scores(root, path, "entropy", model="dna-mlm")
+    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.masked_scoring"):
+        entropy = _scores(root, path, "entropy", model="dna-mlm")
+    sites = len({(row["chrom"], row["pos"]) for _, row in rows.iterrows()})
+    assert f"{2 * len(rows)} masked inputs, {sites} distinct" in caplog.text
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     for i, row in rows.iterrows():
