@@ -40,7 +40,7 @@ def other_alleles(ref: str, alt: str) -> tuple[str, str]:
     order."""
     ref, alt = ref.upper(), alt.upper()
     others = tuple(base for base in ALLELES if base not in (ref, alt))
-    if ref not in ALLELES or alt not in ALLELES or ref == alt or len(others) != 2:
+    if len(others) != 2:  # exactly when ref and alt are two different bases of ACGT
         raise ValueError(f"not a single-base change between two of ACGT: {ref!r} > {alt!r}")
     return others
 
@@ -81,11 +81,11 @@ def marginal(lls: dict[str, float]) -> dict[str, float]:
 
 
 def marginal_score(score: str, ref: str, alt: str, lls: dict[str, float]) -> float:
-    """``s`` of a score of :data:`MARGINAL_SCORES` (module docstring), from the four alleles'
+    """``s`` of ``marginal_llr`` or ``entropy`` (module docstring), from the four alleles'
     log-likelihoods ``{base: LL(w_base)}``."""
     m = marginal(lls)
     if score == "marginal_llr":
         return m[ref.upper()] - m[alt.upper()]
     if score == "entropy":
         return -sum(math.exp(value) * value for value in m.values())
-    raise ValueError(f"not a marginal score: {score!r}; one of {', '.join(MARGINAL_SCORES)}")
+    raise ValueError(f"not a marginal score: {score!r}; one of marginal_llr, entropy")

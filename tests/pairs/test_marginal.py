@@ -35,14 +35,16 @@ def test_the_marginal_llr_is_the_two_allele_llr_and_the_entropy_is_shannons():
     uniform = dict.fromkeys("ACGT", -3.0)
     assert marginal_score("entropy", "A", "C", uniform) == pytest.approx(math.log(4))
     assert marginal_score("entropy", "A", "C", {"A": 0.0, "C": -80, "G": -80, "T": -80}) < 1e-30
-    with pytest.raises(ValueError, match="not a marginal score"):
+    with pytest.raises(
+        ValueError, match="not a marginal score: .llr.; one of marginal_llr, entropy$"
+    ):
         marginal_score("llr", "A", "C", LLS)
 
 
 def test_the_other_bases_are_in_acgt_order_and_a_change_of_one_base_is_required():
     assert other_alleles("g", "A") == ("C", "T")
     assert other_alleles("T", "C") == ("A", "G")
-    for ref, alt in (("A", "A"), ("A", "N"), ("AC", "A")):
+    for ref, alt in (("A", "A"), ("A", "N"), ("N", "A"), ("AC", "A"), ("A", "CG"), ("AC", "CA")):
         with pytest.raises(ValueError, match="not a single-base change"):
             other_alleles(ref, alt)
 
