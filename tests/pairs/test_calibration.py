@@ -29,6 +29,7 @@ def test_a_cell_is_the_forward_5_mer_and_the_alternate():
     assert cell_of("ACGTA", 1, "T") is None  # two bases on each side or none
     assert cell_of("ACGTA", 3, "T") is None
     assert cell_of("ACNTA", 2, "T") is None
+    assert cell_of("ACXTA", 2, "T") is None
 
 
 def test_a_thin_or_missing_cell_is_refused_with_the_first_variant():
@@ -37,7 +38,7 @@ def test_a_thin_or_missing_cell_is_refused_with_the_first_variant():
     for cells, found in (
         (["AAAAA_C", "CCCCC_A"], f"cell CCCCC_A has {MIN_SITES - 1} site"),
         (["AAAAA_C", "GGGGG_T"], "cell GGGGG_T has 0 site"),
-        (["AAAAA_C", None], "no 5-mer"),
+        (["AAAAA_C", None], "no 5-mer of A, C, G, T around its site"),
     ):
         with pytest.raises(
             OptionsError, match=rf"1 of 2 variants cannot be calibrated .* the first, 1: {found}"

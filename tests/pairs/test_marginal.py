@@ -54,5 +54,7 @@ def test_a_documents_other_windows_and_score_come_from_its_changed_span():
     assert other_windows(doc) == ("acAtA", "acCtA")
     score = document_score("marginal_llr", doc, (LLS["G"], LLS["T"]), (LLS["A"], LLS["C"]))
     assert score == pytest.approx(LLS["G"] - LLS["T"])
+    assert document_score("llr", doc, (-3.0, -1.0)) == pytest.approx(-2.0)
+    assert document_score("abs_llr", doc, (-3.0, -1.0)) == pytest.approx(2.0)
     entropy = document_score("entropy", doc, (LLS["G"], LLS["T"]), (LLS["A"], LLS["C"]))
     assert entropy == pytest.approx(marginal_score("entropy", "G", "T", LLS))
