@@ -97,22 +97,29 @@ def strand_average(lls: list[float]) -> tuple[float, float]:
     return sum(lls[0::2]) / strands, sum(lls[1::2]) / strands
 
 
+def _documents(requests) -> dict[tuple, list[int]]:
+    """The indices of each document's requests, ``(task_name, doc_id) -> indices`` in the order
+    of ``idx`` (the choice index)."""
+    documents = defaultdict(list)
+    for index, request in enumerate(requests):
+        documents[(request.task_name, request.doc_id)].append(index)
+    for indices in documents.values():
+        indices.sort(key=lambda i: requests[i].idx)
+    return documents
+
+
 def comparison_links(requests) -> list[tuple[int, int]]:
     """Links between the comparisons of one document on one strand: each later comparison's
     first request of a strand with the first comparison's, for a scorer that scores linked
     requests as one group, their common prefix once (``models/causal_plan.py``): a marginal
     document's four alleles (``pairs/marginal.py``), a footprint document's three windows.
     Documents of tasks of other packages have no comparisons and no links."""
-    documents = defaultdict(list)
-    for index, request in enumerate(requests):
-        documents[(request.task_name, request.doc_id)].append(index)
     links = []
-    for indices in documents.values():
+    for indices in _documents(requests).values():
         doc = getattr(requests[indices[0]], "doc", None)
         settings = doc.get(TASK) if isinstance(doc, dict) else None
         if settings is None:
             continue
-        indices.sort(key=lambda i: requests[i].idx)
         per = settings.formatting.requests_per_pair
         for start in range(per, len(indices), per):
             links += [(indices[s], indices[start + s]) for s in range(0, per, 2)]
@@ -130,12 +137,8 @@ def document_pairs(requests, strict: bool) -> list[tuple[int, int]]:
         strict: raise :class:`UnsupportedTaskError` for a document whose requests do not form
             such pairs (a model that scores only pairs); else leave that document out.
     """
-    documents = defaultdict(list)
-    for index, request in enumerate(requests):
-        documents[(request.task_name, request.doc_id)].append(index)
     pairs = []
-    for (task, doc), indices in documents.items():
-        indices.sort(key=lambda i: requests[i].idx)
+    for (task, doc), indices in _documents(requests).items():
         contexts = {requests[i].args[0] for i in indices}
         lengths = [len(requests[i].args[1]) for i in indices]
         if len(indices) % 2 or len(contexts) > 1 or lengths[0::2] != lengths[1::2]:

@@ -212,11 +212,11 @@ def collect_pairs(
                 f"{run.folder}: run with --limit {run.limit:g}: only the first pairs of each task "
                 "were scored, not the whole benchmark"
             )
+        floor = is_floor(run.model_type) or run.folder.resolve() in floor_folders
+        kept = {"run": str(run.folder), "floor": floor, "source": model_source(run.model_args)}
         for task, path in sorted(run.samples.items()):
-            floor = is_floor(run.model_type) or run.folder.resolve() in floor_folders
             for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
-                source = model_source(run.model_args)
-                rows.append({**row, "run": str(run.folder), "floor": floor, "source": source})
+                rows.append({**row, **kept})
     import pandas as pd
 
     return pd.DataFrame(rows), notes

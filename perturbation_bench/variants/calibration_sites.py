@@ -21,11 +21,13 @@ def calibration_rows(genome, regions) -> tuple[list[dict], dict]:
     """The sites' variant rows, each with its cell, and a summary (``build saturation``'s, and
     the sites left out without a 5-mer)."""
     rows, summary = saturation_rows(genome, regions)
-    kept = []
+    kept, contexts = [], {}  # a site's 5-mer, read once for its three alternates
     for row in rows:
-        chrom = resolve_chromosome(row["chrom"], genome)
-        start = row["pos"] - 1 - FLANK
-        context = genome.fetch(chrom, start, row["pos"] + FLANK) if start >= 0 else ""
+        site = (row["chrom"], row["pos"])
+        if site not in contexts:
+            chrom, start = resolve_chromosome(row["chrom"], genome), row["pos"] - 1 - FLANK
+            contexts[site] = genome.fetch(chrom, start, row["pos"] + FLANK) if start >= 0 else ""
+        context = contexts[site]
         cell = cell_of(context, FLANK, row["alt"]) if len(context) == 2 * FLANK + 1 else None
         if cell is not None:
             kept.append({**row, CELL: cell})

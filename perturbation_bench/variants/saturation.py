@@ -65,8 +65,9 @@ def saturation_rows(genome, regions) -> tuple[list[dict], dict]:
     return rows, summary
 
 
-def write_saturation(rows: list[dict], summary: dict, out: str | Path) -> Path:
-    """Write the table (parquet) and ``<out>.summary.json``; return the summary's path."""
+def write_saturation(rows: list[dict], summary: dict, out: str | Path, text_columns=()) -> Path:
+    """Write the table (parquet) and ``<out>.summary.json``; return the summary's path.
+    ``text_columns``: columns of the rows written after the scan's own, as text."""
     import pyarrow as pa
 
     columns = [
@@ -75,6 +76,7 @@ def write_saturation(rows: list[dict], summary: dict, out: str | Path) -> Path:
         ("ref", pa.string()),
         ("alt", pa.string()),
         ("region", pa.string()),
+        *((name, pa.string()) for name in text_columns),
     ]
     return write_variant_table(rows, columns, summary, out)
 

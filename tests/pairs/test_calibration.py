@@ -107,6 +107,13 @@ def test_other_variants_are_calibrated_by_their_cells_mean(calibrated):
     assert pairs["score"].tolist() == pytest.approx(expected.tolist(), abs=1e-9)
 
 
+def _calibrated(root, **options) -> dict:
+    """The metadata of a calibrated_llr run of the calibration sites with their table."""
+    table = str(root / "report" / "calibration.tsv")
+    calibrated = {"score": "calibrated_llr", "calibration": table}
+    return {"config": "cal", "data_dir": str(root / "out"), **calibrated, **options}
+
+
 @pytest.mark.parametrize(
     "options, message",
     [
@@ -121,27 +128,14 @@ def test_other_variants_are_calibrated_by_their_cells_mean(calibrated):
 )
 def test_a_table_of_another_window_strand_rule_or_score_is_refused(calibrated, options, message):
     root, fasta = calibrated
-    metadata = {
-        "config": "cal",
-        "data_dir": str(root / "out"),
-        "score": "calibrated_llr",
-        "calibration": str(root / "report" / "calibration.tsv"),
-        **options,
-    }
     with pytest.raises(OptionsError, match=message):
-        evaluate(str(fasta), [TASK], metadata, model="kmer-markov")
+        evaluate(str(fasta), [TASK], _calibrated(root, **options), model="kmer-markov")
 
 
 def test_a_table_of_another_model_is_refused(calibrated, tiny_models):
     root, _ = calibrated
-    metadata = {
-        "config": "cal",
-        "data_dir": str(root / "out"),
-        "score": "calibrated_llr",
-        "calibration": str(root / "report" / "calibration.tsv"),
-    }
     with pytest.raises(OptionsError, match=r"this run's model '.*char' \(the table has .*g.fa\)"):
-        evaluate(tiny_models["char"], [TASK], metadata, model="dna-hf")
+        evaluate(tiny_models["char"], [TASK], _calibrated(root), model="dna-hf")
 
 
 def test_a_variant_whose_cell_the_table_lacks_is_refused(calibrated, tmp_path):

@@ -13,14 +13,12 @@ from perturbation_bench.wording import counted, say_excluded
 def run(args: argparse.Namespace) -> str | None:
     """Build the calibration config; print what was written and excluded; return the config
     whose task YAML to write."""
-    import pyarrow as pa
-
     from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.pairs.calibration import CELL
     from perturbation_bench.variants.bed import read_bed
     from perturbation_bench.variants.build import build_variant_dataset
     from perturbation_bench.variants.calibration_sites import calibration_rows
-    from perturbation_bench.variants.tables import write_variant_table
+    from perturbation_bench.variants.saturation import write_saturation
 
     if args.window < 5:
         raise OptionsError(f"--window must hold a site's 5-mer (at least 5 bp), got {args.window}")
@@ -29,8 +27,7 @@ def run(args: argparse.Namespace) -> str | None:
     if not rows:
         raise DataValidationError(f"{args.sites}: no site of A, C, G, T with a 5-mer around it")
     table = Path(args.out) / f"{args.config}_sites.parquet"
-    columns = [(name, pa.string()) for name in ("chrom", "ref", "alt", "region", CELL)]
-    write_variant_table(rows, [*columns[:1], ("pos", pa.int64()), *columns[1:]], summary, table)
+    write_saturation(rows, summary, table, text_columns=[CELL])
     path, written, excluded, read = build_variant_dataset(
         table, genome, args.config, Path(args.out), args.window, args.edge
     )
