@@ -14,7 +14,7 @@ here imports :mod:`perturbation_bench.tasks`.
   ``masked_inputs.py`` (its inputs: masks, windows, the tokens a change covers) and
   ``pair_cache.py`` (resumable runs of pairs);
 - ``embedding_scoring.py``: embedding-distance variant scores, for ``dna-hf`` and ``dna-mlm``;
-- ``jsd_scoring.py``: ``dna-hf``'s downstream JSD of single-base variants (``score: jsd``);
+- ``jsd_scoring.py``: downstream JSD of single-base variants (``score: jsd``), for ``dna-hf`` and ``dna-mlm``;
 - ``kmer_markov.py``: ``kmer-markov``, with ``markov_chain.py`` (the chain counted on a genome);
 - ``parallel.py``: data parallelism on GPUs and CPUs;
 - ``tokens.py``: unknown tokens, counted or refused;

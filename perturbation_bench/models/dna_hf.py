@@ -241,7 +241,14 @@ class DnaHFLM(PackageModel, HFLM):
         (``jsd_scoring.py``)."""
         batch_size = self.batch_size if isinstance(self.batch_size, int) else 1
         scorer = JSDScorer(
-            self.model, self.tokenizer, self.device, batch_size, self.max_length, self._tokens
+            self.model,
+            self.tokenizer,
+            self.device,
+            batch_size,
+            self.max_length,
+            self._tokens,
+            causal=True,
+            name="dna-hf",
         )
         pairs = document_pairs(requests, strict=True)
         scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
@@ -249,16 +256,20 @@ class DnaHFLM(PackageModel, HFLM):
             self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
         return [(score, False) for score in scores]
 
-    def _tokens(self, request) -> list[int]:
-        """A request's tokens as the model reads them: its start token (or context), then its
-        sequence (``start_token: none``: the sequence alone)."""
+    def _tokens(self, request) -> tuple[list[int], range]:
+        """A request's tokens as the model reads them (its start token or context, then its
+        sequence; ``start_token: none``: the sequence alone), and the positions of the
+        sequence's tokens among them."""
         context, continuation = request.args
         if bare_start(request.doc):
-            return self.tok_encode(continuation, add_special_tokens=False)
+            tokens = self.tok_encode(continuation, add_special_tokens=False)
+            return tokens, range(len(tokens))
         if context == "":
-            return [self.prefix_token_id, *self.tok_encode(continuation, add_special_tokens=False)]
-        context_enc, continuation_enc = self._encode_pair(context, continuation)
-        return context_enc + continuation_enc
+            sequence = self.tok_encode(continuation, add_special_tokens=False)
+            context_enc = [self.prefix_token_id]
+        else:
+            context_enc, sequence = self._encode_pair(context, continuation)
+        return context_enc + sequence, range(len(context_enc), len(context_enc) + len(sequence))
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and

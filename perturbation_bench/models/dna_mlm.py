@@ -7,7 +7,9 @@ is scored on its own, ``pairs/requests.py``) and scores the pairs with
 :class:`~perturbation_bench.models.masked_scoring.MaskedScorer`, whose module states the rules:
 by default the positions where a pair differs are masked and read, so ``LL`` is a
 masked-marginal sum over them, comparable within a pair, not with a causal model's LL; with
-``scoring=pll`` each sequence's pseudo-log-likelihood (one pass per token).
+``scoring=pll`` each sequence's pseudo-log-likelihood (one pass per token). A variant task with
+``score: jsd`` is scored by :class:`~perturbation_bench.models.jsd_scoring.JSDScorer` on the
+unmasked windows.
 
 With lm-eval's ``--use_cache`` whole pairs are kept in a store of their own
 (``pair_cache.py``), written as each pair is scored, so a killed run resumes where it stopped.
@@ -24,10 +26,13 @@ from perturbation_bench.arguments import load_tokenizer, loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
+from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
+from perturbation_bench.models.masked_inputs import encode_request
 from perturbation_bench.models.masked_scoring import MaskedScorer
 from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.pairs.requests import document_pairs
+from perturbation_bench.pairs.settings import settings_of
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -154,10 +159,17 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         self._provenance.note(requests)
         totals = [0.0] * len(requests)
         store, keys, todo = getattr(self, "_store", None), {}, []
+
+        def downstream(index: int) -> bool:
+            return self.embedding is None and reads_downstream(requests[index])
+
         for first, second in document_pairs(requests, strict=True):
             if store is not None:
                 keys[first] = store.key(
-                    requests[first].args[0], requests[first].args[1], requests[second].args[1]
+                    requests[first].args[0],
+                    requests[first].args[1],
+                    requests[second].args[1],
+                    settings_of(requests[first].doc).score if downstream(first) else None,
                 )
                 cached = store.get(keys[first])
                 if cached is not None:
@@ -177,19 +189,33 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             store.put(keys[first], (totals[first], totals[second]))
 
         on_pair = store_pair if store is not None else None
+        progress = not disable_tqdm and self._rank == 0
         if self.embedding is not None:
-            self._score_embeddings(requests, todo, totals, disable_tqdm, on_pair)
+            self._score_by(self._embedding_scorer(), requests, todo, totals, progress, on_pair)
         else:
-            self._score_masked(requests, todo, totals, disable_tqdm, on_pair)
+            masked = [pair for pair in todo if not downstream(pair[0])]
+            self._score_masked(requests, masked, totals, disable_tqdm, on_pair)
+            jsd = [pair for pair in todo if downstream(pair[0])]
+            if jsd:
+                self._score_by(self._jsd_scorer(), requests, jsd, totals, progress, on_pair)
         self._unknown_summary = self._unknown.summary(self._world_size)
         if self._rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
         return [(total, False) for total in totals]
 
-    def _score_embeddings(self, requests, pairs, totals, disable_tqdm: bool, on_pair) -> None:
-        """The embedding score of each pair (``embedding_scoring.py``) into ``totals``, then
-        ``on_pair(pair)`` for each (None: nothing)."""
-        scorer = EmbeddingScorer(
+    def _score_by(self, scorer, requests, pairs, totals, progress: bool, on_pair) -> None:
+        """Each pair's score from ``scorer`` (an embedding or JSD scorer: the score on the
+        reference request, 0 on the alternate) into ``totals``, then ``on_pair(pair)`` for each
+        (None: nothing)."""
+        scores = scorer.scores(requests, pairs, progress=progress)
+        for first, second in pairs:
+            totals[first], totals[second] = scores[first], scores[second]
+            if on_pair is not None:
+                on_pair((first, second))
+
+    def _embedding_scorer(self) -> EmbeddingScorer:
+        """The embedding distances of ``scoring=embedding`` (``embedding_scoring.py``)."""
+        return EmbeddingScorer(
             self.model,
             self.tokenizer,
             self._device,
@@ -198,11 +224,28 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             self.embedding,
             self._unknown,
         )
-        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self._rank == 0)
-        for first, second in pairs:
-            totals[first], totals[second] = scores[first], scores[second]
-            if on_pair is not None:
-                on_pair((first, second))
+
+    def _jsd_scorer(self) -> JSDScorer:
+        """The downstream JSD of ``score: jsd`` (``jsd_scoring.py``), read off unmasked windows."""
+        return JSDScorer(
+            self.model,
+            self.tokenizer,
+            self._device,
+            self.batch_size,
+            self.max_length,
+            self._tokens,
+            causal=False,
+            name="dna-mlm",
+        )
+
+    def _tokens(self, request) -> tuple[list[int], list[int]]:
+        """A request's token ids with the tokenizer's special tokens, and the positions of its
+        sequence's tokens (not special, not the context's)."""
+        encoding = encode_request(self.tokenizer, request, self._unknown)
+        context = request.args[0]
+        skip = len(self.tokenizer(context, add_special_tokens=False)["input_ids"]) if context else 0
+        own = [i for i, special in enumerate(encoding["special_tokens_mask"]) if not special]
+        return encoding["input_ids"], own[skip:]
 
     def _score_masked(self, requests, pairs, totals, disable_tqdm: bool, on_pair) -> None:
         """Masked marginals or PLLs of each pair (``masked_scoring.py``) into ``totals``, calling

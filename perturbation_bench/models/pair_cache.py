@@ -9,6 +9,8 @@ its own next to lm-eval's, keyed by everything they depend on::
 
     key = sha256(model, max_length, context, continuation_o, continuation_p)  ->  (LL_o, LL_p)
 
+(a score the model computes from the pair, ``score: jsd``, keyed with its name too)
+
 written as soon as a pair is scored (SQLite, committed on every write), and clears lm-eval's
 per-request entries of that file when the run starts, so lm-eval never serves them: every
 request reaches the model, which takes whole pairs from the store.
@@ -49,8 +51,10 @@ class PairStore:
         database = getattr(cache_hook, "dbdict", None)
         return cls(database, model_key) if database is not None else None
 
-    def key(self, context: str, original: str, perturbed: str) -> str:
-        text = json.dumps([*self.model_key, context, original, perturbed])
+    def key(self, context: str, original: str, perturbed: str, score: str | None = None) -> str:
+        """The pair's key (module docstring); ``score`` names a score the model computes."""
+        named = [score] if score is not None else []
+        text = json.dumps([*self.model_key, *named, context, original, perturbed])
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str):

@@ -30,8 +30,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.families import CAUSAL_MODELS, MASKED_MODELS, reads_bases, scoring_of
-from perturbation_bench.pairs.scores import MODEL_SCORES
+from perturbation_bench.families import (
+    CAUSAL_MODELS,
+    MASKED_MODELS,
+    MODELS,
+    reads_bases,
+    scoring_of,
+)
+from perturbation_bench.pairs.scores import SCORE
 from perturbation_bench.pairs.settings import TaskSettings, settings_of
 
 EDGES = ("shift", "pad", "truncate")
@@ -155,13 +161,14 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
             f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
             "score itself (leave score out)"
         )
-    if settings.score in MODEL_SCORES and (
-        model != "dna-hf" or scoring not in (None, "likelihood")
+    computed_by = SCORE[settings.score].models if settings.score in SCORE else ()
+    if computed_by and (
+        model not in computed_by or scoring not in (None, MODELS[model].scorings[0])
     ):
         raise OptionsError(
-            f"score {settings.score} is computed by dna-hf from a causal model's next-base "
-            f"distributions, not by {name}{f' scoring={scoring}' if scoring else ''} (score "
-            "marginal_llr or entropy instead)"
+            f"score {settings.score} is computed by {' or '.join(computed_by)} from the model's "
+            f"distributions of single bases, not by {name}"
+            f"{f' scoring={scoring}' if scoring else ''} (score marginal_llr or entropy instead)"
         )
     convention = CONVENTIONS.get(settings.convention or "")
     if convention is not None and model not in convention.models:

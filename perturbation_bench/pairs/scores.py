@@ -5,13 +5,14 @@ the task's options, its requests, the report and the export read by name.
     reads     what the score is read off: ``margin``, the pair's ``LL(ref) - LL(alt)``
               (``ranking.py``), ``marginal``, the four-allele marginal at the variant's site
               (``marginal.py``: two comparisons per variant, single-base variants only), or
-              ``model``, a score the model computes itself from the pair (``dna-hf``'s
-              ``models/jsd_scoring.py``; single-base variants only)
+              ``model``, a score the model computes itself from the pair
+              (``models/jsd_scoring.py``; single-base variants only)
     traitgym  TraitGym's name of an unsupervised score, ``(features, sign, feature)``: the
               export's file name ``<run>_<features>.<sign>.<feature>``
     formula   ``s``, as the docs state it
     base      for a context-calibrated score, the score it calibrates (``calibration.py``:
               ``s = s_base - mean over the variant's cell``); None for the others
+    models    the lm-eval models that compute it, under their default scoring; empty: any
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class VariantScore(NamedTuple):
     traitgym: tuple[str, str, str]
     formula: str
     base: str | None = None
+    models: tuple[str, ...] = ()
 
 
 # fmt: off
@@ -38,7 +40,8 @@ SCORES = (
     VariantScore("entropy", "marginal", ("entropy", "plus", "score"),
                  "-sum_x exp(m[x]) m[x], in [0, log 4]"),
     VariantScore("jsd", "model", ("JSD", "plus", "score"),
-                 "mean over the bases after the site of JSD(next-base distributions)"),
+                 "mean over the bases after the site of JSD(their predicted distributions)",
+                 models=("dna-hf", "dna-mlm")),
     VariantScore("calibrated_llr", "margin", ("calibratedLLR", "minus", "score"),
                  "llr - mean llr of the cell's neutral sites", base="llr"),
     VariantScore("calibrated_entropy", "marginal", ("calibratedEntropy", "plus", "score"),

@@ -396,38 +396,58 @@ def test_the_report_reads_a_marginal_score_as_the_task_gave_it(tiny_models, snvs
     assert pairs["margin_forward"].isna().all()  # four requests, one strand: no strand margins
 
 
-def test_the_downstream_jsd_is_a_direct_two_window_computation(tiny_models, snvs, tmp_path):
+@pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
+def test_the_downstream_jsd_is_a_direct_two_window_computation(model, tiny_models, snvs, tmp_path):
+    """dna-hf: the next-base predictions after the site; dna-mlm: the unmasked window's own
+    predictions of the bases after the site; each against scipy on a float64 softmax."""
     import numpy as np
     import torch
     from scipy.spatial.distance import jensenshannon
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
     from perturbation_bench.report.make import make_report
 
     root, rows = snvs
     path = tiny_models["char"]
+    if model == "dna-mlm":
+        tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
+        path = str(save_random_bert(tmp_path / "mlm", tokenizer))
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
-    result = evaluate(path, [TASK], metadata, "dna-hf", tmp_path / "run")
+    result = evaluate(path, [TASK], metadata, model, tmp_path / "run")
     samples = {s["doc_id"]: s for s in result["samples"][TASK]}
     assert "pairwise_acc" not in result["results"][TASK]  # a JSD has no direction
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    loader = AutoModelForMaskedLM if model == "dna-mlm" else AutoModelForCausalLM
+    network = loader.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     bases = tokenizer.convert_tokens_to_ids(list("ACGT"))
 
-    def next_bases(window: str) -> np.ndarray:
-        ids = [tokenizer.bos_token_id, *tokenizer(window, add_special_tokens=False)["input_ids"]]
+    def base_predictions(window: str) -> np.ndarray:
+        """Row j: the prediction of base j (causal: from the row before it; masked: its own
+        row after <s>, nothing masked)."""
+        ids = tokenizer(window, add_special_tokens=False)["input_ids"]
+        tail = [tokenizer.eos_token_id] if model == "dna-mlm" else []  # <s> ... </s>
         with torch.no_grad():
-            logits = model(torch.tensor([ids])).logits[0].double().numpy()
+            logits = (
+                network(torch.tensor([[tokenizer.bos_token_id, *ids, *tail]]))
+                .logits[0]
+                .double()
+                .numpy()
+            )
         chosen = logits[:, bases]
         chosen = np.exp(chosen - chosen.max(axis=1, keepdims=True))
-        return chosen / chosen.sum(axis=1, keepdims=True)
+        chosen /= chosen.sum(axis=1, keepdims=True)
+        return chosen[1 : len(window) + 1] if model == "dna-mlm" else chosen[: len(window)]
 
     for i, row in rows.iterrows():
         site, _ = _allele_windows(row)
-        p, q = next_bases(row["original_sequence"]), next_bases(row["sequence"])
-        token = site + 1  # after the start token
-        expected = np.mean([jensenshannon(p[t], q[t]) ** 2 for t in range(token, len(p) - 1)])
+        p, q = base_predictions(row["original_sequence"]), base_predictions(row["sequence"])
+        after = range(site + 1, len(row["sequence"]))
+        expected = np.mean([jensenshannon(p[j], q[j]) ** 2 for j in after])
         assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
+    if model == "dna-mlm":
+        return
     make_report([tmp_path / "run"], tmp_path / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
     pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet")
     assert set(pairs["scale"]) == {"jsd"} and set(pairs["score_kind"]) == {"jsd"}
@@ -438,24 +458,52 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(tiny_models, snvs
 @pytest.mark.parametrize(
     "model, kind, message",
     [
-        ("dna-mlm", "char", r"score jsd is computed by dna-hf .* not by dna-mlm"),
+        ("kmer-markov", "", r"score jsd is computed by dna-hf or dna-mlm .* not by kmer-markov"),
+        ("dna-mlm", "pll", r"score jsd is computed by .* not by dna-mlm scoring=pll"),
         ("dna-hf", "kmer6", r"score jsd .* needs A, C, G and T as single tokens .* none for A, C"),
+        ("dna-mlm", "kmer6", r"score jsd .* needs A, C, G and T as single tokens"),
         ("dna-hf", "bpe", r"score jsd reads one token per base; .* has 64 bases in \d+ tokens"),
     ],
 )
 def test_jsd_refuses_other_models_and_tokenizers_in_one_line(
-    model, kind, message, snvs, tiny_models, tmp_path
+    model, kind, message, snvs, genome, tiny_models, tmp_path
 ):
     from dna_fixtures import build_tokenizer
     from perturbation_bench.errors import OptionsError
     from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 
     root, _ = snvs
-    path = tiny_models[kind]
+    tokenizer = "char" if kind == "pll" else kind
+    path = tiny_models[tokenizer] if kind else str(genome[0])
     if model == "dna-mlm":  # a masked model of the same tokenizer
         path = str(
-            save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer(kind)))
+            save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer(tokenizer)))
         )
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    scoring = {"scoring": "pll"} if kind == "pll" else {}
     with pytest.raises(OptionsError, match=message):
-        evaluate(path, [TASK], metadata, model)
+        evaluate(path, [TASK], metadata, model, **scoring)
+
+
+def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_models, tmp_path):
+    """dna-mlm keys its pair store by the score; lm-eval's own cache (dna-hf) keys by request
+    alone, so a jsd run served a cached log-likelihood is refused, naming --use_cache."""
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    root, _ = snvs
+    llr = {"config": "snvs", "data_dir": str(root / "out")}
+    jsd = {**llr, "score": "jsd"}
+    masked = str(
+        save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
+    )
+    fresh = logged_pairs(evaluate(masked, [TASK], jsd, "dna-mlm"), TASK)
+    cache = str(tmp_path / "mlm-cache")
+    evaluate(masked, [TASK], llr, "dna-mlm", use_cache=cache)
+    cached = logged_pairs(evaluate(masked, [TASK], jsd, "dna-mlm", use_cache=cache), TASK)
+    assert cached == fresh and all(s > 0 and alternate == 0 for s, alternate in cached)
+    cache = str(tmp_path / "hf-cache")
+    evaluate(tiny_models["char"], [TASK], llr, "dna-hf", use_cache=cache)
+    with pytest.raises(OptionsError, match=r"alternate window has the value .* --use_cache"):
+        evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
