@@ -16,7 +16,9 @@ calibration`` expands neutral sites to their three alternates with each one's ce
     sites      how many sites the cell holds
 
 and the calibrated scores (``--metadata '{"score": "calibrated_llr", "calibration":
-"calibration.tsv"}'``)::
+"calibration.tsv"}'``; the setting may also name the report's folder, or the scored calibration
+run's folder, whose table is then computed as the report computes it:
+``report/calibration.read_calibration``)::
 
     calibrated_llr       s = LLR - mean(cell),      means of a run scored with llr or marginal_llr
     calibrated_entropy   s = entropy - mean(cell),  means of a run scored with entropy
@@ -27,8 +29,6 @@ table without rows of the run's model or window.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, OptionsError
 
@@ -59,23 +59,15 @@ def model_source(arguments: dict) -> str | None:
     return arguments.get("pretrained") or arguments.get("fasta")
 
 
-def cell_means(path: str | Path, score: str, source: str, rc_average: bool, window_bp: int):
-    """``{cell: (mean, sites)}`` of the table at ``path`` for a run of ``source`` scored with
-    the calibrated ``score`` on ``window_bp`` windows.
+def cell_means(table, path, score: str, source: str, rc_average: bool, window_bp: int):
+    """``{cell: (mean, sites)}`` of ``table`` (a pandas table of :data:`COLUMNS`, read from
+    ``path``) for a run of ``source`` scored with the calibrated ``score`` on ``window_bp``
+    windows.
 
     Raises:
-        DataSourceError: no such table, or not one (columns).
+        DataSourceError: not a calibration table (columns).
         OptionsError: no rows of that model, strand rule, score and window.
     """
-    import pandas as pd
-
-    path = Path(path)
-    if not path.is_file():
-        raise DataSourceError(
-            f"calibration {path}: no such table (perturbation-bench report "
-            "writes calibration.tsv from a scored calibration run)"
-        )
-    table = pd.read_csv(path, sep="\t", dtype={"source": str, "cell": str})
     missing = [name for name in COLUMNS if name not in table.columns]
     if missing:
         raise DataSourceError(

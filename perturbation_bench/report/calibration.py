@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from perturbation_bench.errors import DataSourceError
 from perturbation_bench.pairs.calibration import CELL, COLUMNS, MIN_SITES
 
 NAME = "calibration.tsv"
@@ -27,6 +28,35 @@ def calibration_table(pairs: pd.DataFrame) -> list[dict]:
     grouped = sites.groupby(KEYS, sort=True)["score"].agg(["mean", "size"]).reset_index()
     grouped.columns = ["source", "score", "rc_average", "window_bp", "cell", "mean", "sites"]
     return grouped[list(COLUMNS)].to_dict("records")
+
+
+def read_calibration(path: str | Path) -> pd.DataFrame:
+    """The calibration table a task's ``calibration`` setting names: a table file
+    (``calibration.tsv``), a report folder holding one, or the folder of a scored calibration
+    run, whose table is computed here as the report computes it (:func:`calibration_table`).
+
+    Raises:
+        DataSourceError: no such file or folder, or a run folder without calibration sites.
+    """
+    from perturbation_bench.report.runs import collect_pairs
+
+    path = Path(path)
+    if path.is_dir() and (path / NAME).is_file():
+        path = path / NAME
+    if path.is_file():
+        return pd.read_csv(path, sep="\t", dtype={"source": str, "cell": str})
+    if not path.is_dir():
+        raise DataSourceError(
+            f"calibration {path}: no such table or folder (name the scored calibration run's "
+            f"folder, or the {NAME} perturbation-bench report writes from it)"
+        )
+    rows = calibration_table(collect_pairs([path])[0])
+    if not rows:
+        raise DataSourceError(
+            f"calibration {path}: this run scored no calibration sites (a config of "
+            "perturbation-bench build calibration)"
+        )
+    return pd.DataFrame(rows)[list(COLUMNS)]
 
 
 def markdown(rows: list[dict]) -> list[str]:

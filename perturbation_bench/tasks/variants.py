@@ -106,7 +106,8 @@ def _calibrate(held: list[dict], settings, metadata: dict) -> None:
     if settings.calibration is None:
         raise OptionsError(
             f"score {settings.score} subtracts the mean of neutral sites of each variant's "
-            'context: name their table, --metadata \'{"calibration": "REPORT/calibration.tsv"}\''
+            "context: name their scored run or its table, --metadata "
+            '\'{"calibration": "CAL_RUN"}\' or \'{"calibration": "REPORT/calibration.tsv"}\''
         )
     source = model_source(metadata)
     if source is None:
@@ -114,7 +115,12 @@ def _calibrate(held: list[dict], settings, metadata: dict) -> None:
             f"score {settings.score}: the model has no pretrained (or fasta) to match the calibration table by"
         )
     window = settings.context_bp or (len(held[0][ORIGINAL]) if held else 0)
-    means = cell_means(settings.calibration, settings.score, source, settings.rc_average, window)
+    from perturbation_bench.report.calibration import read_calibration  # a run's table
+
+    table = read_calibration(settings.calibration)
+    means = cell_means(
+        table, settings.calibration, settings.score, source, settings.rc_average, window
+    )
     cells = [cell_of(doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE]) for doc in held]
 
     def describe(index: int) -> str:

@@ -98,13 +98,31 @@ def test_neutral_sites_calibrate_to_mean_zero_in_every_cell(calibrated):
     assert len(table) == pairs[CELL].nunique() and table["sites"].sum() == len(pairs)
 
 
-def test_other_variants_are_calibrated_by_their_cells_mean(calibrated):
+@pytest.mark.parametrize("named", ["report/calibration.tsv", "run"])
+def test_other_variants_are_calibrated_by_their_cells_mean(calibrated, named):
+    """The setting names the report's table, or the scored calibration run itself."""
     root, fasta = calibrated
     table = pd.read_csv(root / "report" / "calibration.tsv", sep="\t").set_index("cell")
-    path = str(root / "report" / "calibration.tsv")
-    pairs = _report(root, fasta, "targets_run", "targets", score="calibrated_llr", calibration=path)
+    path = str(root / named)
+    name = f"targets_{named.split('/')[0]}"
+    pairs = _report(root, fasta, name, "targets", score="calibrated_llr", calibration=path)
     expected = pairs["margin"] - table.loc[pairs[CELL], "mean"].to_numpy()
     assert pairs["score"].tolist() == pytest.approx(expected.tolist(), abs=1e-9)
+
+
+def test_a_run_or_report_folder_gives_the_table_the_report_writes(calibrated):
+    from perturbation_bench.errors import DataSourceError
+    from perturbation_bench.report.calibration import read_calibration
+
+    root, _ = calibrated
+    written = pd.read_csv(root / "report" / "calibration.tsv", sep="\t")
+    for named in ("report", "run", "report/calibration.tsv"):
+        table = read_calibration(root / named)
+        assert table["cell"].tolist() == written["cell"].tolist()
+        assert table["sites"].tolist() == written["sites"].tolist()
+        assert table["mean"].tolist() == pytest.approx(written["mean"].tolist(), abs=1e-12)
+    with pytest.raises(DataSourceError, match=r"calibration .*nowhere: no such table or folder"):
+        read_calibration(root / "nowhere")
 
 
 def _calibrated(root, **options) -> dict:
@@ -123,7 +141,7 @@ def _calibrated(root, **options) -> dict:
         ),
         ({"rc_average": True}, r"this run's rc_average True \(the table has False\)"),
         ({"score": "calibrated_entropy"}, r"no entropy means for this run's model"),
-        ({"calibration": None}, r"name their table"),
+        ({"calibration": None}, r"name their scored run or its table"),
     ],
 )
 def test_a_table_of_another_window_strand_rule_or_score_is_refused(calibrated, options, message):
