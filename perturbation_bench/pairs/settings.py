@@ -22,8 +22,10 @@ settings object (:class:`TaskSettings`) and its log line, what a results file re
 Nothing in a task's settings changes from pair to pair, so the loader makes one
 :class:`TaskSettings` per task and every document holds a reference to that one object under
 ``fields.TASK`` (``scoring_task``): no per-document copy, nothing parsed back per document. It is
-a dict of plain values, so lm-eval's ``--log_samples`` writes it into each logged document as
-JSON, where the report reads it back; its values are read as attributes (``settings.reduction``).
+a frozen dict of plain values, so lm-eval's ``--log_samples`` writes it into each logged
+document as JSON, where the report reads it back; its values are read as attributes
+(``settings.reduction``), and nothing changes them after the loader made them (``replaced``
+makes others).
 lm-eval builds a task's requests from each document alone (``doc_to_text(doc)``), which is why
 the document carries a reference.
 """
@@ -106,8 +108,8 @@ IDENTIFYING = tuple(setting.name for setting in SETTINGS if setting.identifies)
 
 
 class TaskSettings(dict):
-    """The settings of one task (module docstring): every name of :data:`SETTINGS` with its
-    value, read as attributes, and ``formatting``, the
+    """The settings of one task (module docstring), frozen: every name of :data:`SETTINGS` with
+    its value, read as attributes, and ``formatting``, the
     :class:`~perturbation_bench.pairs.requests.Formatting` they describe, built once.
 
     Raises:
@@ -134,6 +136,17 @@ class TaskSettings(dict):
         except KeyError:
             raise AttributeError(name) from None
 
+    def _frozen(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("task settings are frozen: make others with replaced(name=value)")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _frozen
+    __ior__ = _frozen
+
+    def __reduce__(self):
+        """Copies and pickles rebuild the settings from their values (a frozen dict cannot be
+        filled item by item)."""
+        return _rebuilt, (dict(self),)
+
     @property
     def bare_start(self) -> bool:
         """Whether sequences are scored with nothing before them (``start_token: none``)."""
@@ -146,6 +159,11 @@ class TaskSettings(dict):
     def describe(self) -> str:
         """One line for the log: ``name=value`` of every setting that identifies a run."""
         return " ".join(f"{name}={self[name]!r}" for name in IDENTIFYING if name != "data")
+
+
+def _rebuilt(values: dict) -> TaskSettings:
+    """:class:`TaskSettings` of ``values`` (unpickling, copying)."""
+    return TaskSettings(**values)
 
 
 def settings_of(doc) -> TaskSettings | None:

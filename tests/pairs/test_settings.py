@@ -135,3 +135,26 @@ def test_settings_are_read_as_attributes_and_refuse_names_that_are_not_settings(
     with pytest.raises(TypeError, match="not task settings: reductions"):
         TaskSettings(reductions="mean")
     assert settings.replaced(score=None).score is None and settings.score == "llr"
+
+
+def test_settings_are_frozen_and_copies_are_equal_settings():
+    import copy
+    import pickle
+
+    settings = TaskSettings(kmer_size=6, reduction="mean")
+    for change in (
+        lambda s: s.__setitem__("kmer_size", 3),
+        lambda s: s.update(kmer_size=3),
+        lambda s: s.setdefault("kmer_size", 3),
+        lambda s: s.pop("kmer_size"),
+        lambda s: s.popitem(),
+        lambda s: s.clear(),
+        lambda s: s.__delitem__("kmer_size"),
+        lambda s: s.__ior__({"kmer_size": 3}),
+    ):
+        with pytest.raises(TypeError, match="task settings are frozen"):
+            change(settings)
+    assert settings.kmer_size == 6 and len(settings) == len(SETTINGS)
+    for copied in (copy.deepcopy(settings), pickle.loads(pickle.dumps(settings))):
+        assert type(copied) is TaskSettings and copied == settings
+        assert copied.formatting == settings.formatting
