@@ -488,3 +488,37 @@ def labelled_snvs(sequences: dict[str, str], n: int, seed: int, flank: int, labe
         alt = rng.choice([b for b in "ACGT" if b != ref])
         rows.append({"chrom": chrom, "pos": pos, "ref": ref, "alt": alt, "label": label(i, rng)})
     return pd.DataFrame(rows).drop_duplicates(["chrom", "pos", "alt"])
+
+
+TOY_WINDOW, TOY_FLANK = 400, 100
+"""The window and flank of the datasets built on the synthetic genome (tests/dataset)."""
+
+
+def build_toy_dataset(kind, fasta, gtf, out, *extra) -> Path:
+    """``perturbation-bench build KIND`` (syn or motif) on a genome and its GTF, in
+    :data:`TOY_WINDOW` bp windows with :data:`TOY_FLANK` bp flanks; the parquet file it wrote."""
+    from perturbation_bench.cli import main
+
+    args = [
+        "build",
+        kind,
+        "--fasta",
+        str(fasta),
+        "--gtf",
+        str(gtf),
+        "--species",
+        "human",
+        "--out",
+        str(out),
+        "--window",
+        str(TOY_WINDOW),
+        "--flank",
+        str(TOY_FLANK),
+        "--assembly",
+        "toy",
+        "--annotation-source",
+        "toy",
+        *extra,
+    ]
+    assert main(args) == 0
+    return out / f"{kind}_human" / "test-00000-of-00001.parquet"

@@ -4,8 +4,11 @@ saturation scan (built with ``variants/saturation.py``).
 A random genome, a saturation scan of its middle ``--saturation-bp`` bases (default 200: 600
 variants), 1,024 bp windows, read as 6-mers after ``<dna>`` (171 tokens) by random models of
 width 512 and 4 layers, a shape where the linear layers dominate as in 1-8B models. Each model
-scores the scan with ``dedupe=false`` and ``dedupe=true`` in a fresh process; the table gives
-pairs/s, the speed-up, the ideal one, and the largest LL difference.
+scores the scan with ``dedupe=false`` and ``dedupe=true``, each ``--saturation-repeats`` times
+(3) in a fresh process, the fastest kept (:func:`fastest`); the table gives
+pairs/s, the speed-up of the whole evaluation and of the model's scoring alone (the time in its
+``loglikelihood``: lm-eval's task set-up and metrics, the same in both runs, left out), the
+ideal one, and the largest LL difference.
 
 Ideal speed-ups, for a change at the fraction ``p`` of the window (``p = 0.5`` here):
 ``dna-mlm`` runs one masked pass per position instead of one per variant, 3x; ``dna-hf`` runs
@@ -24,9 +27,15 @@ from __future__ import annotations
 import argparse
 import random
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import compare_lls, in_fresh_process, measure
+from perturbation_bench.bench.throughput import (
+    Measurement,
+    compare_lls,
+    in_fresh_process,
+    measure,
+)
 from perturbation_bench.dna import BASES
 from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE
 
@@ -88,6 +97,12 @@ def add_arguments(parser) -> None:
         "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"
     )
     parser.add_argument(
+        "--saturation-repeats",
+        type=int,
+        default=3,
+        help="with --saturation: runs of each model and dedupe setting, the fastest kept (3)",
+    )
+    parser.add_argument(
         "--saturation-score",
         choices=SCORE,
         default="llr",
@@ -107,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             runs = []
             for dedupe in (False, True):
                 print(f"measuring {method} dedupe={dedupe} ...", flush=True)
-                runs.append(
+                repeats = [
                     in_fresh_process(
                         measure,
                         method,
@@ -120,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
                         {"dedupe": dedupe},
                         TASK,
                     )
-                )
+                    for _ in range(max(1, args.saturation_repeats))
+                ]
+                runs.append(fastest(repeats))
             diff, same = compare_lls(*runs)
             agree = agree and same
             rows.append((method, *runs, diff, ideal_speedup(method, score=args.saturation_score)))
@@ -131,16 +148,31 @@ def run(args: argparse.Namespace) -> int:
     return 0 if agree else 1
 
 
+def fastest(repeats: list[Measurement]) -> Measurement:
+    """The first run's scores with the fewest seconds of any run, whole and in the model (the
+    least disturbed by other work on the machine, as ``timeit`` keeps the minimum)."""
+    return replace(
+        repeats[0],
+        seconds=min(run.seconds for run in repeats),
+        model_seconds=min(run.model_seconds for run in repeats),
+    )
+
+
 def format_table(rows) -> str:
+    """One row per model: pairs/s of each run, the speed-up of the whole evaluation and of the
+    model's scoring alone (its ``loglikelihood``: the passes and the inputs they take), each
+    against the ideal."""
     lines = [
-        "| model | pairs | dedupe=false pairs/s | dedupe=true pairs/s | speed-up | ideal | of ideal | max abs dLL |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | pairs | dedupe=false pairs/s | dedupe=true pairs/s | speed-up | scoring speed-up "
+        "| ideal | of ideal (whole, scoring) | max abs dLL |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for method, plain, deduped, diff, ideal in rows:
-        speedup = plain.seconds / deduped.seconds
+        whole = plain.seconds / deduped.seconds
+        scoring = plain.model_seconds / deduped.model_seconds
         lines.append(
             f"| {method} | {len(plain.lls)} | {len(plain.lls) / plain.seconds:.2f} | "
-            f"{len(deduped.lls) / deduped.seconds:.2f} | {speedup:.2f}x | {ideal:.2f}x | "
-            f"{speedup / ideal:.0%} | {diff:.1e} |"
+            f"{len(deduped.lls) / deduped.seconds:.2f} | {whole:.2f}x | {scoring:.2f}x | "
+            f"{ideal:.2f}x | {whole / ideal:.0%}, {scoring / ideal:.0%} | {diff:.1e} |"
         )
     return "\n".join(lines)

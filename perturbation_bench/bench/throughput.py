@@ -50,8 +50,9 @@ TASK = "perturbation_custom"  # reads any config of a data_dir
 
 @dataclass
 class Measurement:
-    """What one method produced: LL pairs in document order, scoring seconds, peak bytes, and
-    (naive only, which tokenizes every sequence itself) the number of tokens scored."""
+    """What one method produced: LL pairs in document order, seconds of the whole evaluation,
+    peak bytes, (naive only, which tokenizes every sequence itself) the number of tokens
+    scored, and (lm-eval models) the seconds spent in the model's ``loglikelihood``."""
 
     method: str
     lls: list[tuple[float, float]]
@@ -59,6 +60,7 @@ class Measurement:
     peak_bytes: int
     scored_tokens: int | None = None
     scoring_bytes: int = 0  # how far scoring raised the peak above its level before scoring
+    model_seconds: float | None = None
 
 
 TOLERANCE = (1e-6, 1e-3)
@@ -161,7 +163,7 @@ def measure(
 
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
-    tokens, before = None, {}
+    tokens, before = None, {"model_seconds": None}
     if method == "naive":
         lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
@@ -178,7 +180,8 @@ def measure(
             task or TASK,
         )
     peak = _peak_bytes(device)
-    return Measurement(method, lls, seconds, peak, tokens, peak - before.get("peak", peak))
+    scoring = peak - before.get("peak", peak)
+    return Measurement(method, lls, seconds, peak, tokens, scoring, before["model_seconds"])
 
 
 def _peak_bytes(device: str) -> int:
@@ -230,12 +233,24 @@ def _score_lm_eval(
     before: dict,
     task: str = TASK,
 ):
-    """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring."""
+    """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring,
+    ``before["model_seconds"]`` the time spent in the model's ``loglikelihood``."""
     from lm_eval import simple_evaluate
 
     from perturbation_bench.tasks.pairing import logged_pairs
 
     lm, manager = lm_eval_model(method, model_path, device, dtype, batch_size, metadata, model_args)
+    scoring = lm.loglikelihood
+    before["model_seconds"] = 0.0
+
+    def timed(requests, *args, **kwargs):  # this instance's method only
+        start = time.perf_counter()
+        try:
+            return scoring(requests, *args, **kwargs)
+        finally:
+            before["model_seconds"] += time.perf_counter() - start
+
+    lm.loglikelihood = timed
     before["peak"] = _peak_bytes(device)
     start = time.perf_counter()
     result = simple_evaluate(

@@ -108,6 +108,7 @@ class DnaHFLM(PackageModel, HFLM):
         self.share_prefix = truth(share_prefix, "share_prefix")
         self.dedupe = truth(dedupe, "dedupe")
         self._pairs = self._instances = None
+        self._encodings: dict | None = None  # tok_encode's, during one loglikelihood call
         if window_stride is not None and (
             isinstance(window_stride, bool) or not isinstance(window_stride, int)
         ):
@@ -204,7 +205,11 @@ class DnaHFLM(PackageModel, HFLM):
         self._pairs = document_pairs(rest, strict=False) + comparison_links(rest) if sharing else []
         self._instances = rest
         self._provenance.note(requests)
-        scored = iter(super().loglikelihood(rest, disable_tqdm=disable_tqdm) if rest else [])
+        self._encodings = {}
+        try:
+            scored = iter(super().loglikelihood(rest, disable_tqdm=disable_tqdm) if rest else [])
+        finally:
+            self._encodings = None
         jsd = [r for r, reads in zip(requests, downstream, strict=True) if reads]
         by_jsd = iter(self._jsd_scores(jsd, disable_tqdm) if jsd else [])
         scores = [next(by_jsd) if reads else next(scored) for reads in downstream]
@@ -214,6 +219,17 @@ class DnaHFLM(PackageModel, HFLM):
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
         return scores
+
+    def tok_encode(self, string: str, add_special_tokens=None, left_truncate_len=None, **kwargs):
+        """HFLM's encoding of ``string``; during :meth:`loglikelihood` each distinct string is
+        encoded once (a saturation scan's reference window is asked for by its three alternates,
+        the DNA prefix by every request)."""
+        if self._encodings is None or kwargs:
+            return super().tok_encode(string, add_special_tokens, left_truncate_len, **kwargs)
+        key = (string, add_special_tokens, left_truncate_len)
+        if key not in self._encodings:
+            self._encodings[key] = super().tok_encode(string, add_special_tokens, left_truncate_len)
+        return list(self._encodings[key])
 
     def _embedding_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
         """Rule 7: each pair's embedding score on its reference request, 0 on its alternate."""

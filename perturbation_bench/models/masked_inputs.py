@@ -123,19 +123,30 @@ def token_span(offsets: list[tuple[int, int]], start: int, end: int) -> list[int
     return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
 
 
+def encode_texts(tokenizer, texts, encoded: dict) -> None:
+    """Add to ``encoded`` (``text -> encoding``) the tokenizer's encoding of each of ``texts`` it
+    lacks, with its special tokens (``input_ids``, ``special_tokens_mask``; ``offset_mapping``
+    if fast): one batch call, which a fast tokenizer runs in parallel."""
+    todo = list(dict.fromkeys(text for text in texts if text not in encoded))
+    if not todo:
+        return
+    batch = tokenizer(
+        todo, return_offsets_mapping=tokenizer.is_fast, return_special_tokens_mask=True
+    )
+    keys = [key for key in batch if key != "token_type_ids"]
+    for i, text in enumerate(todo):
+        encoded[text] = {key: batch[key][i] for key in keys}
+
+
 def encode_request(tokenizer, request, unknown, encoded: dict | None = None):
-    """The tokenizer's encoding of a request's ``context + continuation`` with its special
-    tokens (special-token mask; offsets if fast), taken from and kept in ``encoded`` unless it
-    is None; its unknown tokens counted in ``unknown`` (rule 7)."""
+    """The encoding of a request's ``context + continuation`` (:func:`encode_texts`), taken
+    from and kept in ``encoded`` unless it is None; its unknown tokens counted in ``unknown``
+    (rule 7)."""
     context, continuation = request.args
     text = context + continuation
-    encoding = encoded.get(text) if encoded is not None else None
-    if encoding is None:
-        encoding = tokenizer(
-            text, return_offsets_mapping=tokenizer.is_fast, return_special_tokens_mask=True
-        )
-        if encoded is not None:
-            encoded[text] = encoding
+    store = encoded if encoded is not None else {}
+    encode_texts(tokenizer, [text], store)
+    encoding = store[text]
     count = unknown_tokens(
         tokenizer, continuation, encoding["input_ids"], formatting_setting(request.doc)
     )

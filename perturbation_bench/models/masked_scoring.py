@@ -69,6 +69,7 @@ from perturbation_bench.models.masked_inputs import (
     MaskedInput,
     covering,
     encode_request,
+    encode_texts,
     merge_identical,
     overlap_size,
     token_offsets,
@@ -110,6 +111,9 @@ class MaskedScorer:
         ``on_pair((first, second))`` as soon as a pair is completely scored."""
         inputs, n_windowed = [], 0
         encoded: dict[str, dict] = {}  # with dedupe, a sequence in several pairs is tokenized once
+        if self.dedupe:  # every distinct sequence in one batch call
+            texts = (requests[i].args[0] + requests[i].args[1] for pair in pairs for i in pair)
+            encode_texts(self.tokenizer, texts, encoded)
         pair_inputs = self._pll_inputs if self.scoring == "pll" else self._pair_inputs
         for first, second in pairs:
             made, windowed = pair_inputs(requests, first, second, encoded)

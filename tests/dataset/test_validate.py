@@ -1,0 +1,182 @@
+"""Validating built datasets (dataset/validate.py, dataset/invariants.py): each invariant caught, the same verdict as the task loaders."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from dna_fixtures import TOY_WINDOW
+from perturbation_bench.cli import main
+from perturbation_bench.dataset.validate import report, validate
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.tasks.loading import load_pairs
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+def test_built_dataset_passes_validate_against_the_genome(built, genome_files, kind):
+    checks, n_rows = validate(built[kind], fasta=genome_files[0])
+    assert n_rows > 10
+    assert not [c.name for c in checks if c.broken], report(checks, n_rows)
+    skipped = {c.name for c in checks if not c.checked}
+    others = {"flanks_identical", "composition_kept", "control_matches_genome"}
+    others |= {"insert_at_centre", "control_is_permutation"}  # footprints
+    assert skipped == ({"patch_is_repeat"} if kind == "syn" else {"synonymous_only"}) | others
+
+
+def break_row(table_rows, invariant, row):
+    r = table_rows[row]
+    start, end = r["patch_start_in_seq"], r["patch_end_in_seq"]
+
+    def swap(seq, at, base):
+        return seq[:at] + base + seq[at + 1 :]
+
+    other = lambda b: "A" if b != "A" else "C"  # noqa: E731
+    if invariant == "window_size":
+        r["window_size_bp"] += 1
+    elif invariant == "diff_in_patch":
+        r["sequence"] = swap(r["sequence"], end + 1, other(r["sequence"][end + 1]))
+    elif invariant == "codon_aligned":
+        r["patch_start_in_seq"] -= 1
+    elif invariant == "synonymous_only":  # the first codon becomes a stop codon
+        r["sequence"] = r["sequence"][:start] + "TAA" + r["sequence"][start + 3 :]
+    elif invariant == "patch_is_repeat":
+        r["sequence"] = swap(r["sequence"], start, "T")
+    elif invariant == "matches_genome":  # same change in both: still a valid pair, wrong genome
+        base = other(r["original_sequence"][0])
+        r["original_sequence"], r["sequence"] = (
+            swap(r["original_sequence"], 0, base),
+            swap(r["sequence"], 0, base),
+        )
+
+
+@pytest.mark.parametrize(
+    "kind, invariant",
+    [
+        ("syn", "window_size"),
+        ("syn", "diff_in_patch"),
+        ("syn", "codon_aligned"),
+        ("syn", "synonymous_only"),
+        ("motif", "patch_is_repeat"),
+        ("motif", "matches_genome"),
+    ],
+)
+def test_validate_catches_one_broken_row_per_invariant(
+    built, genome_files, tmp_path, kind, invariant
+):
+    table = pq.read_table(built[kind])
+    rows = table.to_pylist()
+    break_row(rows, invariant, 3)
+    broken = tmp_path / "broken.parquet"
+    pq.write_table(table.from_pylist(rows, schema=table.schema), broken)
+    checks, _ = validate(broken, fasta=genome_files[0])
+    failing = {c.name: c for c in checks if c.broken}
+    assert failing[invariant].broken == 1 and f"{broken} row 3" in failing[invariant].first
+    if invariant == "synonymous_only":  # names the codon and the amino acids
+        start = rows[3]["patch_start_in_seq"]
+        codon = rows[3]["original_sequence"][start : start + 3].upper()
+        assert f"row 3: codon at {start}: {codon} (" in failing[invariant].first
+        assert failing[invariant].first.endswith(") -> TAA (*)")
+    else:
+        assert failing[invariant].first.endswith("row 3")
+    assert main(["validate", str(broken), "--fasta", str(genome_files[0])]) == 1
+
+
+def damage(path: Path, how: str) -> None:
+    """Break one rule of the pair contract in the parquet file at ``path`` (row 3 where a row)."""
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    if how == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+        return
+    if how == "empty":
+        rows = []
+    elif how == "null":
+        rows[3]["sequence"] = None
+    elif how == "no_sequence_column":
+        table = table.drop_columns(["sequence"])
+        rows = table.to_pylist()
+    elif how == "foreign_letter":
+        rows[3]["sequence"] = rows[3]["sequence"][:100] + "X" + rows[3]["sequence"][101:]
+    elif how == "unequal_length":
+        rows[3]["sequence"] = rows[3]["sequence"][:-1]
+    pq.write_table(table.from_pylist(rows, schema=table.schema), path)
+
+
+@pytest.mark.parametrize(
+    "how, message",
+    [
+        ("truncated", "not a readable parquet file"),
+        ("empty", r"empty file \(0 rows\)"),
+        ("null", "row 3: 'sequence' is null"),
+        ("no_sequence_column", r"missing column\(s\) sequence"),
+        (
+            "foreign_letter",
+            "row 3: 'sequence' has letters outside ACGTN .first: 'X' at position 100",
+        ),
+        (
+            "unequal_length",
+            r"row 3: original_sequence and sequence differ in length \(400 vs 399 bp\)",
+        ),
+    ],
+)
+def test_validate_and_task_loading_apply_the_same_pair_rules(built, tmp_path, capsys, how, message):
+    data = tmp_path / "syn_human"
+    data.mkdir()
+    broken = data / "test.parquet"
+    shutil.copy(built["syn"], broken)
+    damage(broken, how)
+    assert main(["validate", str(broken)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    line = next(text for text in lines if "pair_rules" in text)
+    assert line.startswith(f"FAIL pair_rules: 1 of 1 files break it (first: {broken}: ")
+    assert re.search(message, line)
+    assert "SKIP window_size: not checked (no rows: every file failed pair_rules)" in lines
+    assert not any(text.endswith("()") for text in lines)
+    with pytest.raises(DataValidationError, match=message):
+        load_pairs("syn_human", data_dir=str(tmp_path))
+
+
+def soft_mask(row: dict, start: int, end: int) -> None:
+    """Lower-case ``[start, end)`` of both sequences, as a repeat-masked genome writes them."""
+    for name in ("original_sequence", "sequence"):
+        seq = row[name]
+        row[name] = seq[:start] + seq[start:end].lower() + seq[end:]
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+@pytest.mark.parametrize("where", ["patch", "flank", "window"])
+def test_soft_masked_rows_get_the_same_verdict_from_validate_and_the_tasks(
+    built, genome_files, tmp_path, kind, where
+):
+    """The tasks score soft-masked bases as bases; validate must accept the same rows."""
+    table = pq.read_table(built[kind])
+    rows = table.to_pylist()
+    for row in rows[::2]:
+        start, end = row["patch_start_in_seq"], row["patch_end_in_seq"]
+        span = {"patch": (start, end), "flank": (0, start), "window": (0, TOY_WINDOW)}[where]
+        soft_mask(row, *span)
+    data = tmp_path / f"{kind}_human"
+    data.mkdir()
+    pq.write_table(table.from_pylist(rows, schema=table.schema), data / "test.parquet")
+    checks, n_rows = validate(data, fasta=genome_files[0])
+    assert n_rows == len(rows)
+    assert {c.name: c.broken for c in checks if c.checked} == {
+        c.name: 0 for c in checks if c.checked
+    }
+    assert {c.name for c in checks if c.checked} >= {
+        "pair_rules",
+        "diff_in_patch",
+        "matches_genome",
+    }
+    assert len(load_pairs(f"{kind}_human", data_dir=str(tmp_path))["test"]) == len(rows)
+
+
+def test_validate_without_fasta_skips_the_genome_check(built, capsys):
+    assert main(["validate", str(built["motif"])]) == 0
+    out = capsys.readouterr().out
+    assert "SKIP matches_genome: not checked (no --fasta given)" in out
+    assert "PASS pair_rules: 0 of 1 files break it" in out
