@@ -1,7 +1,8 @@
 """Shared, offline test set-up: no test may reach the network.
 
 The HF variables are set before anything imports huggingface_hub or datasets, and the hub cache
-points into a temporary folder so that a real cache on the machine cannot hide a failure.
+points into a temporary folder so that a real cache on the machine cannot hide a failure. Under
+``pytest -n N`` (pytest-xdist) each worker's torch takes its share of the cores.
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ os.environ.update(
 )
 
 import pytest  # noqa: E402
+
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:  # pytest -n N: the cores shared among N workers
+    import torch
+
+    torch.set_num_threads(
+        max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    )
 
 from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet  # noqa: E402

@@ -194,6 +194,19 @@ def evaluate(
     return result
 
 
+TORCHRUN = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+"""torchrun on one machine, on a free port (tests may run side by side: pytest -n)."""
+
+
+def free_port() -> int:
+    """A TCP port free on this machine now (for a launcher that takes no port 0)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def launch(command: list[str]) -> subprocess.CompletedProcess:
     run = subprocess.run(
         command,
@@ -210,7 +223,7 @@ def run_two_processes(model_path, data_dir, tmp_path, model: str, *task_and_meta
     """``dp_driver.py`` under torchrun with 2 CPU processes (a task and its metadata JSON
     optional); the finished process and what rank 0 wrote: results and logged pairs."""
     out = tmp_path / "dp.json"
-    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
+    command = [*TORCHRUN, "--nproc_per_node", "2"]
     arguments = [str(DP_DRIVER), str(model_path), str(data_dir), str(out), model]
     run = launch([*command, *arguments, *task_and_metadata])
     return run, json.loads(out.read_text())

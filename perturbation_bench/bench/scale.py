@@ -139,6 +139,7 @@ def _launch(spec: dict, processes: int) -> None:
             sys.executable,
             "-m",
             "torch.distributed.run",
+            "--standalone",  # one machine, a free port: no clash with another job's
             "--nproc_per_node",
             str(processes),
             "-m",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dna_fixtures import RESUME_DRIVER, assert_same_results, evaluate
+from dna_fixtures import RESUME_DRIVER, TORCHRUN, assert_same_results, evaluate
 from perturbation_bench.fixtures.random_models import (
     as_masked_lm_tokenizer,
     save_random_bert,
@@ -68,9 +68,7 @@ def stored(path: Path) -> int:
 
 def command(kind, model, data, cache, out, processes: int = 1):
     launcher = (
-        [sys.executable]
-        if processes == 1
-        else [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes)]
+        [sys.executable] if processes == 1 else [*TORCHRUN, "--nproc_per_node", str(processes)]
     )
     return [*launcher, str(DRIVER), kind, model, str(data), str(cache), str(out)]
 

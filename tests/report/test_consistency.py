@@ -75,11 +75,12 @@ def test_merged_shards_of_a_labelled_variant_task(tiny_models, tmp_path):
         model="dna-hf",
         output_path=tmp_path / "whole",
     )
-    whole = make_report([tmp_path / "whole"], tmp_path / "r1", n_boot=100)["variants"]["summary"]
+    fast = {"n_boot": 100, "se_boot": 2, "se_chrom_boot": 2}  # the intervals, not the SEs
+    whole = make_report([tmp_path / "whole"], tmp_path / "r1", **fast)["variants"]["summary"]
     runs = sharded_runs(
-        tiny_models["char"], data, tmp_path / "s", 7, ["perturbation_variants"], metadata
+        tiny_models["char"], data, tmp_path / "s", 3, ["perturbation_variants"], metadata
     )
-    merged = make_report(runs, tmp_path / "r2", n_boot=100)["variants"]["summary"]
+    merged = make_report(runs, tmp_path / "r2", **fast)["variants"]["summary"]
     for name in (
         "auroc",
         "auprc",

@@ -129,7 +129,8 @@ def test_the_report_resamples_the_same_whatever_the_row_order():
     two = pd.concat([frame, frame.assign(model="n", score=frame["score"] * -1.0)])
     shuffled = two.sample(frac=1.0, random_state=11)
     assert list(shuffled["pair_id"]) != list(two["pair_id"])
-    assert ranking_summary(shuffled, n_boot=300) == ranking_summary(two, n_boot=300)
+    resamples = {"n_boot": 300, "se_boot": 20, "se_chrom_boot": 20}
+    assert ranking_summary(shuffled, **resamples) == ranking_summary(two, **resamples)
     assert auprc_differences(shuffled, n_boot=300) == auprc_differences(two, n_boot=300)
 
 

@@ -131,7 +131,10 @@ def test_the_variant_task_reports_scipys_correlations_for_quantitative_labels(
     assert not any(key.startswith(("auroc", "auprc")) for key in got)
     from perturbation_bench.report.make import make_report
 
-    report = make_report([next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=200)
+    report = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=200, se_boot=2,
+        se_chrom_boot=2,
+    )  # fmt: skip
     (row,) = report["variants"]["correlations"]
     assert (row["n"], row["spearman"]) == (len(labelled), pytest.approx(got["spearman,pairs"]))
     assert report["variants"]["summary"] == []
@@ -183,7 +186,10 @@ def test_real_nabench_assays_are_scored_apart_and_macro_averaged(tiny_models, tm
         sum(expected.values()) / 2, abs=1e-12
     )
     assert not any(key.startswith(("spearman,", "pearson,", "auroc")) for key in got)
-    report = make_report([next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=50)
+    report = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=50, se_boot=2,
+        se_chrom_boot=2,
+    )  # fmt: skip
     variants = report["variants"]
     cells = {c["assay"]: c for c in variants["assays"] if c["column"] == "all"}
     assert {a: c["spearman"] for a, c in cells.items()} == pytest.approx(expected, abs=1e-12)
@@ -223,8 +229,9 @@ def test_binary_assays_are_gated_per_class_and_the_gated_one_reports_its_n(
     assert got["auroc_macro,pairs"] == pytest.approx(auroc_big, abs=1e-12)
     assert "auroc,pairs" not in got and "auroc_by_chrom,pairs" not in got
     report = make_report(
-        [next((tmp_path / "run").iterdir())], tmp_path / "report", by=["region"], n_boot=50
-    )
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", by=["region"], n_boot=50,
+        se_boot=2, se_chrom_boot=2,
+    )  # fmt: skip
     cells = {(c["column"], c["value"], c["assay"]): c for c in report["variants"]["assays"]}
     small = cells[("all", "all", "small")]
     assert (small["auroc"], small["n"], small["n_positive"]) == (None, 8, small_positives)

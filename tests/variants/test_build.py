@@ -557,7 +557,9 @@ def test_the_report_adds_the_ranking_metrics_of_labelled_variant_runs(
     for kind in ("char", "bpe"):
         evaluate(tiny_models[kind], [TASK], metadata, model="dna-hf", output_path=tmp_path / kind)
         runs.append(tmp_path / kind)
-    report = make_report(runs, tmp_path / "report", seed=0, n_boot=200)
+    report = make_report(
+        runs, tmp_path / "report", seed=0, n_boot=200, se_boot=20, se_chrom_boot=20
+    )
     summary = report["variants"]["summary"]
     assert len(summary) == 2 and {r["n"] for r in summary} == {40}
     for row in summary:  # the report's metrics are the task's
