@@ -125,6 +125,25 @@ def test_a_run_or_report_folder_gives_the_table_the_report_writes(calibrated):
         read_calibration(root / "nowhere")
 
 
+def test_a_run_of_other_variants_is_not_a_calibration(calibrated, tmp_path):
+    """A run of a config that ``build calibration`` did not write has no cells to average."""
+    from dna_fixtures import build_variants
+    from perturbation_bench.errors import DataSourceError
+    from perturbation_bench.report.calibration import read_calibration
+
+    _, fasta = calibrated
+    chromosome = fasta.read_text().split("\n")[1]
+    pos = 500
+    rows = [("chr1", pos, chromosome[pos - 1], "A" if chromosome[pos - 1] != "A" else "C")]
+    table = pd.DataFrame([dict(zip(("chrom", "pos", "ref", "alt"), r, strict=True)) for r in rows])
+    table.to_csv(tmp_path / "v.csv", index=False)
+    build_variants(tmp_path, tmp_path / "v.csv", fasta, "plain", window=64)
+    metadata = {"config": "plain", "data_dir": str(tmp_path / "out")}
+    evaluate(str(fasta), [TASK], metadata, model="kmer-markov", output_path=tmp_path / "run")
+    with pytest.raises(DataSourceError, match=r"run.*: this run scored no calibration sites"):
+        read_calibration(tmp_path / "run")
+
+
 def _calibrated(root, **options) -> dict:
     """The metadata of a calibrated_llr run of the calibration sites with their table."""
     table = str(root / "report" / "calibration.tsv")
