@@ -109,10 +109,9 @@ class CausalScorer:
     ) -> None:
         self.model, self.device, self.batch_size, self.share = model, device, batch_size, share
         self.progress, self.dedupe = progress, dedupe
-        self.decoder, self.head = _split_output_layer(model)
+        self.decoder, self.head = split_output_layer(model)
         self._fallback_logged = False
-        parameters = inspect.signature(self.decoder.forward).parameters if self.decoder else {}
-        self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
+        self._cache_argument = cache_argument(self.decoder)
 
     def score(
         self, pieces: list[list[Piece]], pairs: list[tuple[int, int]], on_complete=None
@@ -217,19 +216,17 @@ class CausalScorer:
         """``(owners, result)`` per part of a batch of shared jobs that share their first
         ``shared`` tokens (module docstring): one prefix pass, one remainder pass."""
         prefix = torch.tensor([job[1][0].tokens[:shared] for job in batch], device=self.device)
-        output = self.decoder(input_ids=prefix, use_cache=True)
-        sources = [output.last_hidden_state.flatten(0, 1)]
         rest = [piece.tokens[shared:-1] for _, found, _ in batch for piece in found]
         width = max(map(len, rest))
         if width:
-            ids = right_padded(rest, width)
+            ids = right_padded(rest, width).to(self.device)
             jobs = [j for j, (_, found, _) in enumerate(batch) for _ in found]
-            cache = getattr(output, "cache", None) or output.past_key_values
-            cache.batch_select_indices(torch.tensor(jobs, device=self.device))
-            more = self.decoder(
-                input_ids=ids.to(self.device), use_cache=True, **{self._cache_argument: cache}
-            )
-            sources.append(more.last_hidden_state.flatten(0, 1))
+            states = prefix_then_rest(self.decoder, self._cache_argument, prefix, jobs, ids)
+            sources = [states[0].flatten(0, 1), states[1].flatten(0, 1)]
+        else:
+            sources = [
+                self.decoder(input_ids=prefix, use_cache=False).last_hidden_state.flatten(0, 1)
+            ]
         reads, row = Reads(), 0
         for j, (_, found, owners) in enumerate(batch):
             by_start = defaultdict(list)  # positions before shared - 1 predict prefix tokens
@@ -281,7 +278,25 @@ class CausalScorer:
         )
 
 
-def _split_output_layer(model):
+def cache_argument(decoder) -> str:
+    """The name under which ``decoder`` takes a key/value cache."""
+    parameters = inspect.signature(decoder.forward).parameters if decoder is not None else {}
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
+def prefix_then_rest(decoder, argument: str, prefix, rows: list[int], rest) -> tuple:
+    """The hidden states of ``prefix`` (``[jobs, P]`` token ids) and of ``rest`` (``[pieces,
+    W]``, right-padded) read after the prefix of job ``rows[i]`` for piece ``i``: one prefix
+    pass keeping the key/value cache, the cache expanded to one row per piece, one pass over the
+    rest (``argument``: :func:`cache_argument`)."""
+    output = decoder(input_ids=prefix, use_cache=True)
+    cache = getattr(output, "cache", None) or output.past_key_values
+    cache.batch_select_indices(torch.tensor(rows, device=prefix.device))
+    more = decoder(input_ids=rest, use_cache=True, **{argument: cache})
+    return output.last_hidden_state, more.last_hidden_state
+
+
+def split_output_layer(model):
     """``(decoder, output layer)`` when logits are exactly ``head(decoder(...))``, else ``(None, None)``."""
     config = model.config
     if getattr(config, "final_logit_softcapping", None) or getattr(config, "logit_scale", None):

@@ -265,6 +265,7 @@ class DnaHFLM(PackageModel, HFLM):
             self._tokens,
             causal=True,
             name="dna-hf",
+            share=self.share_prefix,
         )
         pairs = document_pairs(requests, strict=True)
         scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)

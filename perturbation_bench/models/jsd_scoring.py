@@ -21,7 +21,11 @@ Over the logits of A, C, G and T alone, in float32::
 It reads one token per base: a tokenizer without A, C, G and T as single tokens (k-mers), a
 sequence that is not one token per base (BPE), a variant that is not one base changed with
 bases after it, and a window longer than the model's ``max_length`` are refused in one line.
-Each window is one forward pass, its two windows batched with other pairs of the same length.
+Each window is one forward pass, its two windows batched with other pairs of the same length;
+with a causal model (``share_prefix``, on by default) the tokens before the variant's, which
+the two windows share, are run once and both remainders read them from the key/value cache
+(prefixes batched by ``causal_scoring.shared_bucket``, as pairs are): a variant at the middle
+of its window costs 1.5 windows instead of 2.
 The scorer answers the reference request with ``s`` and the alternate with 0, as embedding
 scores do (``embedding_scoring.py``): the task's margin is ``s``, with ``rc_average`` its mean
 over both strands.
@@ -29,15 +33,25 @@ over both strands.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import torch
 from tqdm import tqdm
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.causal_scoring import (
+    cache_argument,
+    prefix_then_rest,
+    right_padded,
+    shared_bucket,
+    split_output_layer,
+)
 from perturbation_bench.models.tokens import describe_request
 from perturbation_bench.pairs.scores import MODEL_SCORES
 from perturbation_bench.pairs.settings import settings_of
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
 def reads_downstream(request) -> bool:
@@ -71,13 +85,27 @@ class JSDScorer:
             reads the request.
         causal: whether logits at a position predict the next token (else the position's own).
         name: the model's name in the progress bar.
+        share: (causal) run the tokens before the variant once for both windows.
     """
 
     def __init__(
-        self, model, tokenizer, device, batch_size: int, max_length: int, encode, causal: bool, name
+        self,
+        model,
+        tokenizer,
+        device,
+        batch_size: int,
+        max_length: int,
+        encode,
+        causal: bool,
+        name: str,
+        share: bool = False,
     ):
         self.model, self.device, self.max_length, self.encode = model, device, max_length, encode
         self.shift, self.name = int(causal), name
+        self.decoder, self.head = split_output_layer(model) if causal and share else (None, None)
+        if self.decoder is not None and not getattr(model.config, "use_cache", True):
+            self.decoder = self.head = None
+        self.argument = cache_argument(self.decoder)
         self.batch_size = max(2, batch_size)
         ids = tokenizer.convert_tokens_to_ids(list("ACGT"))
         missing = [
@@ -95,23 +123,57 @@ class JSDScorer:
         """``s`` for each pair's reference request, 0 for its alternate and any other."""
         windows = [self._pair(requests, o, p) for o, p in pairs]
         out = [0.0] * len(requests)
-        by_length: dict[int, list[int]] = {}
-        for k, (ref, _, _) in enumerate(windows):
-            by_length.setdefault(len(ref), []).append(k)
-        per_batch = self.batch_size // 2
+        per_batch, groups = self.batch_size // 2, self._groups(windows)
+        log.info(
+            "%s: downstream JSD of %d pairs, %d sharing the tokens before their variant (one "
+            "prefix pass for both windows)",
+            self.name,
+            len(pairs),
+            sum(len(members) for (shared, _), members in groups.items() if shared),
+        )
         batches = [
-            members[i : i + per_batch]
-            for members in by_length.values()
+            (shared, members[i : i + per_batch])
+            for (shared, _), members in groups.items()
             for i in range(0, len(members), per_batch)
         ]
         with torch.no_grad():
-            for batch in tqdm(batches, desc=f"{self.name}: downstream JSD", disable=not progress):
-                ids = torch.tensor([w for k in batch for w in windows[k][:2]], device=self.device)
-                logits = self.model(input_ids=ids).logits
-                for j, k in enumerate(batch):
-                    rows = windows[k][2]
-                    s = downstream_jsd(logits[2 * j], logits[2 * j + 1], rows, self.bases)
+            for shared, batch in tqdm(
+                batches, desc=f"{self.name}: downstream JSD", disable=not progress
+            ):
+                for k, s in zip(batch, self._batch(windows, shared, batch), strict=True):
                     out[pairs[k][0]] = s
+        return out
+
+    def _groups(self, windows) -> dict[tuple[int, int], list[int]]:
+        """Pairs batched together: ``(shared prefix, window length) -> pairs``. The windows of a
+        causal model share their tokens before the variant's (``shared_bucket`` of them, as
+        ``causal_scoring.py`` batches shared prefixes; 0: whole windows)."""
+        groups: dict[tuple[int, int], list[int]] = {}
+        for k, (ref, _, rows) in enumerate(windows):
+            shared = shared_bucket(rows[0]) if self.decoder is not None else 0
+            groups.setdefault((shared, 0 if shared else len(ref)), []).append(k)
+        return groups
+
+    def _batch(self, windows, shared: int, batch: list[int]) -> list[float]:
+        """``s`` of each pair of ``batch``: its two windows in one pass (``shared`` 0), or their
+        first ``shared`` tokens once and the two remainders on that key/value cache."""
+        if not shared:
+            ids = torch.tensor([w for k in batch for w in windows[k][:2]], device=self.device)
+            logits = self.model(input_ids=ids).logits
+            return [
+                downstream_jsd(logits[2 * j], logits[2 * j + 1], windows[k][2], self.bases)
+                for j, k in enumerate(batch)
+            ]
+        prefix = torch.tensor([windows[k][0][:shared] for k in batch], device=self.device)
+        rest = [window[shared:-1] for k in batch for window in windows[k][:2]]
+        ids = right_padded(rest, max(map(len, rest))).to(self.device)
+        rows = [j for j in range(len(batch)) for _ in range(2)]
+        _, states = prefix_then_rest(self.decoder, self.argument, prefix, rows, ids)
+        out = []
+        for j, k in enumerate(batch):
+            read = [t - shared for t in windows[k][2]]
+            ref, alt = (self.head(states[2 * j + i, read]) for i in (0, 1))
+            out.append(downstream_jsd(ref, alt, range(len(read)), self.bases))
         return out
 
     def _pair(self, requests, original: int, perturbed: int) -> tuple[list, list, list[int]]:

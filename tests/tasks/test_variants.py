@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -403,10 +404,13 @@ def test_the_report_reads_a_marginal_score_as_the_task_gave_it(tiny_models, snvs
     assert pairs["margin_forward"].isna().all()  # four requests, one strand: no strand margins
 
 
-@pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
-def test_the_downstream_jsd_is_a_direct_two_window_computation(model, tiny_models, snvs, tmp_path):
-    """dna-hf: the next-base predictions after the site; dna-mlm: the unmasked window's own
-    predictions of the bases after the site; each against scipy on a float64 softmax."""
+@pytest.mark.parametrize("model, share", [("dna-hf", True), ("dna-hf", False), ("dna-mlm", None)])
+def test_the_downstream_jsd_is_a_direct_two_window_computation(
+    model, share, tiny_models, snvs, tmp_path, caplog
+):
+    """dna-hf: the next-base predictions after the site (the tokens before it run once for
+    both windows, or each window whole); dna-mlm: the unmasked window's own predictions of the
+    bases after the site; each against scipy on a float64 softmax."""
     import numpy as np
     import torch
     from scipy.spatial.distance import jensenshannon
@@ -422,7 +426,11 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(model, tiny_model
         tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
         path = str(save_random_bert(tmp_path / "mlm", tokenizer))
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
-    result = evaluate(path, [TASK], metadata, model, tmp_path / "run")
+    options = {} if share is None else {"share_prefix": share}
+    with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.jsd_scoring"):
+        result = evaluate(path, [TASK], metadata, model, tmp_path / "run", **options)
+    shared = re.search(r"downstream JSD of (\d+) pairs, (\d+) sharing", caplog.text).groups()
+    assert shared == (str(len(rows)), str(len(rows) if share else 0))
     samples = {s["doc_id"]: s for s in result["samples"][TASK]}
     assert "pairwise_acc" not in result["results"][TASK]  # a JSD has no direction
     loader = AutoModelForMaskedLM if model == "dna-mlm" else AutoModelForCausalLM
@@ -453,7 +461,7 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(model, tiny_model
         after = range(site + 1, len(row["sequence"]))
         expected = np.mean([jensenshannon(p[j], q[j]) ** 2 for j in after])
         assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
-    if model == "dna-mlm":
+    if not share:
         return
     make_report([tmp_path / "run"], tmp_path / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
     pairs = pd.read_parquet(tmp_path / "report" / "pairs.parquet")
