@@ -30,7 +30,19 @@ def test_the_fastest_keeps_the_least_disturbed_time_of_each_kind():
 
 def test_the_table_gives_the_whole_and_the_scoring_speedup_against_the_ideal():
     plain, deduped = _run(12.0, 10.0, [(-1.0, -2.0)] * 6), _run(3.0, 2.0, [(-1.0, -2.0)] * 6)
-    row = format_table([("dna-mlm", plain, deduped, 0.0, 6.0)]).splitlines()[2]
+    header, rule, row = format_table([("dna-mlm", plain, deduped, 0.0, 6.0)]).splitlines()
+    assert [cell.strip() for cell in header.strip("|").split("|")] == [
+        "model",
+        "pairs",
+        "dedupe=false pairs/s",
+        "dedupe=true pairs/s",
+        "speed-up",
+        "scoring speed-up",
+        "ideal",
+        "of ideal (whole, scoring)",
+        "max abs dLL",
+    ]
+    assert rule == "|---" * 9 + "|"
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells == [
         "dna-mlm",

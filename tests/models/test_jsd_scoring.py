@@ -39,3 +39,27 @@ def test_the_jsd_is_scipys_mean_over_the_rows_it_reads():
     near = far.clone()
     far[:, 3], near[:, 4] = 50.0, 50.0  # all mass on A against all on C: log 2
     assert downstream_jsd(far, near, [0, 1, 2], BASES) == pytest.approx(math.log(2), abs=1e-6)
+
+
+def test_pairs_are_batched_by_shared_prefix_or_else_by_window_length(tiny_models):
+    """With sharing, the tokens before the variant (``shared_bucket``) group pairs whatever
+    their lengths (the remainders are right-padded); without, only windows of one length."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from perturbation_bench.models.causal_scoring import shared_bucket
+    from perturbation_bench.models.jsd_scoring import JSDScorer
+
+    path = tiny_models["char"]
+    model = AutoModelForCausalLM.from_pretrained(path)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    windows = [([1] * 40, [1] * 40, list(range(20, 39))), ([1] * 50, [1] * 50, list(range(20, 49)))]
+    windows.append(([1] * 50, [1] * 50, list(range(3, 49))))
+
+    def groups(share: bool) -> dict:
+        scorer = JSDScorer(
+            model, tokenizer, "cpu", 8, 512, None, causal=True, name="t", share=share
+        )
+        return scorer._groups(windows)
+
+    assert groups(True) == {(shared_bucket(20), 0): [0, 1], (shared_bucket(3), 0): [2]}
+    assert groups(False) == {(0, 40): [0], (0, 50): [1, 2]}

@@ -132,8 +132,13 @@ def test_settings_are_read_as_attributes_and_refuse_names_that_are_not_settings(
     assert settings.formatting == Formatting(kmer_size=6)
     with pytest.raises(AttributeError):
         _ = settings.reductions
-    with pytest.raises(TypeError, match="not task settings: reductions"):
+    with pytest.raises(TypeError, match="not task settings: reductions$"):
         TaskSettings(reductions="mean")
+    with pytest.raises(TypeError, match="not task settings: overlap, reductions$"):
+        TaskSettings(reductions="mean", overlap=True)
+    assert TaskSettings(kmer_size=6, kmer_overlap=True).formatting == Formatting(
+        kmer_size=6, kmer_overlap=True
+    )
     assert settings.replaced(score=None).score is None and settings.score == "llr"
 
 
@@ -152,8 +157,11 @@ def test_settings_are_frozen_and_copies_are_equal_settings():
         lambda s: s.__delitem__("kmer_size"),
         lambda s: s.__ior__({"kmer_size": 3}),
     ):
-        with pytest.raises(TypeError, match="task settings are frozen"):
+        with pytest.raises(TypeError) as refused:
             change(settings)
+        assert str(refused.value) == (
+            "task settings are frozen: make others with replaced(name=value)"
+        )
     assert settings.kmer_size == 6 and len(settings) == len(SETTINGS)
     for copied in (copy.deepcopy(settings), pickle.loads(pickle.dumps(settings))):
         assert type(copied) is TaskSettings and copied == settings
