@@ -64,7 +64,7 @@ def downstream_jsd(logits_ref: torch.Tensor, logits_alt: torch.Tensor, rows, bas
     """``s`` of the module docstring from the two windows' logits (tokens x vocabulary),
     ``rows`` the ``t_j`` that predict the bases after the variant, ``bases`` the token ids of
     A, C, G, T."""
-    rows = torch.as_tensor(rows, dtype=torch.long, device=logits_ref.device)
+    rows = torch.as_tensor(rows, device=logits_ref.device)
     log_p = torch.log_softmax(logits_ref[rows][:, bases].float(), dim=-1)
     log_q = torch.log_softmax(logits_alt[rows][:, bases].float(), dim=-1)
     log_m = torch.logaddexp(log_p, log_q) - math.log(2.0)

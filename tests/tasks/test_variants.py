@@ -416,7 +416,7 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(
     from scipy.spatial.distance import jensenshannon
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-    from dna_fixtures import build_tokenizer
+    from dna_fixtures import build_tokenizer, reverse_complement
     from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
     from perturbation_bench.report.make import make_report
 
@@ -426,11 +426,13 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(
         tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
         path = str(save_random_bert(tmp_path / "mlm", tokenizer))
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    metadata["rc_average"] = model == "dna-mlm"  # the mean of both strands' s
     options = {} if share is None else {"share_prefix": share}
     with caplog.at_level("INFO", logger="lm_eval.perturbation_bench.models.jsd_scoring"):
         result = evaluate(path, [TASK], metadata, model, tmp_path / "run", **options)
     shared = re.search(r"downstream JSD of (\d+) pairs, (\d+) sharing", caplog.text).groups()
-    assert shared == (str(len(rows)), str(len(rows) if share else 0))
+    strands = 2 if metadata["rc_average"] else 1
+    assert shared == (str(strands * len(rows)), str(len(rows) if share else 0))
     samples = {s["doc_id"]: s for s in result["samples"][TASK]}
     assert "pairwise_acc" not in result["results"][TASK]  # a JSD has no direction
     loader = AutoModelForMaskedLM if model == "dna-mlm" else AutoModelForCausalLM
@@ -455,11 +457,16 @@ def test_the_downstream_jsd_is_a_direct_two_window_computation(
         chosen /= chosen.sum(axis=1, keepdims=True)
         return chosen[1 : len(window) + 1] if model == "dna-mlm" else chosen[: len(window)]
 
+    def jsd(reference: str, alternate: str, site: int) -> float:
+        p, q = base_predictions(reference), base_predictions(alternate)
+        return np.mean([jensenshannon(p[j], q[j]) ** 2 for j in range(site + 1, len(p))])
+
     for i, row in rows.iterrows():
         site, _ = _allele_windows(row)
-        p, q = base_predictions(row["original_sequence"]), base_predictions(row["sequence"])
-        after = range(site + 1, len(row["sequence"]))
-        expected = np.mean([jensenshannon(p[j], q[j]) ** 2 for j in after])
+        expected = jsd(row["original_sequence"], row["sequence"], site)
+        if metadata["rc_average"]:
+            flipped = [reverse_complement(row[c]) for c in ("original_sequence", "sequence")]
+            expected = (expected + jsd(*flipped, len(row["sequence"]) - 1 - site)) / 2
         assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
     if not share:
         return
