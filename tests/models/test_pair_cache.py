@@ -294,3 +294,24 @@ def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     first = json.loads((tmp_path / "first.json").read_text())
     assert_same_results(json.loads(out.read_text())["results"], first["results"])
+
+
+def test_a_pair_s_key_is_the_hash_of_what_its_score_depends_on():
+    """Log-likelihood pairs keep the key of earlier versions (a run they started resumes); a
+    score the model computes (``score: jsd``) adds its name, so the two never meet."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from perturbation_bench.models.pair_cache import PairStore
+
+    store = SimpleNamespace(model_key=["model", 512, "marginal"])
+
+    def sha(*parts) -> str:
+        return hashlib.sha256(json.dumps(list(parts)).encode()).hexdigest()
+
+    assert PairStore.key(store, "", "ACGT", "ACGA") == sha(
+        "model", 512, "marginal", "", "ACGT", "ACGA"
+    )
+    assert PairStore.key(store, "", "ACGT", "ACGA", "jsd") == sha(
+        "model", 512, "marginal", "jsd", "", "ACGT", "ACGA"
+    )
