@@ -43,7 +43,8 @@ def test_the_jsd_is_scipys_mean_over_the_rows_it_reads():
 
 def test_pairs_are_batched_by_shared_prefix_or_else_by_window_length(tiny_models):
     """With sharing, the tokens before the variant (``shared_bucket``) group pairs whatever
-    their lengths (the remainders are right-padded); without, only windows of one length."""
+    their lengths (the remainders are right-padded); without (or for a model without a reusable
+    cache), only windows of one length."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from perturbation_bench.models.causal_scoring import shared_bucket
@@ -63,3 +64,5 @@ def test_pairs_are_batched_by_shared_prefix_or_else_by_window_length(tiny_models
 
     assert groups(True) == {(shared_bucket(20), 0): [0, 1], (shared_bucket(3), 0): [2]}
     assert groups(False) == {(0, 40): [0], (0, 50): [1, 2]}
+    model.config.use_cache = False  # a model whose cache cannot be reused: whole windows
+    assert groups(True) == groups(False)
