@@ -527,5 +527,11 @@ def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_mo
     assert cached == fresh and all(s > 0 and alternate == 0 for s, alternate in cached)
     cache = str(tmp_path / "hf-cache")
     evaluate(tiny_models["char"], [TASK], llr, "dna-hf", use_cache=cache)
-    with pytest.raises(OptionsError, match=r"alternate window has the value .* --use_cache"):
+    message = (
+        r"^variant chr\S+:\d+ [ACGT]>[ACGT]: its alternate window has the value -\d+\.?\d*, where "
+        r"a score the model computes gives 0: lm-eval's --use_cache served a log-likelihood "
+        r"cached by a run of the same windows scored otherwise \(give this run its own "
+        r"--use_cache path\)$"
+    )
+    with pytest.raises(OptionsError, match=message):
         evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
