@@ -45,3 +45,43 @@ def test_literal_offsets_skip_the_spaces_between_tokens():
 
     offsets = literal_offsets(LiteralWords(), [1, 2, 3, 4], "ACG CGT  GTA")
     assert offsets == [(0, 0), (0, 3), (4, 7), (9, 12)]
+
+
+def test_each_distinct_sequence_is_tokenized_once_and_as_alone():
+    """``encode_texts``: the distinct texts in one batch call, each encoded as the tokenizer
+    encodes it alone; ``encode_request`` then reads the stored encoding, counting its unknown
+    tokens per request, and tokenizes only a text the store lacks."""
+    from types import SimpleNamespace
+
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer
+    from perturbation_bench.models.masked_inputs import encode_request, encode_texts
+
+    tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
+    calls = []
+
+    class Counting:
+        """The tokenizer, its calls noted."""
+
+        def __call__(self, texts, **options):
+            calls.append(list(texts))
+            return tokenizer(texts, **options)
+
+        def __getattr__(self, name):
+            return getattr(tokenizer, name)
+
+    texts = ["ACGTA", "ACGTT", "ACGTA"]
+    encoded: dict = {}
+    encode_texts(Counting(), texts, encoded)
+    assert calls == [["ACGTA", "ACGTT"]]
+    for text in ("ACGTA", "ACGTT"):
+        alone = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
+        assert encoded[text] == {key: alone[key] for key in encoded[text]}
+        assert set(encoded[text]) >= {"input_ids", "special_tokens_mask", "offset_mapping"}
+    counted = []
+    unknown = SimpleNamespace(add=lambda request, count: counted.append(count))
+    request = SimpleNamespace(args=("", "ACGTA"), doc=None)
+    assert encode_request(Counting(), request, unknown, encoded) is encoded["ACGTA"]
+    assert calls == [["ACGTA", "ACGTT"]] and counted == [0]
+    encode_request(Counting(), SimpleNamespace(args=("", "GGGG"), doc=None), unknown, encoded)
+    assert calls[-1] == ["GGGG"] and "GGGG" in encoded
