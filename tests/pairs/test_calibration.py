@@ -156,7 +156,8 @@ def _calibrated(root, **options) -> dict:
     [
         (
             {"context_bp": 32},
-            r"no llr or marginal_llr means for this run's window 32 \(the table has 64\)",
+            r"calibration \S+calibration.tsv: no llr or marginal_llr means for this run's window "
+            r"32 \(the table has 64\); calibrate with the same model, strands and window$",
         ),
         ({"rc_average": True}, r"this run's rc_average True \(the table has False\)"),
         ({"score": "calibrated_entropy"}, r"no entropy means for this run's model"),
