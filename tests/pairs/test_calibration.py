@@ -140,8 +140,25 @@ def test_a_run_of_other_variants_is_not_a_calibration(calibrated, tmp_path):
     build_variants(tmp_path, tmp_path / "v.csv", fasta, "plain", window=64)
     metadata = {"config": "plain", "data_dir": str(tmp_path / "out")}
     evaluate(str(fasta), [TASK], metadata, model="kmer-markov", output_path=tmp_path / "run")
-    with pytest.raises(DataSourceError, match=r"run.*: this run scored no calibration sites"):
+    message = (
+        r"calibration \S+run: this run scored no calibration sites \(a config of "
+        r"perturbation-bench build calibration\)$"
+    )
+    with pytest.raises(DataSourceError, match=message):
         read_calibration(tmp_path / "run")
+
+
+def test_a_model_without_a_source_cannot_be_matched_to_a_table():
+    from perturbation_bench.pairs.settings import TaskSettings
+    from perturbation_bench.tasks.variants import _calibrate
+
+    settings = TaskSettings(score="calibrated_llr", calibration="calibration.tsv")
+    message = (
+        r"^score calibrated_llr: the model has no pretrained \(or fasta\) to match the "
+        r"calibration table by$"
+    )
+    with pytest.raises(OptionsError, match=message):
+        _calibrate([], settings, {"batch_size": 8})
 
 
 def _calibrated(root, **options) -> dict:

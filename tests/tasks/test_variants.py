@@ -535,3 +535,36 @@ def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_mo
     )
     with pytest.raises(OptionsError, match=message):
         evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
+
+
+def test_the_jsd_reads_the_bases_after_a_dna_prefix(tiny_models, snvs):
+    """With a DNA prefix (``dna_prefix: <dna>``) before every window, the rows that predict
+    the bases after the site are counted from the prefix's tokens."""
+    import numpy as np
+    import torch
+    from scipy.spatial.distance import jensenshannon
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    root, rows = snvs
+    path = tiny_models["char"]
+    metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    result = evaluate(path, [TASK], {**metadata, "dna_prefix": "<dna>"}, "dna-hf")
+    samples = {s["doc_id"]: s for s in result["samples"][TASK]}
+    network = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    bases = tokenizer.convert_tokens_to_ids(list("ACGT"))
+    prefix = tokenizer("<dna>", add_special_tokens=False)["input_ids"]
+
+    def base_predictions(window: str) -> np.ndarray:
+        ids = prefix + tokenizer(window, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logits = network(torch.tensor([ids])).logits[0, :, bases].double().numpy()
+        chosen = np.exp(logits - logits.max(axis=1, keepdims=True))
+        chosen /= chosen.sum(axis=1, keepdims=True)
+        return chosen[len(prefix) - 1 : len(prefix) - 1 + len(window)]  # row j predicts base j
+
+    for i, row in rows.iterrows():
+        site, _ = _allele_windows(row)
+        p, q = base_predictions(row["original_sequence"]), base_predictions(row["sequence"])
+        expected = np.mean([jensenshannon(p[j], q[j]) ** 2 for j in range(site + 1, len(p))])
+        assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
