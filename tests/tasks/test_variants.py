@@ -537,9 +537,11 @@ def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_mo
         evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
 
 
-def test_the_jsd_reads_the_bases_after_a_dna_prefix(tiny_models, snvs):
+@pytest.mark.parametrize("start", [{"dna_prefix": "<dna>"}, {"start_token": "none"}])
+def test_the_jsd_reads_the_bases_after_a_dna_prefix_or_none(tiny_models, snvs, start):
     """With a DNA prefix (``dna_prefix: <dna>``) before every window, the rows that predict
-    the bases after the site are counted from the prefix's tokens."""
+    the bases after the site are counted from the prefix's tokens; with nothing before the
+    window (``start_token: none``), from its first base."""
     import numpy as np
     import torch
     from scipy.spatial.distance import jensenshannon
@@ -548,20 +550,24 @@ def test_the_jsd_reads_the_bases_after_a_dna_prefix(tiny_models, snvs):
     root, rows = snvs
     path = tiny_models["char"]
     metadata = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
-    result = evaluate(path, [TASK], {**metadata, "dna_prefix": "<dna>"}, "dna-hf")
+    result = evaluate(path, [TASK], {**metadata, **start}, "dna-hf")
     samples = {s["doc_id"]: s for s in result["samples"][TASK]}
     network = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(path)
     bases = tokenizer.convert_tokens_to_ids(list("ACGT"))
-    prefix = tokenizer("<dna>", add_special_tokens=False)["input_ids"]
+    prefix = tokenizer(start.get("dna_prefix", ""), add_special_tokens=False)["input_ids"]
 
     def base_predictions(window: str) -> np.ndarray:
+        """Row j: the prediction of base j (none for the first base without a prefix)."""
         ids = prefix + tokenizer(window, add_special_tokens=False)["input_ids"]
         with torch.no_grad():
             logits = network(torch.tensor([ids])).logits[0, :, bases].double().numpy()
         chosen = np.exp(logits - logits.max(axis=1, keepdims=True))
         chosen /= chosen.sum(axis=1, keepdims=True)
-        return chosen[len(prefix) - 1 : len(prefix) - 1 + len(window)]  # row j predicts base j
+        first = len(prefix) - 1  # the row that predicts base 0 (-1: none)
+        return np.concatenate([np.full((max(0, -first), 4), np.nan), chosen[max(0, first) :]])[
+            : len(window)
+        ]
 
     for i, row in rows.iterrows():
         site, _ = _allele_windows(row)
