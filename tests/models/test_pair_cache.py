@@ -27,8 +27,6 @@ from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.models.pair_cache import SUFFIX as PAIR_STORE_SUFFIX
 from perturbation_bench.tasks.pairing import logged_pairs
 
-pytestmark = pytest.mark.slow  # every test here starts processes
-
 TASK = "perturbation_syn_human"
 DRIVER = RESUME_DRIVER
 PAIRS = 60
@@ -99,6 +97,7 @@ def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
     return taken, sum(a + b for a, b in found) if kind == "dna-hf" else sum(b for _, b in found)
 
 
+@pytest.mark.slow  # starts processes, as the tests below but the last
 @pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
 def test_a_run_killed_part_way_resumes_with_identical_metrics(
@@ -150,6 +149,7 @@ def test_a_run_killed_part_way_resumes_with_identical_metrics(
         assert got == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm"])
 def test_a_rerun_with_fewer_processes_uses_what_its_ranks_cached(slow_setup, tmp_path, kind):
     """lm-eval keeps one cache file per rank: after 2 processes, 1 process finds rank 0's file
@@ -256,6 +256,7 @@ def run_variants(kind, models, root, config, cache=None):
     return result["results"]["perturbation_variants"], logged_pairs(result, "perturbation_variants")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["dna-hf", "dna-mlm", "kmer-markov"])
 def test_one_cache_never_serves_a_score_to_another_pair(slow_setup, shared_windows, tmp_path, kind):
     """``first`` then ``second`` on one cache: ``second`` equals its uncached run although every
@@ -270,6 +271,7 @@ def test_one_cache_never_serves_a_score_to_another_pair(slow_setup, shared_windo
         assert list(got) == pytest.approx(list(expected), rel=1e-6, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_path):
     """lm-eval never calls the model of a rank whose requests are all cached: dna-hf must not
     wait for it in a collective. Rank 1 fully cached, rank 0's file removed: the rerun ends."""
