@@ -233,40 +233,45 @@ class DnaHFLM(PackageModel, HFLM):
 
     def _embedding_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
         """Rule 7: each pair's embedding score on its reference request, 0 on its alternate."""
-        batch_size = self.batch_size if isinstance(self.batch_size, int) else 1
         scorer = EmbeddingScorer(
             self.model.base_model,
             self.tokenizer,
             self.device,
-            batch_size,
+            self._whole_batch_size,
             self.max_length,
             self.embedding,
             self._unknown,
         )
-        pairs = document_pairs(requests, strict=True)
-        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
-        for request, score in zip(requests, scores, strict=True):
-            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
+        scores = self._scored_by(scorer, requests, disable_tqdm)
         self._unknown_summary = self._unknown.summary(self.world_size)
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, len(requests))
-        return [(score, False) for score in scores]
+        return scores
 
     def _jsd_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
         """Each pair's downstream JSD on its reference request, 0 on its alternate
         (``jsd_scoring.py``)."""
-        batch_size = self.batch_size if isinstance(self.batch_size, int) else 1
         scorer = JSDScorer(
             self.model,
             self.tokenizer,
             self.device,
-            batch_size,
+            self._whole_batch_size,
             self.max_length,
             self._tokens,
             causal=True,
             name="dna-hf",
             share=self.share_prefix,
         )
+        return self._scored_by(scorer, requests, disable_tqdm)
+
+    @property
+    def _whole_batch_size(self) -> int:
+        """The run's batch size, 1 where it is ``auto`` (detected for log-likelihoods only)."""
+        return self.batch_size if isinstance(self.batch_size, int) else 1
+
+    def _scored_by(self, scorer, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """``(score, False)`` per request from ``scorer`` (an embedding or JSD scorer: a pair's
+        score on its reference request, 0 on its alternate), each kept in lm-eval's cache."""
         pairs = document_pairs(requests, strict=True)
         scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
         for request, score in zip(requests, scores, strict=True):

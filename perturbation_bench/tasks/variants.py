@@ -123,13 +123,16 @@ def _calibrate(held: list[dict], settings, metadata: dict) -> None:
     )
     cells = [cell_of(doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE]) for doc in held]
 
-    def describe(index: int) -> str:
-        doc = held[index]
-        return f"{doc['chrom']}:{doc['pos']} {doc['ref']}>{doc['alt']}"
-
-    offsets = calibration_offsets(cells, means, settings.calibration, describe)
+    offsets = calibration_offsets(
+        cells, means, settings.calibration, lambda index: _variant(held[index])
+    )
     for doc, offset in zip(held, offsets, strict=True):
         doc[CALIBRATION] = offset
+
+
+def _variant(doc: dict) -> str:
+    """A variant as messages name it: ``chrom:pos ref>alt``."""
+    return f"{doc['chrom']}:{doc['pos']} {doc['ref']}>{doc['alt']}"
 
 
 def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
@@ -146,9 +149,8 @@ def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
         first = broken[0]
         raise OptionsError(
             f"score {score} reads single-base variants; {len(broken)} of "
-            f"{len(held)} variants of {config_name} are not one (first: {first['chrom']}:"
-            f"{first['pos']} {first['ref']}>{first['alt']}); build a config of single-base "
-            "variants for it, or score these with llr"
+            f"{len(held)} variants of {config_name} are not one (first: {_variant(first)}); "
+            "build a config of single-base variants for it, or score these with llr"
         )
 
 
@@ -189,14 +191,14 @@ def process_results(doc, results) -> dict:
     ``(score, label, chrom, one_class_chromosomes)``, or ``(assay, label, score, min_per_class)``
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
-    metrics = pair_results(doc, results)
+    metrics, pairs = pair_results(doc, results), compared_pairs(doc, results)
     if scoring_kind() == "embedding" or doc[TASK].score in MODEL_SCORES:
-        _check_scored_by_model(doc, compared_pairs(doc, results))
+        _check_scored_by_model(doc, pairs)
         metrics = {}  # a distance, a JSD: no direction (module docstring)
     if "label" in doc:
         settings = doc[TASK]
         # s off the margin (ranking.py) or the four alleles (marginal.py), calibrated or not
-        score = document_score(settings.score, doc, *compared_pairs(doc, results))
+        score = document_score(settings.score, doc, *pairs)
         label = doc["label"]
         quantitative = settings.labels == "quantitative"
         if quantitative and label is not None:
@@ -218,10 +220,10 @@ def _check_scored_by_model(doc, pairs) -> None:
     alternates = [pair.perturbed for pair in pairs if pair.perturbed != 0]
     if alternates:
         raise OptionsError(
-            f"variant {doc['chrom']}:{doc['pos']} {doc['ref']}>{doc['alt']}: its alternate "
-            f"window has the value {alternates[0]:.6g}, where a score the model computes gives "
-            "0: lm-eval's --use_cache served a log-likelihood cached by a run of the same windows "
-            "scored otherwise (give this run its own --use_cache path)"
+            f"variant {_variant(doc)}: its alternate window has the value {alternates[0]:.6g}, "
+            "where a score the model computes gives 0: lm-eval's --use_cache served a "
+            "log-likelihood cached by a run of the same windows scored otherwise (give this run "
+            "its own --use_cache path)"
         )
 
 
