@@ -507,9 +507,10 @@ TOY_WINDOW, TOY_FLANK = 400, 100
 """The window and flank of the datasets built on the synthetic genome (tests/dataset)."""
 
 
-def build_toy_dataset(kind, fasta, gtf, out, *extra) -> Path:
-    """``perturbation-bench build KIND`` (syn or motif) on a genome and its GTF, in
-    :data:`TOY_WINDOW` bp windows with :data:`TOY_FLANK` bp flanks; the parquet file it wrote."""
+def build_toy_dataset(kind, fasta, gtf, out, *extra, annotation: str = "--gtf") -> Path:
+    """``perturbation-bench build KIND`` (syn or motif) on a genome and its annotation (a GTF;
+    ``annotation="--gff3"``: a GFF3), in :data:`TOY_WINDOW` bp windows with :data:`TOY_FLANK` bp
+    flanks; the parquet file it wrote."""
     from perturbation_bench.cli import main
 
     args = [
@@ -517,7 +518,7 @@ def build_toy_dataset(kind, fasta, gtf, out, *extra) -> Path:
         kind,
         "--fasta",
         str(fasta),
-        "--gtf",
+        annotation,
         str(gtf),
         "--species",
         "human",

@@ -9,8 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from dna_fixtures import TOY_FLANK, TOY_WINDOW
-from perturbation_bench.cli import main
+from dna_fixtures import build_toy_dataset
 from perturbation_bench.dataset.annotation import choose_transcripts, read_cds_exons, read_gff3_cds
 
 
@@ -74,28 +73,7 @@ def test_both_gff3_layouts_build_the_same_rows_as_the_gtf(genome_files, tmp_path
     paths = {}
     for name, flag in (("same.gtf", "--gtf"), ("same.gff3", "--gff3")):
         out = tmp_path / name.replace(".", "_")
-        args = [
-            "build",
-            "syn",
-            "--fasta",
-            str(fasta),
-            flag,
-            str(tmp_path / name),
-            "--species",
-            "human",
-            "--out",
-            str(out),
-            "--window",
-            str(TOY_WINDOW),
-            "--flank",
-            str(TOY_FLANK),
-            "--assembly",
-            "toy",
-            "--annotation-source",
-            "toy",
-        ]
-        assert main(args) == 0
-        paths[name] = out / "syn_human" / "test-00000-of-00001.parquet"
+        paths[name] = build_toy_dataset("syn", fasta, tmp_path / name, out, annotation=flag)
     gtf_rows, gff3_rows = (pq.read_table(p).to_pylist() for p in paths.values())
     assert len(gtf_rows) > 10 and gff3_rows == gtf_rows
     reports = [
