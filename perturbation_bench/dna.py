@@ -15,6 +15,8 @@ BASES = "ACGT"
 """The four bases."""
 LETTERS = "ACGTN"
 """Letters a sequence may hold (in either case)."""
+ACGT_ONLY = re.compile("^[ACGT]+$")
+"""A sequence of the four bases alone, in upper case."""
 
 
 _COMPLEMENT = str.maketrans("ACGTNacgtn", "TGCANtgcan")

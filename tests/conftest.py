@@ -29,6 +29,8 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:  # pytest -n N: the cores shared a
     )
 
 from dna_fixtures import TOKENIZER_KINDS, build_model  # noqa: E402
+from perturbation_bench.dataset.codons import load_codon_table  # noqa: E402
+from perturbation_bench.dataset.synthetic import synthetic_genome  # noqa: E402
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet  # noqa: E402
 
 
@@ -65,3 +67,12 @@ def no_weights_read(monkeypatch):
         raise AssertionError("weights were read")
 
     monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(refuse))
+
+
+@pytest.fixture(scope="session")
+def genome_files(tmp_path_factory):
+    """A 30 kb synthetic genome and its GTF (``dataset/synthetic.py``), shared by the dataset
+    and format tests."""
+    return synthetic_genome(
+        tmp_path_factory.mktemp("genome"), load_codon_table("human"), chrom_length=30_000
+    )

@@ -536,3 +536,15 @@ def build_toy_dataset(kind, fasta, gtf, out, *extra, annotation: str = "--gtf") 
     ]
     assert main(args) == 0
     return out / f"{kind}_human" / "test-00000-of-00001.parquet"
+
+
+def consensus_of(rows) -> str:
+    """The base of highest probability at each position, the first of ACGT on a tie."""
+    out = ""
+    for row in rows:
+        best = 0
+        for b in range(1, 4):
+            if row[b] > row[best]:
+                best = b
+        out += "ACGT"[best]
+    return out

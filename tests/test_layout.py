@@ -21,14 +21,16 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "fixtures": {"pairs"},
     "tasks": {"pairs", "report"},
     "models": {"pairs"},
-    "dataset": {"pairs"},
-    "variants": {"pairs", "dataset"},
+    "formats": {"pairs"},
+    "dataset": {"pairs", "formats"},
+    "variants": {"pairs", "formats", "dataset"},
     "report": {"pairs"},
-    "controls": {"pairs", "dataset", "variants"},
-    "bench": {"pairs", "fixtures", "tasks", "models", "dataset", "variants"},
+    "controls": {"pairs", "formats", "dataset", "variants"},
+    "bench": {"pairs", "fixtures", "tasks", "models", "formats", "dataset", "variants"},
     "commands": {
         "pairs",
         "fixtures",
+        "formats",
         "tasks",
         "models",
         "dataset",
@@ -229,15 +231,19 @@ def names_in_code(source: Path):
             yield node.module
 
 
-def test_the_footprint_kind_lives_in_the_modules_the_architecture_page_lists():
+@pytest.mark.parametrize(
+    ("heading", "word"),
+    [("the footprint kind", "footprint"), ("the MaveDB format", "mavedb")],
+)
+def test_each_example_lives_in_the_modules_the_architecture_page_lists(heading, word):
     page = ARCHITECTURE.read_text()
-    example = page[page.index("### One real example: the footprint kind") :]
+    example = page[page.index(f"### One real example: {heading}") :]
     table = example[: example.index("\n\n", example.index("| module |"))]
     listed = set(re.findall(r"^\| `([\w/]+\.py)` \|", table, flags=re.MULTILINE))
     naming = {
         str(path.relative_to(PACKAGE))
         for path in PACKAGE.rglob("*.py")
-        if any("footprint" in name.lower() for name in names_in_code(path))
+        if any(word in name.lower() for name in names_in_code(path))
     }
     assert naming == listed
     assert f"these {len(listed)} package modules" in example

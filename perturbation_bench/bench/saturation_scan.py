@@ -52,13 +52,13 @@ def ideal_speedup(method: str, p: float = AT, score: str = "llr") -> float:
 
 def prepare(folder: Path, bases: int) -> tuple[dict, Path]:
     """Random models (causal and masked) and the scan's pairs; the models by method and the data."""
-    from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.fixtures.random_models import (
         as_masked_lm_tokenizer,
         kmer_tokenizer,
         save_random_bert,
         save_random_llama,
     )
+    from perturbation_bench.formats.fasta import Genome
     from perturbation_bench.variants.build import build_variant_dataset
     from perturbation_bench.variants.saturation import (
         parse_region,

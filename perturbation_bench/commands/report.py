@@ -103,7 +103,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report; print one line per model and task; return 0."""
-    from perturbation_bench.dataset.annotation import exons_of
+    from perturbation_bench.formats.annotation import exons_of
     from perturbation_bench.report.export import FORMATS
     from perturbation_bench.report.make import make_report
 

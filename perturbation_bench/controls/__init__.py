@@ -1,13 +1,12 @@
 """Paired controls: real elements against composition-preserving shuffles of themselves
-(``build controls``), and motifs against permutations of themselves (``build footprints``):
+(``build controls``), and motifs against permutations of themselves (``build footprints``). Their
+inputs (BED, MEME, backgrounds, the annotation) are read by ``formats/``.
 
 - ``elements.py``: the elements, from a BED file or an annotation's transcript features;
 - ``shuffles.py``: the shuffles that keep an element's composition, seeded per element;
 - ``klet.py``: the exact K-let shuffle (every K-mer count kept);
 - ``build.py``: one pair per element, its window against the same window with the element
   shuffled, written in the pair layout;
-- ``motifs.py``: transcription-factor motifs of a MEME file as consensus sequences;
-- ``backgrounds.py``: the background windows of a footprint build (FASTA, a controls config, BED);
 - ``footprints.py``: ``build footprints``, motifs inserted into backgrounds against permuted
   inserts, at several copy numbers and spacings.
 """

@@ -3,7 +3,7 @@
 An element is a genome interval (0-based, half-open) with a name and where it came from. From
 a BED file: every region as it is (``track``/``browser``/``#`` lines skipped; its 4th column,
 if any, names it). From a GTF or GFF3: the features of the transcript ``build syn`` chooses for
-each gene (``dataset/annotation.py``), by ``--feature``:
+each gene (``formats/annotation.py``), by ``--feature``:
 
 - ``cds``: its CDS exons;
 - ``exon``: its exons (the annotation's ``exon`` records; without any for the transcript, its
@@ -40,7 +40,7 @@ class Element:
 
 def bed_elements(path) -> list[Element]:
     """The regions of a BED file (module docstring), each checked: ``0 <= START < END``."""
-    from perturbation_bench.variants.bed import read_bed
+    from perturbation_bench.formats.bed import read_bed
 
     return [
         Element(chrom, start, end, name, f"{path} line {number}")

@@ -1,7 +1,7 @@
 """``perturbation-bench build footprints``: DART-Eval's motif footprinting pairs, with doses.
 
-For each background window ``B`` of ``L`` bases (``backgrounds.py``), each motif of consensus
-``c`` of ``w`` bases (``motifs.py``), each copy number ``n`` and spacing ``s``, the insert of
+For each background window ``B`` of ``L`` bases (``formats/backgrounds.py``), each motif of consensus
+``c`` of ``w`` bases (``formats/meme.py``), each copy number ``n`` and spacing ``s``, the insert of
 ``n`` copies ``s`` bases apart sits at the centre of ``B`` and replaces its bases there, by the
 rule of ``pairs/footprints.py`` (the spacers between copies keep the background's). One row
 holds::

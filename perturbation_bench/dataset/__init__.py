@@ -1,7 +1,6 @@
-"""Build and check datasets in the published schema; independent of the lm-eval tasks:
+"""Build and check datasets in the published schema; independent of the lm-eval tasks (the
+genome and the annotation are read by ``formats/``):
 
-- ``genome.py``: random access to a FASTA genome;
-- ``annotation.py``: CDS exons of one transcript per gene, from a GTF or a GFF3;
 - ``codons.py``: codon usage tables, the most frequent synonym, translation;
 - ``settings.py``: what decides a ``build syn`` / ``build motif`` output, and its rules;
 - ``schema.py``: the published dataset's columns and dtypes;

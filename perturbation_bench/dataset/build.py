@@ -1,6 +1,6 @@
 """Build a perturbation-bench dataset from a genome FASTA and a GTF annotation.
 
-One candidate pair per CDS exon of the chosen transcript of each gene (see ``annotation.py``).
+One candidate pair per CDS exon of the chosen transcript of each gene (see ``formats/annotation.py``).
 All coordinates are 0-based, half-open; ``*_in_seq`` positions index the oriented sequence.
 
 Window. ``window`` bp (default 8,192) oriented 5'->3' on the transcript's strand (reverse
@@ -46,13 +46,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from perturbation_bench.dataset.annotation import CdsExon
 from perturbation_bench.dataset.codons import CodonTable
-from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dataset.schema import SCHEMAS
 from perturbation_bench.dataset.settings import RECODINGS, BuildSettings
 from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.formats.annotation import CdsExon
+from perturbation_bench.formats.fasta import Genome
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.layout import config_folder, write_pairs, write_report

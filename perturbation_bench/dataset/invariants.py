@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.dataset.codons import load_codon_table
-from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
+from perturbation_bench.formats.fasta import Genome
 from perturbation_bench.pairs.footprints import DOSE_AXES, dose_of, insert_starts, with_copies
 
 

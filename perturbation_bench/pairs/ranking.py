@@ -20,7 +20,7 @@ Over the labelled variants (``label`` true = positive; unlabelled ones take no p
 
 A metric that cannot be computed (no labelled variant, or a single class overall) is NaN.
 
-Quantitative labels (a score per variant, ``variants/reading.py``) are read by correlation
+Quantitative labels (a score per variant, ``formats/variant_files.py``) are read by correlation
 instead, over the labelled variants:
 
 - ``spearman``: ``scipy.stats.spearmanr(s, label)``, Spearman's rho (average ranks for ties);

@@ -1,5 +1,5 @@
 """The report's section for variants with quantitative labels (a deep mutational scan's or a
-saturation genome editing screen's score per variant, ``variants/reading.py``).
+saturation genome editing screen's score per variant, ``formats/variant_files.py``).
 
 For every model and task whose labels are quantitative, over the labelled variants, with each
 task's score (``pairs/ranking.py``: ``llr`` = margin or ``abs_llr``):

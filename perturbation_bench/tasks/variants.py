@@ -6,7 +6,7 @@ window) - LL(alt window)``); where the data has a ``label`` column, also the met
 :mod:`perturbation_bench.pairs.ranking` on the score chosen with ``--metadata '{"score":
 "llr"|"abs_llr"}'`` (default ``llr``): for binary labels (a bool column) the ranking metrics
 ``auroc``, ``auprc``, ``auroc_by_chrom``, ``auprc_by_chrom``; for quantitative labels (a float
-column, ``variants/reading.py``) the correlations ``spearman`` and ``pearson``. The kind is the
+column, ``formats/variant_files.py``) the correlations ``spearman`` and ``pearson``. The kind is the
 column's type, the same on every process, and is kept in the task's settings (``labels``).
 Variants whose label is null take part in the pair metrics only. Under ``scoring=embedding`` the
 score is a distance, which has no direction: the task reports no pair metric, only the ranking
@@ -155,7 +155,7 @@ def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
 
 
 def label_kind(files) -> str | None:
-    """``quantitative`` where the files' ``label`` column is float (``variants/reading.py``),
+    """``quantitative`` where the files' ``label`` column is float (``formats/variant_files.py``),
     ``binary`` for any other label column, None without one; read from the files' schemas, so
     every process finds the same kind."""
     types = {

@@ -1,9 +1,8 @@
 """Variant effect prediction: variant files and genomes made into pairs (``build variants``), and
 the variant tables of in-silico scans.
 
-- ``reading.py``: variant files (VCF, tables); ``mavedb.py``: MaveDB score tables;
-  ``bed.py``: BED regions; ``hgvs.py``: genomic HGVS (``g.``) changes made alleles;
-  ``nabench.py``: NABench's assay files made pairs (wild type against measured sequence);
+Its inputs are read by ``formats/`` (variant files, MaveDB, NABench, BED, FASTA).
+
 - ``windows.py``: a variant's reference and alternate windows, and the edge rules;
 - ``build.py``: the variant pairs, written in the pair layout;
 - ``tables.py``: writing variant tables; ``mutations.py``: mutations by consequence class

@@ -1,6 +1,6 @@
 """``perturbation-bench build variants``: a variant file and a genome become a pair dataset.
 
-Each variant of the file (``reading.py``; one per ALT) becomes one row whose ``original_sequence``
+Each variant of the file (``formats/variant_files.py``; one per ALT) becomes one row whose ``original_sequence``
 is its reference window and ``sequence`` its alternate window (``windows.py``), so every task and
 model of this package scores it as a pair. Columns, in order::
 
@@ -9,9 +9,9 @@ model of this package scores it as a pair. Columns, in order::
 
 ``window_edge`` is the edge rule the windows were cut with (``windows.py``: shift, pad, truncate).
 The file's other columns include ``assay`` and ``label_direction`` where it has them or they are
-named (``reading.py``). A MaveDB score table reads its variants from HGVS (``reading.py``,
-``hgvs.py``); its excluded variants are named with their HGVS first. NABench's assay files make
-their pairs without a genome (:func:`build_nabench_dataset`, ``nabench.py``: the wild type and
+named (``formats/variant_files.py``). A MaveDB score table reads its variants from HGVS (``formats/mavedb.py``,
+``formats/hgvs.py``); its excluded variants are named with their HGVS first. NABench's assay files make
+their pairs without a genome (:func:`build_nabench_dataset`, ``formats/nabench.py``: the wild type and
 each measured sequence, ``window_edge`` ``construct``).
 
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
@@ -33,16 +33,13 @@ import pyarrow as pa
 from perturbation_bench import __version__
 from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.formats.fasta import resolve_chromosome
+from perturbation_bench.formats.mavedb import read_mavedb
+from perturbation_bench.formats.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLUDED
+from perturbation_bench.formats.nabench import nabench_rows, read_wild_types
+from perturbation_bench.formats.variant_files import read_variants
 from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
-from perturbation_bench.variants.mavedb import read_mavedb
-from perturbation_bench.variants.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLUDED
-from perturbation_bench.variants.nabench import nabench_rows, read_wild_types
-from perturbation_bench.variants.reading import read_variants
-from perturbation_bench.variants.windows import (
-    allele_problem,
-    resolve_chromosome,
-    variant_windows,
-)
+from perturbation_bench.variants.windows import allele_problem, variant_windows
 from perturbation_bench.wording import tally
 
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
@@ -127,7 +124,7 @@ def _shown(value) -> str:
 def row_schema(first: dict, carried: pa.Schema) -> pa.Schema:
     """The schema of every row, in the order of ``first``: fixed types for this module's
     columns, the file's own types for the carried ones (``label``: bool, or float64 for
-    quantitative labels, ``reading.py``)."""
+    quantitative labels, ``formats/variant_files.py``)."""
     return pa.schema(
         [pa.field(name, FIXED_TYPES.get(name) or carried.field(name).type) for name in first]
     )
@@ -146,7 +143,7 @@ def build_variant_dataset(
     """Write ``out/<config>/test-00000-of-00001.parquet`` and ``_build_report.json``.
 
     ``columns``: ``label_column``, ``assay_column``, ``label_direction`` of the table
-    (``reading.py``); ``mavedb``: ``hgvs_column`` and ``chrom`` to read ``variants_path`` as a
+    (``formats/variant_files.py``); ``mavedb``: ``hgvs_column`` and ``chrom`` to read ``variants_path`` as a
     MaveDB score table (``mavedb.read_mavedb``).
 
     Returns:
@@ -187,7 +184,7 @@ def build_variant_dataset(
 def build_nabench_dataset(
     paths, config: str, out: str | Path, metadata: str | Path | None = None
 ) -> tuple[Path, int, Counter, int]:
-    """:func:`build_variant_dataset` for NABench's assay files (``nabench.py``): one assay per
+    """:func:`build_variant_dataset` for NABench's assay files (``formats/nabench.py``): one assay per
     file; ``metadata``: NABench's ``metadata.csv``, the wild types of assays without a
     wild-type row."""
     excluded: Counter = Counter()

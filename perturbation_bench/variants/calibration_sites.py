@@ -11,10 +11,10 @@ variants`` windows them (``--window``, ``--edge``), into the config ``--config``
 
 from __future__ import annotations
 
+from perturbation_bench.formats.fasta import resolve_chromosome
 from perturbation_bench.pairs.calibration import CELL, FLANK, cell_of
 from perturbation_bench.pairs.conventions import EDGES
 from perturbation_bench.variants.saturation import saturation_rows
-from perturbation_bench.variants.windows import resolve_chromosome
 
 
 def calibration_rows(genome, regions) -> tuple[list[dict], dict]:

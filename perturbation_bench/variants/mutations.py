@@ -2,7 +2,7 @@
 class, labelled by the genetic code itself, from any genome and annotation.
 
 Transcripts: the same choice and reading of the annotation as ``build syn`` (``Ensembl_canonical``,
-else the longest CDS; GTF or GFF3: ``dataset/annotation.py``). A transcript's CDS is its CDS
+else the longest CDS; GTF or GFF3: ``formats/annotation.py``). A transcript's CDS is its CDS
 exons in transcript order (reverse-complemented on the minus strand). Classes are decided by
 translating codons before and after the change with the standard genetic code (NCBI table 1,
 from Biopython; stops ``TAA``, ``TAG``, ``TGA``), with codon ``i`` the CDS bases ``3i .. 3i+2``:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from perturbation_bench.dna import BASES
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.formats.fasta import resolve_chromosome
 from perturbation_bench.variants.tables import write_variant_table
-from perturbation_bench.variants.windows import resolve_chromosome
 
 REGION = re.compile(r"^(?P<chrom>[^:\s]+):(?P<start>[\d,]+)-(?P<end>[\d,]+)$")
 

@@ -38,13 +38,11 @@ the chromosome's end.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from perturbation_bench.dna import ACGT_ONLY
 from perturbation_bench.pairs.conventions import EDGES
 from perturbation_bench.pairs.windows import clamped_start
-
-ACGT = re.compile("^[ACGT]+$")
 
 
 @dataclass(frozen=True)
@@ -66,20 +64,11 @@ def allele_problem(ref: str, alt: str) -> str | None:
         return "star_alt"
     if alt == ".":
         return "no_alt"
-    if not ACGT.match(ref) or not ACGT.match(alt):
+    if not ACGT_ONLY.match(ref) or not ACGT_ONLY.match(alt):
         return "non_acgt_allele"
     if ref == alt:
         return "ref_equals_alt"
     return None
-
-
-def resolve_chromosome(name: str, fasta_names) -> str | None:
-    """The FASTA's name for chromosome ``name`` (with or without ``chr``; ``MT`` = ``chrM``)."""
-    bare = name[3:] if name.lower().startswith("chr") else name
-    candidates = [name, bare, f"chr{bare}"]
-    if bare.upper() in ("M", "MT"):
-        candidates += ["MT", "chrM", "M", "chrMT"]
-    return next((candidate for candidate in candidates if candidate in fasta_names), None)
 
 
 def variant_windows(
@@ -89,7 +78,7 @@ def variant_windows(
     exclusion reason.
 
     Args:
-        genome: a :class:`~perturbation_bench.dataset.genome.Genome` (upper-case bases).
+        genome: a :class:`~perturbation_bench.formats.fasta.Genome` (upper-case bases).
         chrom: the FASTA's name of the chromosome.
     """
     length = genome.length(chrom)

@@ -9,8 +9,8 @@ import pytest
 
 from perturbation_bench.controls import build
 from perturbation_bench.controls.elements import Element, annotation_elements
-from perturbation_bench.dataset.annotation import CdsExon
-from perturbation_bench.dataset.genome import Genome
+from perturbation_bench.formats.annotation import CdsExon
+from perturbation_bench.formats.fasta import Genome
 
 
 def genome_of(tmp_path, sequence: str) -> Genome:

@@ -19,9 +19,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr, wilcoxon
 
-from dna_fixtures import evaluate, read_fasta, reverse_complement
+from dna_fixtures import consensus_of, evaluate, read_fasta, reverse_complement
 from perturbation_bench.cli import main
-from perturbation_bench.controls.motifs import read_motifs
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.tasks.footprints import load_footprint_pairs
 
@@ -53,18 +52,6 @@ def random_matrices(seed: int) -> dict[str, list[list[float]]]:
     motifs["TIED.H12CORE.0.P.B"] = [[0.4, 0.1, 0.4, 0.1], [0.1, 0.3, 0.3, 0.3]] * 3
     motifs["POLYA.H12CORE.0.P.B"] = [[0.97, 0.01, 0.01, 0.01]] * 6
     return motifs
-
-
-def consensus_of(rows) -> str:
-    """The base of highest probability at each position, the first of ACGT on a tie."""
-    out = ""
-    for row in rows:
-        best = 0
-        for b in range(1, 4):
-            if row[b] > row[best]:
-                best = b
-        out += "ACGT"[best]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +258,7 @@ def test_dart_evals_file_of_one_sequence_per_line_gives_the_backgrounds_by_line_
 ):
     """The same windows from a FASTA and from DART-Eval's text file give the same rows, named
     0, 1, ... by line; a blank line between sequences is refused, trailing ones are not."""
-    from perturbation_bench.controls.backgrounds import read_backgrounds
+    from perturbation_bench.formats.backgrounds import read_backgrounds
 
     folder, _, backgrounds = material
     meme = ["--motifs", str(folder / "motifs.meme")]
@@ -296,8 +283,8 @@ def test_background_sources_at_their_edges(material, tmp_path):
     """A BED region may end at its chromosome's end, not past it or on a chromosome the FASTA
     lacks; a controls config gives the windows of all its files, and a folder that is not one
     is refused by name."""
-    from perturbation_bench.controls.backgrounds import read_backgrounds
     from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
+    from perturbation_bench.formats.backgrounds import read_backgrounds
 
     chrom = "".join(random.Random(2).choice("ACGT") for _ in range(300))
     (tmp_path / "g.fa").write_text(f">chr1\n{chrom}\n")
@@ -359,76 +346,6 @@ def test_bad_options_are_refused_naming_them(material, tmp_path, capsys, argumen
     )
     assert status == 2
     assert message in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            "MOTIF A\nletter-probability matrix: w= 2\n0.5 0.5 0 0\n0.6 0.6 0 0\n",
-            "motif 'A' position 2: [0.6, 0.6, 0.0, 0.0] is not four probabilities",
-        ),
-        (
-            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n"
-            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n",
-            "motif 'A' appears twice",
-        ),
-        (
-            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\n"
-            "MOTIF B\nletter-probability matrix: w= 3\n1 0 0 0\n",
-            "motif 'B' has fewer rows than its w= in its letter-probability matrix",
-        ),
-        (  # the reader would give A the matrix of B
-            "MOTIF A\nMOTIF B\nletter-probability matrix: w= 1\n1 0 0 0\n",
-            "motif 'A' has no letter-probability matrix",
-        ),
-        (
-            "MOTIF A\nletter-probability matrix: w= 1\n1 0 0 0\nMOTIF B\n\nMOTIF C\n",
-            "motif 'B' has no letter-probability matrix; 1 more like it",
-        ),
-        ("MOTIF A\nletter-probability matrix: alength= 4\n1 0 0 0\n", "without w="),
-        ("MOTIF A\nletter-probability matrix: w= 1\n1 0 x 0\n", "not a MEME motif file"),
-        (
-            "MOTIF A\nletter-probability matrix: alength= 4 w= 2\n1 0 0 0\n0.5 0.5 0\n",
-            "motif 'A' position 2 (line 4): 3 numbers where alength= 4 asks for 4",
-        ),
-        (
-            "MOTIF A\nletter-probability matrix: alength= 20 w= 1\n" + "0.05 " * 20 + "\n",
-            "motif 'A' (line 2): alength= 20; a DNA motif has 4 letters",
-        ),
-        ("nothing here\n", "no motif"),
-        ("MOTIF\nletter-probability matrix: w= 1\n1 0 0 0\n", "a MOTIF line without a name"),
-    ],
-)
-def test_a_bad_meme_file_is_refused_naming_the_file_the_motif_and_the_reason(
-    tmp_path, text, message
-):
-    path = tmp_path / "bad.meme"
-    path.write_text(text)
-    with pytest.raises(DataValidationError, match=str(path)) as caught:
-        read_motifs(path)
-    assert message in str(caught.value)
-
-
-def test_a_jaspar_meme_file_with_urls_and_tabs_gives_each_motif_its_consensus(tmp_path):
-    """JASPAR's MEME export: an alternate name after the identifier, tab-separated rows, a URL
-    line after each matrix and no blank line before the next MOTIF."""
-    rows = {
-        "MA0004.1": [[0.2, 0.8, 0, 0], [0.95, 0, 0.05, 0], [0, 1, 0, 0], [0, 0, 1, 0]],
-        "MA0006.1": [[0.125, 0.333333, 0.083333, 0.458333], [0, 0, 0.958333, 0.041667]],
-    }
-    text = "MEME version 4\n\nALPHABET= ACGT\n\nstrands: + -\n\n"
-    for name, matrix in rows.items():
-        text += f"MOTIF {name} Arnt\nletter-probability matrix: alength= 4 w= {len(matrix)} "
-        text += "nsites= 20 E= 0\n"
-        text += "".join("\t".join(f"  {p:.6f}" for p in row) + "\t\n" for row in matrix)
-        text += f"URL http://jaspar.genereg.net/matrix/{name}\n"
-    (tmp_path / "jaspar.meme").write_text(text)
-    motifs = read_motifs(tmp_path / "jaspar.meme")
-    assert [(m.name, m.consensus) for m in motifs] == [
-        (name, consensus_of(matrix)) for name, matrix in rows.items()
-    ]
-    assert [m.consensus for m in motifs] == ["CACG", "TG"]
 
 
 def dart_eval_metrics(samples: list[dict]) -> pd.DataFrame:

@@ -1,20 +1,10 @@
-"""The synthetic genome and the two datasets built on it, shared by the dataset tests."""
+"""The two datasets built on the synthetic genome (``genome_files``), shared by the dataset tests."""
 
 from __future__ import annotations
 
 import pytest
 
 from dna_fixtures import build_toy_dataset
-from perturbation_bench.dataset.codons import load_codon_table
-from perturbation_bench.dataset.synthetic import synthetic_genome
-
-
-@pytest.fixture(scope="package")
-def genome_files(tmp_path_factory):
-    """A 30 kb synthetic genome and its GTF (``dataset/synthetic.py``)."""
-    return synthetic_genome(
-        tmp_path_factory.mktemp("genome"), load_codon_table("human"), chrom_length=30_000
-    )
 
 
 @pytest.fixture(scope="package")

@@ -13,10 +13,10 @@ from Bio import bgzf
 
 from dna_fixtures import TOY_FLANK, build_toy_dataset, evaluate
 from perturbation_bench.cli import main
-from perturbation_bench.dataset.annotation import read_cds_exons
 from perturbation_bench.dataset.codons import load_codon_table
-from perturbation_bench.dataset.genome import Genome
 from perturbation_bench.dna import reverse_complement
+from perturbation_bench.formats.annotation import read_cds_exons
+from perturbation_bench.formats.fasta import Genome
 
 
 def test_every_exon_is_written_or_counted_with_a_reason(built, genome_files):

@@ -305,7 +305,7 @@ def test_unreadable_records_stop_with_file_record_and_reason(genome, tmp_path, b
         table.at[2, column] = value
     table.to_csv(tmp_path / "v.csv", index=False)
     with pytest.raises(DataValidationError, match=f"{tmp_path / 'v.csv'}: {message}"):
-        from perturbation_bench.dataset.genome import Genome
+        from perturbation_bench.formats.fasta import Genome
         from perturbation_bench.variants.build import build_variant_dataset
 
         build_variant_dataset(tmp_path / "v.csv", Genome(fasta), "toy", tmp_path / "out", W)

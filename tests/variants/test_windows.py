@@ -237,7 +237,7 @@ def test_a_chromosome_shorter_than_the_window_is_excluded_only_when_shifting(tmp
 
 @pytest.mark.parametrize("edge", ["shift", "pad", "truncate"])
 def test_a_window_that_just_fits_at_either_end_is_not_clamped_and_one_more_base_is(tmp_path, edge):
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.fasta import Genome
     from perturbation_bench.variants.windows import variant_windows
 
     sequence = "".join(random.Random(8).choice("ACGT") for _ in range(100))

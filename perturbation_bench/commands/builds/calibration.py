@@ -13,9 +13,9 @@ from perturbation_bench.wording import counted, say_excluded
 def run(args: argparse.Namespace) -> str | None:
     """Build the calibration config; print what was written and excluded; return the config
     whose task YAML to write."""
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.bed import read_bed
+    from perturbation_bench.formats.fasta import Genome
     from perturbation_bench.pairs.calibration import CELL
-    from perturbation_bench.variants.bed import read_bed
     from perturbation_bench.variants.build import build_variant_dataset
     from perturbation_bench.variants.calibration_sites import calibration_rows
     from perturbation_bench.variants.saturation import write_saturation

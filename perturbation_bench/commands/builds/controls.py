@@ -14,7 +14,7 @@ def run(args: argparse.Namespace) -> str | None:
     """Build the control pairs; print what was written and excluded; return the config whose task YAML to write."""
     from perturbation_bench.controls.build import build_controls
     from perturbation_bench.controls.elements import annotation_elements, bed_elements
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.fasta import Genome
 
     if args.window < 4:
         raise OptionsError(f"--window must be at least 4 bp, got {args.window}")
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> str | None:
             )
         elements = bed_elements(args.bed)
     else:
-        from perturbation_bench.dataset.annotation import exons_of, is_gff3, read_exon_spans
+        from perturbation_bench.formats.annotation import exons_of, is_gff3, read_exon_spans
 
         if not args.feature:
             raise OptionsError(

@@ -13,8 +13,8 @@ from perturbation_bench.wording import counted, say_excluded
 
 def run(args: argparse.Namespace) -> str | None:
     """Build the footprint pairs; print what was written and excluded; return the config whose task YAML to write."""
-    from perturbation_bench.controls.backgrounds import read_backgrounds
-    from perturbation_bench.controls.motifs import read_motifs
+    from perturbation_bench.formats.backgrounds import read_backgrounds
+    from perturbation_bench.formats.meme import read_motifs
     from perturbation_bench.tasks.task_yaml import check_config_name
 
     check_config_name(args.config)

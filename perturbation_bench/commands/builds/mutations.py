@@ -13,8 +13,8 @@ from perturbation_bench.wording import counted, some, tally
 
 def run(args: argparse.Namespace) -> str | None:
     """Build the variant table; print what was written and excluded; return None (a variant table has no task)."""
-    from perturbation_bench.dataset.annotation import exons_of
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.annotation import exons_of
+    from perturbation_bench.formats.fasta import Genome
 
     def class_list(text, default):
         names = tuple(n.strip() for n in text.split(",") if n.strip()) if text else default

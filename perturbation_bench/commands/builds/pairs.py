@@ -11,11 +11,11 @@ from perturbation_bench.wording import counted, say_excluded
 
 def run(args: argparse.Namespace) -> str | None:
     """Build the pairs; print what was written and excluded; return the config whose task YAML to write."""
-    from perturbation_bench.dataset.annotation import exons_of
     from perturbation_bench.dataset.build import build_dataset
     from perturbation_bench.dataset.codons import load_codon_table
-    from perturbation_bench.dataset.genome import Genome
     from perturbation_bench.dataset.settings import BuildSettings, check_settings
+    from perturbation_bench.formats.annotation import exons_of
+    from perturbation_bench.formats.fasta import Genome
 
     extra = (
         {"optimization_rate": args.optimization_rate, "recode": args.recode}

@@ -12,8 +12,8 @@ from perturbation_bench.wording import counted
 
 def run(args: argparse.Namespace) -> str | None:
     """Build the variant table; print what was written and excluded; return None (a variant table has no task)."""
-    from perturbation_bench.dataset.genome import Genome
-    from perturbation_bench.variants.bed import read_bed
+    from perturbation_bench.formats.bed import read_bed
+    from perturbation_bench.formats.fasta import Genome
 
     regions = [saturation.parse_region(text) for text in args.region]
     regions += read_bed(args.bed) if args.bed else []

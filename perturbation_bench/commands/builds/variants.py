@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> str | None:
 
 def _variant_build(args: argparse.Namespace, build):
     """The build of ``--from``'s format, its options checked before any file is read."""
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.fasta import Genome
 
     for option, source_format, given in (
         ("--hgvs-column", "mavedb", args.hgvs_column != "hgvs_nt"),

@@ -32,8 +32,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from perturbation_bench.dna import ACGT_ONLY
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.variants.windows import ACGT
 
 COLUMNS = ("mutant", "DMS_score", "sequence")
 EXCLUDED_COLUMNS = ("assay", "record", "mutant", "reason")
@@ -91,7 +91,7 @@ def mutant_problem(wild_type: str, mutant: str, sequence: str) -> str | None:
         changed[position - 1] = after
     if len(sequence) != len(wild_type):
         return "length_differs"
-    if not ACGT.match(sequence):
+    if not ACGT_ONLY.match(sequence):
         return "non_acgt_sequence"
     if sequence != "".join(changed):
         return "sequence_differs_from_mutant"
@@ -139,7 +139,7 @@ def _wild_type(path: Path, assay: str, table, wild_types: dict) -> str:
             f"{path}: no wild type: no row with an empty mutant, and no RAW_CONSTRUCT_SEQ for "
             f"{assay!r} (give NABench's metadata.csv with --nabench-metadata)"
         )
-    if not ACGT.match(wild_type):
+    if not ACGT_ONLY.match(wild_type):
         raise DataValidationError(
             f"{path}: the wild type of {assay!r} has a letter other than ACGT"
         )

@@ -1,4 +1,4 @@
-"""Reading annotations (dataset/annotation.py): GTF and both GFF3 layouts, transcript choice."""
+"""Reading annotations (formats/annotation.py): GTF and both GFF3 layouts, transcript choice."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dna_fixtures import build_toy_dataset
-from perturbation_bench.dataset.annotation import choose_transcripts, read_cds_exons, read_gff3_cds
+from perturbation_bench.formats.annotation import choose_transcripts, read_cds_exons, read_gff3_cds
 
 
 def gtf_records(gtf: Path) -> list[dict]:

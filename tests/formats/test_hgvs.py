@@ -1,4 +1,4 @@
-"""MaveDB score tables (``build variants --from mavedb``, ``variants/hgvs.py``): each HGVS ``g.``
+"""MaveDB score tables (``build variants --from mavedb``, ``formats/hgvs.py``): each HGVS ``g.``
 change's alternate window equals the chromosome edited as HGVS says, cut where the reference
 window is; what cannot be read is counted and named with its HGVS, never dropped."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from dna_fixtures import random_genome
 from perturbation_bench.cli import main
-from perturbation_bench.variants.hgvs import hgvs_alleles, split_accession
+from perturbation_bench.formats.hgvs import hgvs_alleles, split_accession
 
 W = 64
 

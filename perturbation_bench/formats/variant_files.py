@@ -1,6 +1,6 @@
 """Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv,
 tsv). MaveDB score tables are read in ``mavedb.py``, NABench's assay files in ``nabench.py``, BED
-regions in ``bed.py``; genomes (FASTA) and annotations (GTF, GFF3) in ``dataset/``.
+regions in ``bed.py``; genomes (FASTA) in ``fasta.py``, annotations (GTF, GFF3) in ``annotation.py``.
 
 Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, as in a VCF),
 ``ref``, ``alt`` and the record's other fields (``extra``):
@@ -23,7 +23,7 @@ declared by a ``label_direction`` column or ``--label-direction`` (``damaging`` 
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
 ``alt``, a label that is not a truth value, an empty assay, an unknown direction) stops with a
 :class:`DataValidationError` naming the file, the 0-based record and the reason. Alleles are upper-cased; what a window can be built
-from is decided later (``windows.py``), where exclusions are counted.
+from is decided later (``variants/windows.py``), where exclusions are counted.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A MaveDB score table (``build variants --from mavedb``) names each variant in a column
 (``hgvs_nt`` by default) as ``[ACCESSION:]g.<change>`` on a named reference: the chromosome is
 ``--chrom`` where given, else the accession (matched to the FASTA's names as every variant's
-chromosome is, ``windows.py``). Positions are 1-based on that chromosome. The forms read, with
+chromosome is, ``fasta.py``). Positions are 1-based on that chromosome. The forms read, with
 ``G`` the reference genome (1-based, inclusive ranges)::
 
     g.P R>A             pos P, ref R, alt A (one base each; R checked against G later)

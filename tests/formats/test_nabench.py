@@ -1,4 +1,4 @@
-"""NABench's assay files made pairs (``variants/nabench.py``), on real rows of two DNA assays
+"""NABench's assay files made pairs (``formats/nabench.py``), on real rows of two DNA assays
 (``tests/data/nabench``): each row's pair is the wild type against its sequence, checked by
 re-applying its mutant independently; bad rows are counted and named, never dropped."""
 

@@ -11,7 +11,7 @@ A background is a name and its bases, upper-cased, from one of:
 - ``--bed FILE --fasta FILE``: the bases of every BED region, named ``chrom:start-end``.
 
 Every background is kept, in input order; what cannot hold an insert is excluded later, and
-counted, by the build (``footprints.py``). A background must hold A, C, G, T or N alone (the
+counted, by the build (``controls/footprints.py``). A background must hold A, C, G, T or N alone (the
 letters every pair file holds, ``pairs/files.py``): another letter is refused, naming the
 source, the background and the letter's position.
 """
@@ -41,7 +41,7 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
             chromosome the FASTA lacks or past its end (file, line), a blank line among a text
             file's sequences, a letter other than A, C, G, T or N, no background at all.
     """
-    from perturbation_bench.dataset.genome import Genome
+    from perturbation_bench.formats.fasta import Genome
 
     if (source is None) == (bed is None):
         given = "both were given" if source is not None else "neither was given"
@@ -87,20 +87,18 @@ def _line_backgrounds(path: Path) -> list[Background]:
 
 
 def _bed_backgrounds(bed: str, genome) -> list[Background]:
-    from perturbation_bench.controls.elements import bed_elements
-    from perturbation_bench.variants.windows import resolve_chromosome
+    from perturbation_bench.formats.bed import read_bed
+    from perturbation_bench.formats.fasta import resolve_chromosome
 
     backgrounds = []
-    for element in bed_elements(bed):
-        chrom = resolve_chromosome(element.chrom, genome.names)
-        if chrom is None or element.end > genome.length(chrom):
+    for number, (name, start, end, _) in read_bed(bed, numbered=True):
+        chrom = resolve_chromosome(name, genome.names)
+        if chrom is None or end > genome.length(chrom):
             where = "is not in" if chrom is None else f"ends past the end of {chrom} in"
             raise DataValidationError(
-                f"{element.source}: {element.chrom}:{element.start}-{element.end} {where} "
-                f"{genome.path}"
+                f"{bed} line {number}: {name}:{start}-{end} {where} {genome.path}"
             )
-        bases = genome.fetch(chrom, element.start, element.end)
-        backgrounds.append(Background(f"{element.chrom}:{element.start}-{element.end}", bases))
+        backgrounds.append(Background(f"{name}:{start}-{end}", genome.fetch(chrom, start, end)))
     return backgrounds
 
 

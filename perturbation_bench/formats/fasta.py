@@ -43,3 +43,12 @@ class Genome:
         """Bases ``[start, end)`` of ``chrom``, reverse-complemented when ``strand`` is ``-``."""
         sequence = self._fasta[chrom][start:end]
         return reverse_complement(sequence) if strand == "-" else sequence
+
+
+def resolve_chromosome(name: str, fasta_names) -> str | None:
+    """The FASTA's name for chromosome ``name`` (with or without ``chr``; ``MT`` = ``chrM``)."""
+    bare = name[3:] if name.lower().startswith("chr") else name
+    candidates = [name, bare, f"chr{bare}"]
+    if bare.upper() in ("M", "MT"):
+        candidates += ["MT", "chrM", "M", "chrMT"]
+    return next((candidate for candidate in candidates if candidate in fasta_names), None)

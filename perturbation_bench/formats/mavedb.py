@@ -1,6 +1,6 @@
 """MaveDB score tables as variants (``build variants --from mavedb``): each record's variant from
 its HGVS ``g.`` change (``hgvs.py``) on a chromosome of the genome, its ``score`` the label; the
-table is otherwise read as ``reading.py`` reads a variant table (label and assay columns,
+table is otherwise read as ``variant_files.py`` reads a variant table (label and assay columns,
 carried fields). A record whose HGVS cannot be read becomes a variant with a ``problem``,
 excluded and counted by the build.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.variants.reading import (
+from perturbation_bench.formats.variant_files import (
     REQUIRED,
     Variant,
     carried_fields,
@@ -60,8 +60,8 @@ def read_mavedb(
 
 def _hgvs_reader(column: str, chrom: str | None, genome):
     """``row -> (chrom, pos, ref, alt) | (chrom, reason)`` reading ``row[column]``."""
-    from perturbation_bench.variants.hgvs import hgvs_alleles, split_accession
-    from perturbation_bench.variants.windows import resolve_chromosome
+    from perturbation_bench.formats.fasta import resolve_chromosome
+    from perturbation_bench.formats.hgvs import hgvs_alleles, split_accession
 
     def read(row: dict):
         text = row[column]

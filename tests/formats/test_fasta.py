@@ -1,0 +1,59 @@
+"""FASTA genomes (``formats/fasta.py``): windows against slices of the file read here, either
+strand, and a chromosome's name across the ``chr`` and mitochondrial conventions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dna_fixtures import reverse_complement
+from perturbation_bench.errors import DataSourceError
+from perturbation_bench.formats.fasta import Genome, resolve_chromosome
+
+
+@pytest.mark.parametrize(
+    ("names", "asked", "found"),
+    [
+        (["chr1", "chrM"], "1", "chr1"),
+        (["chr1", "chrM"], "chr1", "chr1"),
+        (["chr1", "chrM"], "MT", "chrM"),
+        (["chr1", "chrM"], "M", "chrM"),
+        (["1", "MT"], "chr1", "1"),
+        (["1", "MT"], "chrM", "MT"),
+        (["1", "MT"], "CHR1", "1"),
+        (["1", "chr1"], "chr1", "chr1"),  # the name as written first
+        (["1", "chr1"], "1", "1"),
+        (["chr1", "chrM"], "2", None),
+        (["chr10"], "chr1", None),
+    ],
+)
+def test_a_chromosome_is_found_under_either_naming_convention(names, asked, found):
+    assert resolve_chromosome(asked, names) == found
+
+
+def test_windows_are_the_files_bases_upper_cased_and_reverse_complemented_on_minus(tmp_path):
+    rng = random.Random(3)
+    sequences = {
+        name: "".join(rng.choice("ACGTNacgtn") for _ in range(length))
+        for name, length in (("c2", 301), ("c1", 77))
+    }
+    lines = []
+    for name, sequence in sequences.items():
+        lines.append(f">{name} description")
+        lines += [sequence[i : i + 60] for i in range(0, len(sequence), 60)]
+    (tmp_path / "g.fa").write_text("\n".join(lines) + "\n")
+    genome = Genome(tmp_path / "g.fa")
+    assert genome.names == ["c2", "c1"]
+    assert [genome.length(name) for name in genome.names] == [301, 77]
+    assert "c1" in genome and "c3" not in genome
+    for name, sequence in sequences.items():
+        for start, end in ((0, 10), (55, 125), (len(sequence) - 9, len(sequence))):
+            expected = sequence[start:end].upper()
+            assert genome.fetch(name, start, end) == expected
+            assert genome.fetch(name, start, end, "-") == reverse_complement(expected)
+
+
+def test_a_file_that_is_not_a_fasta_is_refused_naming_it(tmp_path):
+    with pytest.raises(DataSourceError, match=f"cannot open FASTA {tmp_path / 'none.fa'}"):
+        Genome(tmp_path / "none.fa")
