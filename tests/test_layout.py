@@ -43,6 +43,14 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "_autoload": set(),
 }
 TOP_LEVEL_MODULES = 10
+KIND_ROLES = {
+    "rules": "pairs",
+    "builder": "controls",
+    "command": "commands",
+    "task": "tasks",
+    "section": "report",
+}
+"""A module of a kind's folder (``kinds/<kind>/<role>.py``) -> the layer whose floor it sits on."""
 
 
 def module_name(path: Path) -> str:
@@ -54,12 +62,13 @@ MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def layer_of(module: str) -> str:
-    """The layer of ``perturbation_bench[.x[.y]]``."""
+    """The layer of ``perturbation_bench[.x[.y]]``; a kind's module is on its role's floor
+    (:data:`KIND_ROLES`), its folder's ``__init__`` on the ground floor (it imports nothing)."""
     parts = module.split(".")
-    if len(parts) == 1:
+    if len(parts) == 1 or parts[1] in GROUND:
         return "ground"
-    if parts[1] in GROUND:
-        return "ground"
+    if parts[1] == "kinds":
+        return "ground" if len(parts) < 4 else KIND_ROLES.get(parts[3], f"kinds role {parts[3]}")
     return parts[1]
 
 
@@ -169,6 +178,23 @@ def test_every_subpackage_is_installed():
 def _named(cell: str) -> set[str]:
     """The layers a cell of the architecture page's layer table names: ``pairs/`` -> pairs."""
     return {re.sub(r"(/|\.py)$", "", name) for name in re.findall(r"`([\w./]+)`", cell)}
+
+
+def test_a_kind_s_modules_sit_on_their_roles_floors():
+    assert layer_of("perturbation_bench.kinds.footprints.task") == "tasks"
+    assert layer_of("perturbation_bench.kinds.footprints") == "ground"
+    assert layer_of("perturbation_bench.kinds.footprints.helpers") not in ALLOWED
+
+
+def test_the_architecture_page_s_role_table_is_the_one_this_test_holds():
+    page = ARCHITECTURE.read_text()
+    table = page[page.index("| role module | floor |") :].split("\n\n")[0].splitlines()[2:]
+    documented = {}
+    for row in table:
+        role, floor = row.strip("|").split("|")[:2]
+        ((name,), (layer,)) = _named(role), _named(floor)
+        documented[name] = layer
+    assert documented == KIND_ROLES
 
 
 def test_the_architecture_page_s_layer_table_is_the_one_this_test_holds():

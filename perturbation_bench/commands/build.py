@@ -9,7 +9,7 @@
   (``variants/calibration_sites.py``);
 - ``controls``: elements against shuffles of themselves (``controls/build.py``);
 - ``footprints``: motifs inserted into backgrounds against permuted inserts
-  (``controls/footprints.py``).
+  (``kinds/footprints/builder.py``).
 
 Each kind's options are declared beside its builder, and its build (checking the arguments,
 calling the builder, printing what it wrote) is its own module in ``builds/``, each importing
@@ -25,13 +25,14 @@ from pathlib import Path
 
 from perturbation_bench.commands.builds import calibration as build_calibration
 from perturbation_bench.commands.builds import controls as build_controls
-from perturbation_bench.commands.builds import footprints as build_footprints
 from perturbation_bench.commands.builds import mutations as build_mutations
 from perturbation_bench.commands.builds import pairs as build_pairs
 from perturbation_bench.commands.builds import saturation as build_saturation
 from perturbation_bench.commands.builds import variants as build_variants
-from perturbation_bench.controls import elements, footprints
+from perturbation_bench.controls import elements
 from perturbation_bench.dataset import settings as pair_settings
+from perturbation_bench.kinds.footprints import builder as footprints
+from perturbation_bench.kinds.footprints import command as build_footprints
 from perturbation_bench.variants import calibration_sites, mutations, saturation, windows
 
 KINDS = {

@@ -32,7 +32,7 @@ def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Genera
 
 def keyed_rng(*key) -> np.random.Generator:
     """A generator seeded by ``sha256(repr(key))`` mod 2**128: one per key, whatever else is
-    drawn (the elements here, a motif in one background in ``footprints.py``)."""
+    drawn (the elements here, a motif in one background in ``kinds/footprints/builder.py``)."""
     digest = hashlib.sha256(repr(key).encode()).hexdigest()
     return np.random.default_rng(int(digest, 16) % 2**128)
 

@@ -26,7 +26,7 @@ Controls (``build controls``), with the element's span in the window
 
 Motif footprints (``build footprints``), read on the forward strand (a ``reverse`` row's three
 windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), the copies
-where ``pairs/footprints.insert_starts`` puts them (at the centre, DART-Eval's
+where ``kinds/footprints/rules.insert_starts`` puts them (at the centre, DART-Eval's
 ``insert_motif`` for one copy):
 
 - ``insert_at_centre``: the insert spans ``[insert_start, insert_end)`` and starts there, and
@@ -47,7 +47,7 @@ from pathlib import Path
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
 from perturbation_bench.formats.fasta import Genome
-from perturbation_bench.pairs.footprints import DOSE_AXES, dose_of, insert_starts, with_copies
+from perturbation_bench.kinds.footprints.rules import DOSE_AXES, dose_of, insert_starts, with_copies
 
 
 @dataclass

@@ -22,8 +22,6 @@ stated here once:
   ``calibration.py``: context-calibrated scores (cells, the calibration table, the offsets);
 - ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
   quantitative label's declared direction;
-- ``footprints.py``: where a footprint insert sits, and DART-Eval's motif footprinting metrics
-  (per-motif accuracy under a ties rule, Wilcoxon p, accuracy vs background, dose-response);
 - ``conventions.py``: upstream scoring conventions, and which settings apply to which model;
 - ``identity.py``: the content hash of a pair and of a dataset's files.
 

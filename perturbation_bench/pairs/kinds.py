@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perturbation_bench.kinds.footprints.rules import DOSE_AXES
 from perturbation_bench.pairs.fields import BACKGROUND
-from perturbation_bench.pairs.footprints import DOSE_AXES
 
 TEMPLATE = "_perturbation_template_yaml"
 """The template of the pair tasks: pairwise accuracy and its companions."""

@@ -6,8 +6,8 @@ model and no lm-eval.
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py`` (with its Markdown in
   ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
-  matched-group metrics; ``strands.py``: strand consistency; ``footprints.py``: motif
-  footprints per motif and dose; ``assays.py``: variant metrics per assay and their macro; ``calibration.py``: the
+  matched-group metrics; ``strands.py``: strand consistency; the footprint
+  kind's section is its own (``kinds/footprints/section.py``); ``assays.py``: variant metrics per assay and their macro; ``calibration.py``: the
   calibration table of neutral sites' scores by context;
   ``export.py``: variant runs in TraitGym's file layout; ``output_folder.py``: the folders
   written whole (an export, a leaderboard);

@@ -42,7 +42,7 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   model read against it (``floors.py``);
 - for footprint tasks (``build footprints``), DART-Eval's per-motif accuracy, Wilcoxon p and
   accuracy vs background, the dose-response, ``footprints.csv`` and ``footprints.png``
-  (``footprints.py``).
+  (``kinds/footprints/section.py``).
 """
 
 from __future__ import annotations

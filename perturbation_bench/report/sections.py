@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from perturbation_bench.kinds.footprints import section as footprints
 from perturbation_bench.report import (
     assays,
     calibration,
     floors,
-    footprints,
     matched,
     strands,
     summaries,
@@ -113,14 +113,6 @@ def _published(inputs: Inputs) -> tuple:
     return ({"source": summaries.PUBLISHED_SOURCE, "rows": summaries.PUBLISHED},)
 
 
-def _draw_footprints(out: Path, inputs: Inputs, tables) -> dict[str, bool]:
-    if tables["motifs"]:
-        pd.DataFrame(tables["motifs"]).to_csv(out / "footprints.csv", index=False)
-    if tables["summary"]:
-        footprints.draw(tables, inputs.pairs, out / "footprints.png")
-    return {"footprints": bool(tables["summary"])}
-
-
 def _ranking(inputs: Inputs) -> tuple:
     pairs, seed, n_boot = inputs.pairs, inputs.seed, inputs.n_boot
     return (
@@ -190,9 +182,8 @@ SECTIONS = (
             matched.markdown, under="variants"),
     Section("strands", "variant runs with rc_average", ("strands",),
             lambda i: (strands.strand_consistency(i.pairs),), strands.markdown, under="variants"),
-    Section("footprints", "footprint tasks", ("footprints",),
-            lambda i: (footprints.footprint_tables(i.preferences),), footprints.markdown,
-            draw=_draw_footprints),
+    Section("footprints", "footprint tasks", ("footprints",), footprints.section_tables,
+            footprints.markdown, draw=footprints.write_files),
     Section("variant ranking", "variant tasks with labels or a consequence column",
             ("summary", "strata", "auprc_differences", "class_ladder"), _ranking,
             variant_markdown.markdown, under="variants", draw=_draw_ranking,

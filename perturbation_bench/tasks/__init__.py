@@ -6,7 +6,6 @@
 - ``pairing.py``: the pair filter and ``process_results``;
 - ``metrics.py``: the per-pair metrics and what a task's ties mean;
 - ``variants.py``: the variant task's loader, results and ranking aggregations;
-- ``footprints.py``: the footprint task's loader, results and per-motif aggregations;
 - ``task_yaml.py``: the YAML of a built config's own task.
 
 Imports nothing from :mod:`perturbation_bench.dataset` or :mod:`perturbation_bench.models`: a task

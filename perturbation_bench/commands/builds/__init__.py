@@ -9,5 +9,6 @@ declared beside its builder (``commands/build.KINDS``).
 - ``saturation.py``: ``saturation``;
 - ``calibration.py``: ``calibration``;
 - ``controls.py``: ``controls``;
-- ``footprints.py``: ``footprints``.
+
+The ``footprints`` build is its kind's own (``kinds/footprints/command.py``).
 """

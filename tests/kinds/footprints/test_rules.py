@@ -1,4 +1,4 @@
-"""DART-Eval's footprinting metrics (``pairs/footprints.py``) on rows written here: each rule
+"""DART-Eval's footprinting metrics (``kinds/footprints/rules.py``) on rows written here: each rule
 against its definition, scipy's own Wilcoxon and Spearman as the reference."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import warnings
 import pytest
 from scipy.stats import spearmanr, wilcoxon
 
-from perturbation_bench.pairs.footprints import (
+from perturbation_bench.kinds.footprints.rules import (
     FootprintRow,
     beats_background,
     dose_spearman,

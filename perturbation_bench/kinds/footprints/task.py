@@ -1,11 +1,11 @@
 """The footprint task (``perturbation_footprints``): a config built by ``perturbation-bench build
-footprints`` scored as DART-Eval's motif footprinting (``pairs/footprints.py``).
+footprints`` scored as DART-Eval's motif footprinting (``kinds/footprints/rules.py``).
 
 Each document asks for its three comparisons (motif against control, each against the raw
 background; ``tasks/document_requests.py``). Per document, lm-eval gets the pair metrics of every
 task on the first (``pairwise_acc`` strict, ``tie_rate``, ``margin``), ``background_acc``
 (DART-Eval's accuracy vs background, 0 or 1) and, for the aggregations over motifs, the row's
-:class:`~perturbation_bench.pairs.footprints.FootprintRow` with the task's ``ties`` rule::
+:class:`~perturbation_bench.kinds.footprints.rules.FootprintRow` with the task's ``ties`` rule::
 
     motif_acc            mean over motif-doses of the per-motif accuracy (ties rule)
     motifs_significant   share of motif-doses with Wilcoxon p < 0.05 (one-sided, greater)
@@ -31,8 +31,7 @@ import pyarrow.parquet as pq
 from perturbation_bench.active_models import scoring_kind, scoring_model
 from perturbation_bench.errors import install_excepthook
 from perturbation_bench.families import scoring_of
-from perturbation_bench.pairs.fields import TASK
-from perturbation_bench.pairs.footprints import (
+from perturbation_bench.kinds.footprints.rules import (
     DOSE_AXES,
     SIGNIFICANCE,
     FootprintRow,
@@ -42,6 +41,7 @@ from perturbation_bench.pairs.footprints import (
     mean_of,
     motif_doses,
 )
+from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.metrics import pair_metrics

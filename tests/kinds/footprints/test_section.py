@@ -1,4 +1,4 @@
-"""The report's motif footprint section (``report/footprints.py``): what its Markdown shows of
+"""The report's motif footprint section (``kinds/footprints/section.py``): what its Markdown shows of
 several runs, and its figure read back from the drawn axes. Its numbers are recomputed from logged runs in ``tests/controls/test_footprints.py``."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perturbation_bench.report.footprints import ACCURACY_BINS, SHOWN_MOTIFS, draw, markdown
+from perturbation_bench.kinds.footprints.section import ACCURACY_BINS, SHOWN_MOTIFS, draw, markdown
 
 
 def tables(runs: dict[str, int]) -> dict[str, list[dict]]:

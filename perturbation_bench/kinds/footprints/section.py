@@ -1,7 +1,7 @@
 """Motif footprints in the report: DART-Eval's per-motif table, the summary over motifs, and
 the dose-response, for every model and footprint task (``build footprints``).
 
-Computed from each run's samples with the formulas of ``pairs/footprints.py``, under the ties
+Computed from each run's samples with the formulas of ``kinds/footprints/rules.py``, under the ties
 rule the run was scored with (``ties``: strict unless the run said ``correct``), which the
 tables name:
 
@@ -17,9 +17,11 @@ tables name:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
-from perturbation_bench.pairs.footprints import (
+from perturbation_bench.kinds.footprints.rules import (
     DOSE_AXES,
     SIGNIFICANCE,
     FootprintRow,
@@ -81,6 +83,22 @@ def footprint_tables(pairs: pd.DataFrame) -> dict[str, list[dict]]:
                 entry[f"{axis}_spearman"] = mean_of(dose_spearman(found, axis).values())
         summary.append(entry)
     return {"motifs": motifs, "summary": summary}
+
+
+def section_tables(inputs) -> tuple[dict[str, list[dict]]]:
+    """The section's one table (:func:`footprint_tables`), from the report's runs whose margins
+    have a direction (``report/sections.Inputs.preferences``)."""
+    return (footprint_tables(inputs.preferences),)
+
+
+def write_files(out: Path, inputs, tables: dict[str, list[dict]]) -> dict[str, bool]:
+    """``footprints.csv`` (the per-motif rows) and ``footprints.png`` (:func:`draw`) into
+    ``out``, each where it has rows; whether the figure was drawn."""
+    if tables["motifs"]:
+        pd.DataFrame(tables["motifs"]).to_csv(out / "footprints.csv", index=False)
+    if tables["summary"]:
+        draw(tables, inputs.pairs, out / "footprints.png")
+    return {"footprints": bool(tables["summary"])}
 
 
 def markdown(tables: dict[str, list[dict]]) -> list[str]:

@@ -22,7 +22,7 @@ from scipy.stats import spearmanr, wilcoxon
 from dna_fixtures import consensus_of, evaluate, read_fasta, reverse_complement
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError, OptionsError
-from perturbation_bench.tasks.footprints import load_footprint_pairs
+from perturbation_bench.kinds.footprints.task import load_footprint_pairs
 
 TASK = "perturbation_footprints"
 

@@ -3,7 +3,7 @@
 For each background window ``B`` of ``L`` bases (``formats/backgrounds.py``), each motif of consensus
 ``c`` of ``w`` bases (``formats/meme.py``), each copy number ``n`` and spacing ``s``, the insert of
 ``n`` copies ``s`` bases apart sits at the centre of ``B`` and replaces its bases there, by the
-rule of ``pairs/footprints.py`` (the spacers between copies keep the background's). One row
+rule of ``kinds/footprints/rules.py`` (the spacers between copies keep the background's). One row
 holds::
 
     original_sequence     B with c at every copy            (the motif)
@@ -34,8 +34,8 @@ from collections import Counter
 from pathlib import Path
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.kinds.footprints.rules import DOSE_AXES, dose_of, insert_starts, with_copies
 from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED
-from perturbation_bench.pairs.footprints import DOSE_AXES, dose_of, insert_starts, with_copies
 
 ORIENTATIONS = ("forward", "reverse", "both")
 

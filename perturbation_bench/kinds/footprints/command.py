@@ -1,13 +1,13 @@
 """``perturbation-bench build footprints``: motifs inserted into backgrounds against permuted
-inserts (``controls/footprints.py``)."""
+inserts (``kinds/footprints/builder.py``)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from perturbation_bench.controls import footprints
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.kinds.footprints import builder
 from perturbation_bench.wording import counted, say_excluded
 
 
@@ -18,15 +18,15 @@ def run(args: argparse.Namespace) -> str | None:
     from perturbation_bench.tasks.task_yaml import check_config_name
 
     check_config_name(args.config)
-    copies = footprints.doses(args.copies, "--copies", 1)
-    spacings = footprints.doses(args.spacing, "--spacing", 0)
+    copies = builder.doses(args.copies, "--copies", 1)
+    spacings = builder.doses(args.spacing, "--spacing", 0)
     if args.fasta and not args.bed:
         raise OptionsError("--fasta goes with --bed (a FASTA of backgrounds is --backgrounds)")
     if args.max_backgrounds is not None and args.max_backgrounds < 1:
         raise OptionsError(f"--max-backgrounds must be at least 1, got {args.max_backgrounds}")
     motifs = read_motifs(args.motifs)
     backgrounds = read_backgrounds(args.backgrounds, args.bed, args.fasta)
-    path, report = footprints.build_footprints(
+    path, report = builder.build_footprints(
         motifs,
         backgrounds,
         copies,

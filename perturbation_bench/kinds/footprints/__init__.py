@@ -1,0 +1,10 @@
+"""The footprint kind (``build footprints``, the ``perturbation_footprints`` task, the report's
+footprint section): a MEME motif's consensus inserted into background windows against a
+permutation of the insert, as DART-Eval's footprinting task does.
+
+- ``rules.py``: where an insert sits, the doses, and DART-Eval's per-motif metrics;
+- ``builder.py``: the pairs of every motif, background, dose and orientation, and the options;
+- ``command.py``: ``build footprints``: reading the motifs and backgrounds, building, printing;
+- ``task.py``: the task's loader, results and per-motif aggregations;
+- ``section.py``: the report's footprint tables, Markdown, ``footprints.csv`` and the figure.
+"""
