@@ -23,9 +23,8 @@ class Genome:
         try:
             self._fasta = pyfaidx.Fasta(str(path), as_raw=True, sequence_always_upper=True)
         except (OSError, ValueError, ImportError, pyfaidx.FastaIndexingError) as err:
+            # pyfaidx's UnsupportedCompressionFormat (a gzip that is not bgzip) is an OSError
             raise DataSourceError(f"cannot open FASTA {path}: {err}") from None
-        except pyfaidx.UnsupportedCompressionFormat as err:
-            raise DataSourceError(f"{path}: {err}") from None
 
     def __contains__(self, chrom: str) -> bool:
         return chrom in self._fasta

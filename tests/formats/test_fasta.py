@@ -3,6 +3,7 @@ strand, and a chromosome's name across the ``chr`` and mitochondrial conventions
 
 from __future__ import annotations
 
+import gzip
 import random
 
 import pytest
@@ -24,6 +25,9 @@ from perturbation_bench.formats.fasta import Genome, resolve_chromosome
         (["1", "MT"], "CHR1", "1"),
         (["1", "chr1"], "chr1", "chr1"),  # the name as written first
         (["1", "chr1"], "1", "1"),
+        (["MT", "chrMT"], "chrMT", "chrMT"),
+        (["M"], "MT", "M"),
+        (["chrMT"], "M", "chrMT"),
         (["chr1", "chrM"], "2", None),
         (["chr10"], "chr1", None),
     ],
@@ -57,3 +61,10 @@ def test_windows_are_the_files_bases_upper_cased_and_reverse_complemented_on_min
 def test_a_file_that_is_not_a_fasta_is_refused_naming_it(tmp_path):
     with pytest.raises(DataSourceError, match=f"cannot open FASTA {tmp_path / 'none.fa'}"):
         Genome(tmp_path / "none.fa")
+
+
+def test_a_gzip_that_is_not_bgzip_is_refused_naming_the_file_and_the_fix(tmp_path):
+    path = tmp_path / "g.fa.gz"
+    path.write_bytes(gzip.compress(b">c\nACGT\n"))
+    with pytest.raises(DataSourceError, match=f"cannot open FASTA {path}: .*bgzip"):
+        Genome(path)

@@ -427,7 +427,11 @@ def test_the_task_and_the_report_give_dart_evals_per_motif_numbers(one_dose, tmp
         (expected["Accuracy vs Background"] * weights).sum() / weights.sum(), abs=1e-12
     )
     assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
-    table = pd.read_csv(tmp_path / "report" / "footprints.csv").set_index("motif")
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    table = pd.read_csv(tmp_path / "report" / "footprints.csv")
+    assert list(table.columns) == list(report["footprints"]["motifs"][0])  # no index column
+    assert report["figures"]["footprints"] is True
+    table = table.set_index("motif")
     table = table.reindex(expected.index)
     assert (table["ties_rule"] == ties).all()
     np.testing.assert_allclose(table["accuracy"], accuracy, atol=1e-12)
