@@ -1,7 +1,8 @@
 """Build a perturbation-bench dataset from a genome FASTA and a GTF annotation.
 
-One candidate pair per CDS exon of the chosen transcript of each gene (see ``formats/annotation.py``).
-All coordinates are 0-based, half-open; ``*_in_seq`` positions index the oriented sequence.
+One candidate pair per CDS exon of the chosen transcript of each gene (see
+``formats/annotation.py``). All coordinates are 0-based, half-open; ``*_in_seq`` positions index the
+oriented sequence.
 
 Window. ``window`` bp (default 8,192) oriented 5'->3' on the transcript's strand (reverse
 complement on the minus strand), starting ``flank`` bp (default 1,024) upstream of the CDS

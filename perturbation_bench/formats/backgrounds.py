@@ -10,10 +10,10 @@ A background is a name and its bases, upper-cased, from one of:
   window (its ``sequence``: DART-Eval's task-1 negatives), named by its ``benchmark_id``;
 - ``--bed FILE --fasta FILE``: the bases of every BED region, named ``chrom:start-end``.
 
-Every background is kept, in input order; what cannot hold an insert is excluded later, and
-counted, by the build (``kinds/footprints/builder.py``). A background must hold A, C, G, T or N alone (the
-letters every pair file holds, ``pairs/files.py``): another letter is refused, naming the
-source, the background and the letter's position.
+Every background is kept, in input order; what cannot hold an insert is excluded later, and counted,
+by the build (``kinds/footprints/builder.py``). A background must hold A, C, G, T or N alone (the
+letters every pair file holds, ``pairs/files.py``): another letter is refused, naming the source,
+the background and the letter's position.
 """
 
 from __future__ import annotations

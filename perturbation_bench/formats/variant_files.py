@@ -1,6 +1,6 @@
-"""Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv,
-tsv). MaveDB score tables are read in ``mavedb.py``, NABench's assay files in ``nabench.py``, BED
-regions in ``bed.py``; genomes (FASTA) in ``fasta.py``, annotations (GTF, GFF3) in ``annotation.py``.
+"""Reading variant files: VCF (``.vcf``, ``.vcf.gz``, through pysam) or a table (parquet, csv, tsv).
+MaveDB score tables are read in ``mavedb.py``, NABench's assay files in ``nabench.py``, BED regions
+in ``bed.py``; genomes (FASTA) in ``fasta.py``, annotations (GTF, GFF3) in ``annotation.py``.
 
 Every record comes out as a :class:`Variant` with ``chrom``, ``pos`` (1-based, as in a VCF),
 ``ref``, ``alt`` and the record's other fields (``extra``):

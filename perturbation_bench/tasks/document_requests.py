@@ -13,8 +13,8 @@ background ``r``) asks for three comparisons, each a pair's requests as above, i
     (o, r)    the motif against the background
     (p, r)    the control against the background
 
-so that every model of this package, which scores pairs, gives each of the three a
-log-likelihood on the same terms (DART-Eval's accuracy vs background, ``kinds/footprints/rules.py``).
+so that every model of this package, which scores pairs, gives each of the three a log-likelihood on
+the same terms (DART-Eval's accuracy vs background, ``kinds/footprints/rules.py``).
 
 A variant document scored by its four-allele marginal (``score: marginal_llr`` or ``entropy``,
 ``pairs/marginal.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows

@@ -1,18 +1,18 @@
 """``perturbation-bench build variants``: a variant file and a genome become a pair dataset.
 
-Each variant of the file (``formats/variant_files.py``; one per ALT) becomes one row whose ``original_sequence``
-is its reference window and ``sequence`` its alternate window (``windows.py``), so every task and
-model of this package scores it as a pair. Columns, in order::
+Each variant of the file (``formats/variant_files.py``; one per ALT) becomes one row whose
+``original_sequence`` is its reference window and ``sequence`` its alternate window
+(``windows.py``), so every task and model of this package scores it as a pair. Columns, in order::
 
     chrom pos ref alt variant_id [label] window_start variant_offset is_clamped window_edge
     <every other column of the file> original_sequence sequence
 
 ``window_edge`` is the edge rule the windows were cut with (``windows.py``: shift, pad, truncate).
 The file's other columns include ``assay`` and ``label_direction`` where it has them or they are
-named (``formats/variant_files.py``). A MaveDB score table reads its variants from HGVS (``formats/mavedb.py``,
-``formats/hgvs.py``); its excluded variants are named with their HGVS first. NABench's assay files make
-their pairs without a genome (:func:`build_nabench_dataset`, ``formats/nabench.py``: the wild type and
-each measured sequence, ``window_edge`` ``construct``).
+named (``formats/variant_files.py``). A MaveDB score table reads its variants from HGVS
+(``formats/mavedb.py``, ``formats/hgvs.py``); its excluded variants are named with their HGVS first.
+NABench's assay files make their pairs without a genome (:func:`build_nabench_dataset`,
+``formats/nabench.py``: the wild type and each measured sequence, ``window_edge`` ``construct``).
 
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are

@@ -1,22 +1,22 @@
 """``perturbation-bench build footprints``: DART-Eval's motif footprinting pairs, with doses.
 
-For each background window ``B`` of ``L`` bases (``formats/backgrounds.py``), each motif of consensus
-``c`` of ``w`` bases (``formats/meme.py``), each copy number ``n`` and spacing ``s``, the insert of
-``n`` copies ``s`` bases apart sits at the centre of ``B`` and replaces its bases there, by the
-rule of ``kinds/footprints/rules.py`` (the spacers between copies keep the background's). One row
-holds::
+For each background window ``B`` of ``L`` bases (``formats/backgrounds.py``), each motif of
+consensus ``c`` of ``w`` bases (``formats/meme.py``), each copy number ``n`` and spacing ``s``, the
+insert of ``n`` copies ``s`` bases apart sits at the centre of ``B`` and replaces its bases there,
+by the rule of ``kinds/footprints/rules.py`` (the spacers between copies keep the background's). One
+row holds::
 
     original_sequence     B with c at every copy            (the motif)
     sequence              B with q at every copy            (its control)
     background_sequence   B                                 (the raw background)
 
 where ``q`` is a uniform permutation of the bases of ``c`` other than ``c`` itself, drawn again
-until it differs, from a generator seeded by ``(seed, motif, background)`` (``shuffles.keyed_rng``):
-one ``q`` per motif and background, the same at every dose and orientation, so doses differ in
-the number and the spacing of copies alone (one copy has no spacing: its rows say 0). ``--orientation``: ``forward`` (the windows as
-given), ``reverse`` (all three reverse-complemented) or ``both`` (a row of each, DART-Eval's
-setting, its reverse strand). ``insert_start``/``insert_end`` locate the insert in the row's
-own windows.
+until it differs, from a generator seeded by ``(seed, motif, background)``
+(``controls/shuffles.keyed_rng``): one ``q`` per motif and background, the same at every dose and
+orientation, so doses differ in the number and the spacing of copies alone (one copy has no spacing:
+its rows say 0). ``--orientation``: ``forward`` (the windows as given), ``reverse`` (all three
+reverse-complemented) or ``both`` (a row of each, DART-Eval's setting, its reverse strand).
+``insert_start``/``insert_end`` locate the insert in the row's own windows.
 
 A motif of one base (no permutation differs from it) is excluded with every row, a (background,
 dose) whose insert is longer than the background is excluded, and so is a pair that repeats an
