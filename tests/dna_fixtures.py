@@ -507,34 +507,36 @@ TOY_WINDOW, TOY_FLANK = 400, 100
 """The window and flank of the datasets built on the synthetic genome (tests/dataset)."""
 
 
+def build_arguments(
+    kind, fasta, annotation_path, out, *extra, species: str = "human", annotation: str = "--gtf"
+) -> list[str]:
+    """The command line of ``perturbation-bench build KIND`` (syn or motif) on a genome and its
+    annotation (``annotation="--gff3"``: a GFF3) for ``species``, writing under ``out``, then
+    ``extra``."""
+    return [
+        "build",
+        kind,
+        "--fasta",
+        str(fasta),
+        annotation,
+        str(annotation_path),
+        "--species",
+        species,
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
 def build_toy_dataset(kind, fasta, gtf, out, *extra, annotation: str = "--gtf") -> Path:
     """``perturbation-bench build KIND`` (syn or motif) on a genome and its annotation (a GTF;
     ``annotation="--gff3"``: a GFF3), in :data:`TOY_WINDOW` bp windows with :data:`TOY_FLANK` bp
     flanks; the parquet file it wrote."""
     from perturbation_bench.cli import main
 
-    args = [
-        "build",
-        kind,
-        "--fasta",
-        str(fasta),
-        annotation,
-        str(gtf),
-        "--species",
-        "human",
-        "--out",
-        str(out),
-        "--window",
-        str(TOY_WINDOW),
-        "--flank",
-        str(TOY_FLANK),
-        "--assembly",
-        "toy",
-        "--annotation-source",
-        "toy",
-        *extra,
-    ]
-    assert main(args) == 0
+    toy = ["--window", str(TOY_WINDOW), "--flank", str(TOY_FLANK)]
+    toy += ["--assembly", "toy", "--annotation-source", "toy"]
+    assert main(build_arguments(kind, fasta, gtf, out, *toy, *extra, annotation=annotation)) == 0
     return out / f"{kind}_human" / "test-00000-of-00001.parquet"
 
 

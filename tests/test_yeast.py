@@ -26,7 +26,7 @@ import pytest
 from Bio.Seq import Seq
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from dna_fixtures import cds_records, evaluate, read_fasta, rederive
+from dna_fixtures import build_arguments, cds_records, evaluate, read_fasta, rederive
 from perturbation_bench.cli import main
 from perturbation_bench.fixtures.random_models import (
     as_masked_lm_tokenizer,
@@ -62,22 +62,15 @@ def built(yeast, tmp_path_factory) -> dict:
     for kind in ("syn", "motif"):
         assert (
             main(
-                [
-                    "build",
+                build_arguments(
                     kind,
-                    "--fasta",
-                    str(genome),
-                    "--gff3",
-                    str(yeast / GFF3),
-                    "--species",
-                    "yeast",
-                    "--window",
-                    "2048",
-                    "--flank",
-                    "512",
-                    "--out",
-                    str(root / "out"),
-                ]
+                    genome,
+                    yeast / GFF3,
+                    root / "out",
+                    *("--window", "2048", "--flank", "512"),
+                    species="yeast",
+                    annotation="--gff3",
+                )
             )
             == 0
         )

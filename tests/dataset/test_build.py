@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from Bio import bgzf
 
-from dna_fixtures import TOY_FLANK, build_toy_dataset, evaluate
+from dna_fixtures import TOY_FLANK, build_arguments, build_toy_dataset, evaluate
 from perturbation_bench.cli import main
 from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dna import reverse_complement
@@ -155,19 +155,7 @@ def test_compressed_inputs_give_the_same_dataset(genome_files, built, tmp_path):
 def test_motif_build_refuses_stops_frameshifts_and_the_published_name(
     genome_files, tmp_path, capsys, extra, message
 ):
-    args = [
-        "build",
-        "motif",
-        "--fasta",
-        str(genome_files[0]),
-        "--gtf",
-        str(genome_files[1]),
-        "--species",
-        "human",
-        "--out",
-        str(tmp_path),
-        *extra,
-    ]
+    args = build_arguments("motif", *genome_files, tmp_path, *extra)
     assert main(args) == 2
     assert re.search(message, capsys.readouterr().err)
     assert not (tmp_path / "motif_human").exists()
@@ -288,27 +276,7 @@ def test_the_codon_control_permutes_synonymous_codons_only(genome_files, built, 
 def test_the_codon_control_refuses_published_names_and_partial_rates(
     genome_files, tmp_path, capsys, extra, message
 ):
-    fasta, gtf = genome_files
-    assert (
-        main(
-            [
-                "build",
-                "syn",
-                "--recode",
-                "shuffle",
-                "--fasta",
-                str(fasta),
-                "--gtf",
-                str(gtf),
-                "--species",
-                "human",
-                "--out",
-                str(tmp_path),
-                *extra,
-            ]
-        )
-        == 2
-    )
+    assert main(build_arguments("syn", *genome_files, tmp_path, "--recode", "shuffle", *extra)) == 2
     assert message in capsys.readouterr().err
 
 

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
+from dna_fixtures import build_arguments
 from perturbation_bench.cli import main
 from perturbation_bench.dataset.codons import load_codon_table
 
 
 def test_unknown_species_without_codon_table_lists_the_known_ones(genome_files, tmp_path, capsys):
-    args = [
-        "build",
-        "syn",
-        "--fasta",
-        str(genome_files[0]),
-        "--gtf",
-        str(genome_files[1]),
-        "--species",
-        "zebrafish",
-        "--out",
-        str(tmp_path),
-    ]
+    args = build_arguments("syn", *genome_files, tmp_path, species="zebrafish")
     assert main(args) == 2
     assert "no codon table for species 'zebrafish'" in capsys.readouterr().err
 
@@ -36,24 +26,8 @@ def test_a_user_codon_table_names_the_config(genome_files, tmp_path):
             for codon, freq in codons.items()
         )
     )
-    args = [
-        "build",
-        "syn",
-        "--fasta",
-        str(genome_files[0]),
-        "--gtf",
-        str(genome_files[1]),
-        "--species",
-        "zebrafish",
-        "--codon-table",
-        str(csv),
-        "--out",
-        str(tmp_path),
-        "--window",
-        "400",
-        "--flank",
-        "100",
-    ]
+    extra = ["--codon-table", str(csv), "--window", "400", "--flank", "100"]
+    args = build_arguments("syn", *genome_files, tmp_path, *extra, species="zebrafish")
     assert main(args) == 0
     row = pq.read_table(tmp_path / "syn_zebrafish").to_pylist()[0]
     assert row["codon_usage_source"] == str(csv) and row["species"] == "zebrafish"
