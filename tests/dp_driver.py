@@ -8,6 +8,7 @@ merged into the task metadata.
 Rank 0 writes the results JSON (results and per-pair LLs); every process evaluates its share.
 """
 
+import faulthandler
 import json
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ import perturbation_bench.models.kmer_markov  # noqa: E402,F401
 from dna_fixtures import evaluate  # noqa: E402
 from perturbation_bench.tasks.pairing import logged_pairs  # noqa: E402
 
+faulthandler.enable(all_threads=True)  # a rank that aborts prints every thread's stack
 setup_logging("INFO")
 model_path, data_dir, out = sys.argv[1:4]
 model = sys.argv[4] if len(sys.argv) > 4 else "dna-hf"

@@ -43,6 +43,8 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "_autoload": set(),
 }
 TOP_LEVEL_MODULES = 10
+MODULE_LINES = 330
+"""The longest a module may grow; past it, it is split by job."""
 KIND_ROLES = {
     "rules": "pairs",
     "builder": "controls",
@@ -153,6 +155,11 @@ def test_the_scan_sees_lazy_imports_and_cycles(tmp_path):
 def test_the_top_level_keeps_a_few_modules():
     top = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(top) <= TOP_LEVEL_MODULES, top
+
+
+def test_no_module_is_longer_than_the_limit():
+    lines = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    assert {name: n for name, n in lines.items() if n > MODULE_LINES} == {}
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

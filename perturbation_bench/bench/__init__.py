@@ -11,5 +11,7 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
 - ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes;
 - ``protocol.py`` (``--protocol gpu``): marin-dna's inference protocol over a bare loop, lm-eval's
   ``hf`` and ``dna-hf``, with memory, MFU and agreement with float32;
+- ``measuring.py``: one method measured in a process of its own (its scores, time and peak
+  memory), which the benchmarks share;
 - ``inputs.py``: the random models and pairs the benchmarks score when given none.
 """

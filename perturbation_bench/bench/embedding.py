@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perturbation_bench.bench.measuring import Measurement, compare_lls, in_fresh_process, measure
 from perturbation_bench.bench.saturation_scan import CONFIG, TASK, prepare
-from perturbation_bench.bench.throughput import Measurement, compare_lls, in_fresh_process, measure
 
 PRESET, KMER = "nucleotide_transformer", 6
 ARGUMENTS = {"scoring": "embedding", "distance": "euclidean", "pooling": "flatten"}

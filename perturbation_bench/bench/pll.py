@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import Measurement, compare_lls, in_fresh_process, measure
+from perturbation_bench.bench.measuring import Measurement, compare_lls, in_fresh_process, measure
 
 CONFIG, LENGTH, PATCH, HIDDEN, LAYERS = "controls", 350, 150, 256, 4
 

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.bench.inputs import random_data
-from perturbation_bench.bench.throughput import (
+from perturbation_bench.bench.measuring import (
     TASK,
-    _encoder,
-    _peak_bytes,
+    encoder,
     in_fresh_process,
     lm_eval_model,
+    peak_bytes,
 )
 
 PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0}
@@ -191,7 +191,7 @@ def measure_row(row: Row, model: str, metadata: dict, args: argparse.Namespace) 
     if cuda:
         allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
     else:
-        allocated = reserved = _peak_bytes(args.device)
+        allocated = reserved = peak_bytes(args.device)
     return Timing(lls, warmup, passes, allocated, reserved)
 
 
@@ -220,7 +220,7 @@ def _encoded_sequences(model_path: str, metadata: dict, pairs: int) -> list[tupl
 
     from perturbation_bench.tasks.loading import load_pairs
 
-    encode = _encoder(model_path)
+    encode = encoder(model_path)
     docs = itertools.islice(load_pairs(**metadata)["test"], pairs)
     return [encoded for doc in docs for encoded in encode(doc)]
 

@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import (
+from perturbation_bench.bench.measuring import (
     Measurement,
     compare_lls,
     in_fresh_process,

@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.bench.throughput import compare_lls, in_fresh_process, measure
+from perturbation_bench.bench.measuring import compare_lls, in_fresh_process, measure
 
 CONFIG = "syn_human"
 

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-TASK = "perturbation_custom"
+from perturbation_bench.bench.measuring import TASK
+
 CONFIG = "scale"
 """The config the scale benchmark writes its random pairs as."""
 STAGES = ("start-up", "task", "read", "requests", "scoring", "wait", "results", "env", "write")

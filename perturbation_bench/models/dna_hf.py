@@ -42,7 +42,8 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
 6. Documented, logged choices: the windowing and the rank layout are logged once per run.
 7. ``scoring=embedding`` (with ``distance``, ``pooling`` and optionally ``layer``) scores
    variants by the distance between the windows' hidden states instead, read from the causal
-   LM's backbone (``base_model``, no LM head): ``embedding_scoring.py`` states the rule.
+   LM's backbone (``base_model``, no LM head): ``embedding_scoring.py`` states the rule; it and
+   downstream JSD are computed through ``causal_model_scores.py``.
 """
 
 from __future__ import annotations
@@ -55,11 +56,12 @@ from lm_eval.models.huggingface import HFLM
 from perturbation_bench.arguments import loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
+from perturbation_bench.models.causal_model_scores import CausalModelScores
 from perturbation_bench.models.causal_plan import Piece, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.document_cache import DocumentCache
-from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
-from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
+from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
+from perturbation_bench.models.jsd_scoring import reads_downstream
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
@@ -71,7 +73,7 @@ Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_en
 
 
 @registered
-class DnaHFLM(PackageModel, HFLM):
+class DnaHFLM(CausalModelScores, PackageModel, HFLM):
     """HFLM for DNA causal LMs; see the module docstring for what differs.
 
     Args (model_args, on top of HFLM's):
@@ -230,68 +232,6 @@ class DnaHFLM(PackageModel, HFLM):
         if key not in self._encodings:
             self._encodings[key] = super().tok_encode(string, add_special_tokens, left_truncate_len)
         return list(self._encodings[key])
-
-    def _embedding_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
-        """Rule 7: each pair's embedding score on its reference request, 0 on its alternate."""
-        scorer = EmbeddingScorer(
-            self.model.base_model,
-            self.tokenizer,
-            self.device,
-            self._whole_batch_size,
-            self.max_length,
-            self.embedding,
-            self._unknown,
-        )
-        scores = self._scored_by(scorer, requests, disable_tqdm)
-        self._unknown_summary = self._unknown.summary(self.world_size)
-        if self.rank == 0:
-            self._unknown.log(self._unknown_summary, len(requests))
-        return scores
-
-    def _jsd_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
-        """Each pair's downstream JSD on its reference request, 0 on its alternate
-        (``jsd_scoring.py``)."""
-        scorer = JSDScorer(
-            self.model,
-            self.tokenizer,
-            self.device,
-            self._whole_batch_size,
-            self.max_length,
-            self._tokens,
-            causal=True,
-            name="dna-hf",
-            share=self.share_prefix,
-        )
-        return self._scored_by(scorer, requests, disable_tqdm)
-
-    @property
-    def _whole_batch_size(self) -> int:
-        """The run's batch size, 1 where it is ``auto`` (detected for log-likelihoods only)."""
-        return self.batch_size if isinstance(self.batch_size, int) else 1
-
-    def _scored_by(self, scorer, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
-        """``(score, False)`` per request from ``scorer`` (an embedding or JSD scorer: a pair's
-        score on its reference request, 0 on its alternate), each kept in lm-eval's cache."""
-        pairs = document_pairs(requests, strict=True)
-        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
-        for request, score in zip(requests, scores, strict=True):
-            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
-        return [(score, False) for score in scores]
-
-    def _tokens(self, request) -> tuple[list[int], range]:
-        """A request's tokens as the model reads them (its start token or context, then its
-        sequence; ``start_token: none``: the sequence alone), and the positions of the
-        sequence's tokens among them."""
-        context, continuation = request.args
-        if bare_start(request.doc):
-            tokens = self.tok_encode(continuation, add_special_tokens=False)
-            return tokens, range(len(tokens))
-        if context == "":
-            sequence = self.tok_encode(continuation, add_special_tokens=False)
-            context_enc = [self.prefix_token_id]
-        else:
-            context_enc, sequence = self._encode_pair(context, continuation)
-        return context_enc + sequence, range(len(context_enc), len(context_enc) + len(sequence))
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and

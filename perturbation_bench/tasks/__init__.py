@@ -5,7 +5,8 @@
 - ``document_requests.py``: ``doc_to_text`` and ``doc_to_choice``;
 - ``pairing.py``: the pair filter and ``process_results``;
 - ``metrics.py``: the per-pair metrics and what a task's ties mean;
-- ``variants.py``: the variant task's loader, results and ranking aggregations;
+- ``variants.py``: the variant task's loader and results; ``variant_aggregations.py``: its
+  ranking, correlation and per-assay aggregations;
 - ``task_yaml.py``: the YAML of a built config's own task.
 
 Imports nothing from :mod:`perturbation_bench.dataset` or :mod:`perturbation_bench.models`: a task

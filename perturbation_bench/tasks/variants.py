@@ -17,9 +17,9 @@ was built with (``window_edge``; ``shift`` for data built before that column), t
 before scoring, with the number of variants at a chromosome end, where the rules differ.
 
 The ranking metrics aggregate over the whole task: each document hands lm-eval
-``(score, label, chrom, one_class_chromosomes)`` and the aggregation, run once on rank 0 after lm-eval has gathered
-every rank's documents, computes the metric over all of them, so one and several processes give
-the same value.
+``(score, label, chrom, one_class_chromosomes)`` and the aggregation (``variant_aggregations.py``),
+run once on rank 0 after lm-eval has gathered every rank's documents, computes the metric over all
+of them, so one and several processes give the same value.
 """
 
 from __future__ import annotations
@@ -31,15 +31,7 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import scoring_kind
 from perturbation_bench.errors import OptionsError, install_excepthook
-from perturbation_bench.pairs.assays import (
-    BINARY,
-    MIN_PER_CLASS,
-    QUANTITATIVE,
-    gate_text,
-    macro,
-    oriented,
-    per_assay,
-)
+from perturbation_bench.pairs.assays import oriented
 from perturbation_bench.pairs.calibration import (
     calibration_offsets,
     cell_means,
@@ -50,12 +42,17 @@ from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL, TASK
 from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.pairs.marginal import ALLELES, document_score
-from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome
 from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MODEL_SCORES, SINGLE_BASE_SCORES
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import compared_pairs
 from perturbation_bench.tasks.pairing import process_results as pair_results
+from perturbation_bench.tasks.variant_aggregations import (
+    ASSAY_CORRELATION_METRICS,
+    ASSAY_RANKING_METRICS,
+    CORRELATION_METRICS,
+    RANKING_METRICS,
+)
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
@@ -225,113 +222,3 @@ def _check_scored_by_model(doc, pairs) -> None:
             "log-likelihood cached by a run of the same windows scored otherwise (give this run "
             "its own --use_cache path)"
         )
-
-
-def _labelled(items) -> tuple[list[bool], list[float], list[str]]:
-    kept = [(bool(item[1]), item[0], item[2]) for item in items if item[1] is not None]
-    return [k[0] for k in kept], [k[1] for k in kept], [k[2] for k in kept]
-
-
-def auroc(items) -> float:
-    """lm-eval aggregation: AUROC over the labelled variants."""
-    labels, scores, _ = _labelled(items)
-    return METRICS["auroc"](labels, scores)
-
-
-def auprc(items) -> float:
-    """lm-eval aggregation: AUPRC (average precision) over the labelled variants."""
-    labels, scores, _ = _labelled(items)
-    return METRICS["auprc"](labels, scores)
-
-
-def _by_chrom(metric: str, items) -> float:
-    result = by_chromosome(metric, *_labelled(items), one_class=items[0][3] if items else "drop")
-    if result.kept:
-        log.warning(
-            "%s_by_chrom: %d chromosome(s) with variants of one class only kept in the average "
-            "as TraitGym does (AUPRC 0 or 1, AUROC counted 0, each with its weight): %s",
-            metric,
-            len(result.kept),
-            ", ".join(result.kept),
-        )
-    if result.left_out:
-        log.warning(
-            "%s_by_chrom: %d chromosome(s) with variants of one class only left out of the "
-            "average: %s",
-            metric,
-            len(result.left_out),
-            ", ".join(result.left_out),
-        )
-    return result.value
-
-
-def auroc_by_chrom(items) -> float:
-    """lm-eval aggregation: AUROC per chromosome, averaged weighted by variants (``pairs/ranking.py``)."""
-    return _by_chrom("auroc", items)
-
-
-def auprc_by_chrom(items) -> float:
-    """lm-eval aggregation: AUPRC per chromosome, averaged weighted by variants (``pairs/ranking.py``)."""
-    return _by_chrom("auprc", items)
-
-
-def _correlation(name: str, items) -> float:
-    kept = [(item[1], item[0]) for item in items if item[1] is not None]
-    return CORRELATIONS[name]([label for label, _ in kept], [score for _, score in kept])
-
-
-def spearman(items) -> float:
-    """lm-eval aggregation: Spearman's rho of the score with quantitative labels."""
-    return _correlation("spearman", items)
-
-
-def pearson(items) -> float:
-    """lm-eval aggregation: Pearson's r of the score with quantitative labels."""
-    return _correlation("pearson", items)
-
-
-def _macro(kind: str, metric: str, items) -> float:
-    """The macro average over assays of ``metric`` (``pairs/assays.py``); each assay's value, or
-    its n where it is below the gate, in the log."""
-    labelled = [(assay, label, score) for assay, label, score, _ in items if label is not None]
-    gate = items[0][3] if items else MIN_PER_CLASS
-    if kind == BINARY:
-        labelled = [(assay, bool(label), score) for assay, label, score in labelled]
-    cells = per_assay(kind, metric, labelled, gate)
-    log.info(
-        "%s per assay (gate %d per class): %s",
-        metric,
-        gate,
-        "; ".join(
-            f"{assay} {gate_text(c) if c.value is None else f'{c.value:.4f} (n={c.n})'}"
-            for assay, c in cells.items()
-        )
-        or "no labelled variant",
-    )
-    return macro(cells.values())
-
-
-def auroc_macro(items) -> float:
-    """lm-eval aggregation: AUROC per assay, the mean over the assays that pass the gate."""
-    return _macro(BINARY, "auroc", items)
-
-
-def auprc_macro(items) -> float:
-    """lm-eval aggregation: AUPRC per assay, the mean over the assays that pass the gate."""
-    return _macro(BINARY, "auprc", items)
-
-
-def spearman_macro(items) -> float:
-    """lm-eval aggregation: Spearman's rho per assay, the mean over the assays that pass the gate."""
-    return _macro(QUANTITATIVE, "spearman", items)
-
-
-def pearson_macro(items) -> float:
-    """lm-eval aggregation: Pearson's r per assay, the mean over the assays that pass the gate."""
-    return _macro(QUANTITATIVE, "pearson", items)
-
-
-RANKING_METRICS = ("auroc", "auprc", "auroc_by_chrom", "auprc_by_chrom")
-CORRELATION_METRICS = ("spearman", "pearson")
-ASSAY_RANKING_METRICS = ("auroc_macro", "auprc_macro")
-ASSAY_CORRELATION_METRICS = ("spearman_macro", "pearson_macro")

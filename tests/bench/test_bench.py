@@ -45,29 +45,6 @@ def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     assert "the three causal methods give accuracy" in out
 
 
-@pytest.mark.slow
-def test_data_dir_honours_pairs_and_config(tiny_models, tmp_path, capsys):
-    write_parquet(random_pairs(5, 60, seed=3), tmp_path, "syn_zebrafish")
-    parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
-    args = parser.parse_args(
-        [
-            "--model",
-            tiny_models["char"],
-            "--data-dir",
-            str(tmp_path),
-            "--config",
-            "syn_zebrafish",
-            "--pairs",
-            "2",
-        ]
-    )
-    metadata = {"data_dir": str(tmp_path), "config": "syn_zebrafish", "preset": "default"}
-    for method in ("naive", "dna-hf"):
-        measured = bench.measure(method, args.model, metadata, args.pairs, "cpu", "float32", "4")
-        assert len(measured.lls) == 2
-
-
 def test_sharing_bench_ideals_follow_the_plan():
     from perturbation_bench.bench.sharing import (
         SCENARIOS,
@@ -169,16 +146,6 @@ def test_the_scale_targets_count_the_twenty_pair_run_as_fixed():
     for bad in ("20000", "x8192", "0x100", "10x12"):
         with pytest.raises(Exception, match="PAIRSxBP"):
             parse_sizes(bad)
-
-
-def test_two_measurements_agree_within_the_stated_tolerance():
-    plain = Measurement("a", [(-1000.0, -2.0), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
-    close = Measurement("b", [(-1000.0009, -2.0009), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
-    far = Measurement("c", [(-1000.0, -2.0012), (-3.0, -4.0)], seconds=1.0, peak_bytes=0)
-    assert bench.compare_lls(close, plain) == (pytest.approx(0.0009), True)  # 1e-6 * 1000 + 1e-3
-    assert bench.compare_lls(far, plain) == (pytest.approx(0.0012), False)  # over 1e-6 * 2 + 1e-3
-    with pytest.raises(ValueError):  # different numbers of pairs are not the same pairs
-        bench.compare_lls(Measurement("d", [(-1.0, -2.0)], 1.0, 0), plain)
 
 
 @pytest.mark.slow

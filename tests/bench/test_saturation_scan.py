@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from perturbation_bench.bench.measuring import Measurement
 from perturbation_bench.bench.saturation_scan import fastest, format_table, ideal_speedup
-from perturbation_bench.bench.throughput import Measurement
 
 
 def test_the_ideal_speedups_count_the_passes_saved():

@@ -1,5 +1,5 @@
 """The variant ranking metrics' standard errors and one-class chromosomes (``report/variant_metrics.py``,
-``pairs/ranking.py``, ``tasks/variants.py``) against TraitGym's formulas written out."""
+``pairs/ranking.py``, ``tasks/variant_aggregations.py``) against TraitGym's formulas written out."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_the_report_keeps_one_class_chromosomes_under_the_traitgym_convention():
 def test_the_tasks_by_chromosome_metrics_follow_the_tasks_one_class_rule(caplog):
     from sklearn.metrics import average_precision_score
 
-    from perturbation_bench.tasks.variants import auprc_by_chrom
+    from perturbation_bench.tasks.variant_aggregations import auprc_by_chrom
 
     frame = one_class_variants()
     args = list(frame["label"]), list(frame["score"]), list(frame["chrom"])

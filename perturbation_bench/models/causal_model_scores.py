@@ -1,0 +1,83 @@
+"""The scores ``dna-hf``'s model computes itself instead of a log-likelihood: embedding distances
+(``scoring=embedding``, ``embedding_scoring.py``) and downstream JSD (``score: jsd``,
+``jsd_scoring.py``).
+
+Each is one score per pair, answered on the pair's reference request with 0 on its alternate,
+``(score, False)`` for lm-eval, and kept in lm-eval's cache request by request. The mixin reads
+what HFLM and :class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer,
+the device, batch size and ``max_length``, the rank, the cache hook, ``share_prefix`` and the
+unknown-token tally.
+"""
+
+from __future__ import annotations
+
+from perturbation_bench.models.embedding_scoring import EmbeddingScorer
+from perturbation_bench.models.jsd_scoring import JSDScorer
+from perturbation_bench.pairs.conventions import bare_start
+from perturbation_bench.pairs.requests import document_pairs
+
+
+class CausalModelScores:
+    """Embedding and JSD scores for :class:`~perturbation_bench.models.dna_hf.DnaHFLM`."""
+
+    def _embedding_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """Rule 7: each pair's embedding score on its reference request, 0 on its alternate."""
+        scorer = EmbeddingScorer(
+            self.model.base_model,
+            self.tokenizer,
+            self.device,
+            self._whole_batch_size,
+            self.max_length,
+            self.embedding,
+            self._unknown,
+        )
+        scores = self._scored_by(scorer, requests, disable_tqdm)
+        self._unknown_summary = self._unknown.summary(self.world_size)
+        if self.rank == 0:
+            self._unknown.log(self._unknown_summary, len(requests))
+        return scores
+
+    def _jsd_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """Each pair's downstream JSD on its reference request, 0 on its alternate
+        (``jsd_scoring.py``)."""
+        scorer = JSDScorer(
+            self.model,
+            self.tokenizer,
+            self.device,
+            self._whole_batch_size,
+            self.max_length,
+            self._tokens,
+            causal=True,
+            name="dna-hf",
+            share=self.share_prefix,
+        )
+        return self._scored_by(scorer, requests, disable_tqdm)
+
+    @property
+    def _whole_batch_size(self) -> int:
+        """The run's batch size, 1 where it is ``auto`` (detected for log-likelihoods only)."""
+        return self.batch_size if isinstance(self.batch_size, int) else 1
+
+    def _scored_by(self, scorer, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """``(score, False)`` per request from ``scorer`` (an embedding or JSD scorer: a pair's
+        score on its reference request, 0 on its alternate), each kept in lm-eval's cache."""
+        pairs = document_pairs(requests, strict=True)
+        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
+        for request, score in zip(requests, scores, strict=True):
+            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
+        return [(score, False) for score in scores]
+
+    def _tokens(self, request) -> tuple[list[int], range]:
+        """A request's tokens as the model reads them (its start token or context, then its
+        sequence; ``start_token: none``: the sequence alone), and the positions of the
+        sequence's tokens among them."""
+        context, continuation = request.args
+        if bare_start(request.doc):
+            tokens = self.tok_encode(continuation, add_special_tokens=False)
+            return tokens, range(len(tokens))
+        if context == "":
+            sequence = self.tok_encode(continuation, add_special_tokens=False)
+            context_enc = [self.prefix_token_id]
+        else:
+            context_enc, sequence = self._encode_pair(context, continuation)
+        return context_enc + sequence, range(len(context_enc), len(context_enc) + len(sequence))
