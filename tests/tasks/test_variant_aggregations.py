@@ -1,0 +1,46 @@
+"""The variant task's per-assay aggregations (``tasks/variant_aggregations.py``): the macro
+average over the assays that pass the gate, and the log line that gives each assay's value or,
+below the gate, its counts. The whole-task metrics are held against TraitGym's formulas in
+``tests/report/test_variant_metrics.py`` and ``test_variant_correlations.py``."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from perturbation_bench.pairs.assays import MIN_PER_CLASS
+from perturbation_bench.tasks.variant_aggregations import auroc_macro, spearman_macro
+
+LOGGER = "lm_eval.perturbation_bench.tasks.variant_aggregations"
+
+
+def test_the_macro_averages_the_assays_that_pass_the_gate_and_logs_each(caplog):
+    gate = 2
+    items = [  # (assay, label, score, min_per_class)
+        ("A", True, 0.9, gate),
+        ("A", True, 0.8, gate),
+        ("A", False, 0.1, gate),
+        ("A", False, 0.85, gate),  # one of four positive-negative pairs misordered
+        ("A", None, 5.0, gate),  # unlabelled: in no metric
+        ("B", True, 0.5, gate),  # one per class: below the gate
+        ("B", False, 0.6, gate),
+    ]
+    with caplog.at_level("INFO", logger=LOGGER):
+        assert auroc_macro(items) == pytest.approx(0.75)
+    assert "auroc per assay (gate 2 per class): A 0.7500 (n=4); B n=2 (1 positive)" in caplog.text
+
+
+def test_a_quantitative_macro_is_the_mean_of_each_assay_s_correlation(caplog):
+    items = [("A", x, x, 3) for x in (1.0, 2.0, 3.0)] + [("B", x, -x, 3) for x in (1.0, 2.0, 3.0)]
+    with caplog.at_level("INFO", logger=LOGGER):
+        assert spearman_macro(items) == pytest.approx(0.0)  # (1 + -1) / 2
+    assert "spearman per assay (gate 3 per class): A 1.0000 (n=3); B -1.0000 (n=3)" in caplog.text
+
+
+def test_no_labelled_variant_is_nan_and_says_so(caplog):
+    with caplog.at_level("INFO", logger=LOGGER):
+        assert math.isnan(auroc_macro([("A", None, 0.3, 2)]))
+        assert math.isnan(auroc_macro([]))
+    assert "auroc per assay (gate 2 per class): no labelled variant" in caplog.text
+    assert f"auroc per assay (gate {MIN_PER_CLASS} per class): no labelled variant" in caplog.text
