@@ -1,4 +1,5 @@
-"""The variant task's per-assay aggregations (``tasks/variant_aggregations.py``): the macro
+"""The variant task's aggregations (``tasks/variant_aggregations.py``): the per-chromosome
+average and the warning that names the one-class chromosomes it keeps or leaves out; the macro
 average over the assays that pass the gate, and the log line that gives each assay's value or,
 below the gate, its counts. The whole-task metrics are held against TraitGym's formulas in
 ``tests/report/test_variant_metrics.py`` and ``test_variant_correlations.py``."""
@@ -10,9 +11,45 @@ import math
 import pytest
 
 from perturbation_bench.pairs.assays import MIN_PER_CLASS
-from perturbation_bench.tasks.variant_aggregations import auroc_macro, spearman_macro
+from perturbation_bench.tasks.variant_aggregations import (
+    auprc_by_chrom,
+    auroc_by_chrom,
+    auroc_macro,
+    spearman_macro,
+)
 
 LOGGER = "lm_eval.perturbation_bench.tasks.variant_aggregations"
+
+
+def by_chrom_items(one_class: str) -> list[tuple]:
+    """``(score, label, chrom, one_class)``: chr1 ordered right (AUROC 1), chr2 and chr3 one
+    class each, chr4 unlabelled."""
+    rows = [(0.9, True, "chr1"), (0.1, False, "chr1"), (0.5, True, "chr2"), (0.4, True, "chr2")]
+    rows += [(0.3, False, "chr3"), (0.7, None, "chr4")]
+    return [(*row, one_class) for row in rows]
+
+
+def test_one_class_chromosomes_left_out_of_the_average_are_named(caplog):
+    with caplog.at_level("WARNING", logger=LOGGER):
+        assert auroc_by_chrom(by_chrom_items("drop")) == pytest.approx(1.0)
+    assert (
+        "auroc_by_chrom: 2 chromosome(s) with variants of one class only left out of the "
+        "average: chr2, chr3"
+    ) in caplog.text
+
+
+def test_one_class_chromosomes_kept_in_the_average_are_named(caplog):
+    with caplog.at_level("WARNING", logger=LOGGER):
+        # chr1 (n=2) 1, chr2 (n=2) and chr3 (n=1) counted 0: 2 / 5
+        assert auroc_by_chrom(by_chrom_items("keep")) == pytest.approx(2 / 5)
+        # AUPRC 1 for chr2 (all positive), 0 for chr3: (2 + 2) / 5
+        assert auprc_by_chrom(by_chrom_items("keep")) == pytest.approx(4 / 5)
+    for metric in ("auroc", "auprc"):
+        assert (
+            f"{metric}_by_chrom: 2 chromosome(s) with variants of one class only kept in the "
+            "average as TraitGym does (AUPRC 0 or 1, AUROC counted 0, each with its weight): "
+            "chr2, chr3"
+        ) in caplog.text
 
 
 def test_the_macro_averages_the_assays_that_pass_the_gate_and_logs_each(caplog):
