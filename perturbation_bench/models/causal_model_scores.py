@@ -3,10 +3,10 @@
 ``jsd_scoring.py``).
 
 Each is one score per pair, answered on the pair's reference request with 0 on its alternate,
-``(score, False)`` for lm-eval, and kept in lm-eval's cache request by request. The mixin reads
-what HFLM and :class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer,
-the device, batch size and ``max_length``, the rank, the cache hook, ``share_prefix`` and the
-unknown-token tally.
+``(score, False)`` for lm-eval; under ``--use_cache`` lm-eval keeps them as it keeps any
+answer, once ``loglikelihood`` returns. The mixin reads what HFLM and
+:class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer, the device,
+batch size and ``max_length``, the rank, ``share_prefix`` and the unknown-token tally.
 """
 
 from __future__ import annotations
@@ -60,11 +60,9 @@ class CausalModelScores:
 
     def _scored_by(self, scorer, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
         """``(score, False)`` per request from ``scorer`` (an embedding or JSD scorer: a pair's
-        score on its reference request, 0 on its alternate), each kept in lm-eval's cache."""
+        score on its reference request, 0 on its alternate)."""
         pairs = document_pairs(requests, strict=True)
         scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
-        for request, score in zip(requests, scores, strict=True):
-            self.cache_hook.add_partial("loglikelihood", request.args, (score, False))
         return [(score, False) for score in scores]
 
     def _tokens(self, request) -> tuple[list[int], range]:

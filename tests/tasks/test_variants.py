@@ -537,6 +537,30 @@ def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_mo
         evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
 
 
+def test_a_dna_hf_jsd_run_is_served_from_its_cache_when_run_again(
+    snvs, tiny_models, tmp_path, monkeypatch
+):
+    """lm-eval's ``--use_cache`` keeps each JSD answer: a second run scores nothing and gives the
+    first run's values."""
+    from perturbation_bench.models.jsd_scoring import JSDScorer
+
+    root, _ = snvs
+    jsd = {"config": "snvs", "data_dir": str(root / "out"), "score": "jsd"}
+    cache = str(tmp_path / "cache")
+    first = logged_pairs(
+        evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache), TASK
+    )
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a cached run scored again")
+
+    monkeypatch.setattr(JSDScorer, "scores", refuse)
+    again = logged_pairs(
+        evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache), TASK
+    )
+    assert again == first and all(s > 0 and alternate == 0 for s, alternate in first)
+
+
 @pytest.mark.parametrize("start", [{"dna_prefix": "<dna>"}, {"start_token": "none"}])
 def test_the_jsd_reads_the_bases_after_a_dna_prefix_or_none(tiny_models, snvs, start):
     """With a DNA prefix (``dna_prefix: <dna>``) before every window, the rows that predict
