@@ -70,9 +70,15 @@ def material(tmp_path_factory):
     return folder, matrices, backgrounds
 
 
-def build(tmp_path, source: list[str], *extra, config="fp") -> tuple[pd.DataFrame, Path]:
+def source(folder: Path, backgrounds: Path | None = None) -> list[str]:
+    """The build's inputs: the material's MEME file and ``backgrounds`` (default: its FASTA)."""
+    fasta = backgrounds or folder / "bg.fa"
+    return ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(fasta)]
+
+
+def build(tmp_path, inputs: list[str], *extra, config="fp") -> tuple[pd.DataFrame, Path]:
     out = tmp_path / "out"
-    status = main(["build", "footprints", *source, "--config", config, "--out", str(out), *extra])
+    status = main(["build", "footprints", *inputs, "--config", config, "--out", str(out), *extra])
     assert status == 0
     return pd.read_parquet(out / config), out / config
 
@@ -83,7 +89,7 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     folder, matrices, backgrounds = material
     table, config = build(
         tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        source(folder),
         "--copies",
         "1,2,3",
         "--spacing",
@@ -157,15 +163,12 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
 
 def test_a_backgrounds_controls_do_not_depend_on_the_other_backgrounds(material, tmp_path):
     folder, _, backgrounds = material
-    meme = ["--motifs", str(folder / "motifs.meme")]
-    whole, _ = build(tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], config="all")
+    whole, _ = build(tmp_path, source(folder), config="all")
     (tmp_path / "one.fa").write_text(f">bg3\n{backgrounds['bg3']}\n")
-    alone, _ = build(tmp_path, [*meme, "--backgrounds", str(tmp_path / "one.fa")], config="one")
+    alone, _ = build(tmp_path, source(folder, tmp_path / "one.fa"), config="one")
     shared = whole[whole["background_id"] == "bg3"].reset_index(drop=True)
     pd.testing.assert_frame_equal(shared, alone)
-    other, _ = build(
-        tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], "--seed", "1", config="s1"
-    )
+    other, _ = build(tmp_path, source(folder), "--seed", "1", config="s1")
     assert (other["control_insert"] != whole["control_insert"]).any()
 
 
@@ -173,10 +176,10 @@ def test_max_backgrounds_spreads_its_sample_evenly_and_keeps_their_rows(material
     """7 backgrounds, at most 3: those at 0, 2 and 4 (floor(i 7 / 3)), each with the rows the
     whole build gives it; the report and the summary line say 3 of 7."""
     folder, _, backgrounds = material
-    source = ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")]
-    whole, _ = build(tmp_path, source, config="all")
+    inputs = source(folder)
+    whole, _ = build(tmp_path, inputs, config="all")
     capsys.readouterr()
-    sample, config = build(tmp_path, source, "--max-backgrounds", "3", config="three")
+    sample, config = build(tmp_path, inputs, "--max-backgrounds", "3", config="three")
     names = list(backgrounds)
     assert list(dict.fromkeys(sample["background_id"])) == [names[0], names[2], names[4]]
     kept = whole[whole["background_id"].isin(sample["background_id"])].reset_index(drop=True)
@@ -187,7 +190,7 @@ def test_max_backgrounds_spreads_its_sample_evenly_and_keeps_their_rows(material
     assert (
         "read 7 motifs and 7 backgrounds (3 used, spread evenly); wrote" in capsys.readouterr().out
     )
-    every, _ = build(tmp_path, source, "--max-backgrounds", "7", config="seven")
+    every, _ = build(tmp_path, inputs, "--max-backgrounds", "7", config="seven")
     pd.testing.assert_frame_equal(every, whole)
 
 
@@ -222,7 +225,7 @@ def test_backgrounds_come_from_a_controls_config_or_bed_regions(material, tmp_pa
     meme = ["--motifs", str(folder / "motifs.meme")]
     table, _ = build(
         tmp_path,
-        [*meme, "--backgrounds", str(tmp_path / "controls" / "neg")],
+        source(folder, tmp_path / "controls" / "neg"),
         "--orientation",
         "forward",
         config="from_controls",
@@ -261,15 +264,12 @@ def test_dart_evals_file_of_one_sequence_per_line_gives_the_backgrounds_by_line_
     from perturbation_bench.formats.backgrounds import read_backgrounds
 
     folder, _, backgrounds = material
-    meme = ["--motifs", str(folder / "motifs.meme")]
     lines = [
         sequence.lower() if i % 2 else sequence for i, sequence in enumerate(backgrounds.values())
     ]
     (tmp_path / "raw_seqs.txt").write_text("\n".join(lines) + "\n\n")
-    from_text, _ = build(
-        tmp_path, [*meme, "--backgrounds", str(tmp_path / "raw_seqs.txt")], config="t"
-    )
-    from_fasta, _ = build(tmp_path, [*meme, "--backgrounds", str(folder / "bg.fa")], config="f")
+    from_text, _ = build(tmp_path, source(folder, tmp_path / "raw_seqs.txt"), config="t")
+    from_fasta, _ = build(tmp_path, source(folder), config="f")
     names = {name: str(i) for i, name in enumerate(backgrounds)}
     assert list(from_text["background_id"]) == [names[n] for n in from_fasta["background_id"]]
     columns = ["original_sequence", "background_sequence", "motif", "copies", "orientation"]
@@ -391,7 +391,7 @@ def scored_build(material, root: Path, *doses: str) -> tuple[Path, Path]:
     folder, _, _ = material
     _, config = build(
         root,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        source(folder),
         *doses,
     )
     rng = random.Random(4)
@@ -559,7 +559,7 @@ def test_a_causal_model_scores_all_three_windows_as_independent_sums(
     )
     table, _ = build(
         tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(tmp_path / "two.fa")],
+        source(folder, tmp_path / "two.fa"),
     )
     run = tmp_path / "run"
     evaluate(
@@ -602,7 +602,7 @@ def test_a_masked_model_scores_each_comparison_over_what_differs_in_it(material,
     (tmp_path / "one.fa").write_text(f">bg0\n{read_fasta(folder / 'bg.fa')['bg0']}\n")
     table, _ = build(
         tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(tmp_path / "one.fa")],
+        source(folder, tmp_path / "one.fa"),
         "--orientation",
         "forward",
     )
@@ -657,7 +657,7 @@ def test_validate_checks_every_footprint_row_against_its_background(material, tm
     folder, _, _ = material
     table, config = build(
         tmp_path,
-        ["--motifs", str(folder / "motifs.meme"), "--backgrounds", str(folder / "bg.fa")],
+        source(folder),
         "--copies",
         "1,3",
         "--spacing",
