@@ -6,7 +6,8 @@ Each is one score per pair, answered on the pair's reference request with 0 on i
 ``(score, False)`` for lm-eval; under ``--use_cache`` lm-eval keeps them as it keeps any
 answer, once ``loglikelihood`` returns. The mixin reads what HFLM and
 :class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer, the device,
-batch size and ``max_length``, the rank, ``share_prefix`` and the unknown-token tally.
+batch size and ``max_length``, the rank, ``share_prefix``, the unknown-token counter and
+``_tally_unknown``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,7 @@ class CausalModelScores:
             self._unknown,
         )
         scores = self._scored_by(scorer, requests, disable_tqdm)
-        self._unknown_summary = self._unknown.summary(self.world_size)
-        if self.rank == 0:
-            self._unknown.log(self._unknown_summary, len(requests))
+        self._tally_unknown(len(requests))
         return scores
 
     def _jsd_scores(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:

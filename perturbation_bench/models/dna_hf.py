@@ -215,12 +215,17 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         jsd = [r for r, reads in zip(requests, downstream, strict=True) if reads]
         by_jsd = iter(self._jsd_scores(jsd, disable_tqdm) if jsd else [])
         scores = [next(by_jsd) if reads else next(scored) for reads in downstream]
-        # under lm-eval's cache a rank whose requests are all cached is never called: no collective
+        self._tally_unknown(len(requests))
+        return scores
+
+    def _tally_unknown(self, n_requests: int) -> None:
+        """The run's unknown tokens (``models/tokens.py``), gathered from every process and
+        logged on rank 0; under lm-eval's cache this process's alone, since a rank whose requests
+        are all cached is never called and a collective would wait for it forever."""
         cached = getattr(self.cache_hook, "dbdict", None) is not None
         self._unknown_summary = self._unknown.summary(self.world_size, gather=not cached)
         if self.rank == 0:
-            self._unknown.log(self._unknown_summary, len(requests))
-        return scores
+            self._unknown.log(self._unknown_summary, n_requests)
 
     def tok_encode(self, string: str, add_special_tokens=None, left_truncate_len=None, **kwargs):
         """HFLM's encoding of ``string``; during :meth:`loglikelihood` each distinct string is
