@@ -14,6 +14,9 @@
    documents); the scorer settings are recorded for the results file (``provenance.py``); a model
    that tokenizes counts unknown tokens (``tokens.py``).
 
+Under lm-eval's ``--use_cache`` every adapter keeps its answers in a store keyed by what was
+computed (``result_store.py``), set up by :meth:`~PackageModel.set_cache_hook`.
+
 :class:`PairsOnly` refuses what a pair scorer cannot do (rolling log-likelihoods, generation).
 """
 
@@ -31,6 +34,7 @@ from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.families import MODELS
 from perturbation_bench.models.model_arguments import check_model_arguments, check_scoring
 from perturbation_bench.models.provenance import Provenance
+from perturbation_bench.models.result_store import ResultStore
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
 
@@ -88,6 +92,34 @@ class PackageModel:
         if tokenizes:
             self._unknown = UnknownTokenCounter(self.model_name)
             self._unknown_summary = self._unknown.summary(1)
+
+    _store: ResultStore | None = None
+    """The run's store of answers under ``--use_cache`` (``result_store.py``); None without."""
+
+    def set_cache_hook(self, cache_hook) -> None:
+        """lm-eval's ``--use_cache``: answers go to a store keyed by the model, every setting
+        that changes its numbers, and what each request is computed as (``result_store.py``)."""
+        super().set_cache_hook(cache_hook)
+        source = getattr(getattr(self, "model", None), "name_or_path", None)
+        self._store = ResultStore.for_hook(
+            cache_hook, [self.model_name, source, self._provenance.scorer_settings()]
+        )
+
+    def _stored_or_computed(self, requests, compute, stores_itself: bool = False) -> list:
+        """Each request's answer: from the store where it holds one, else from ``compute`` (a
+        function of a list of requests), which is then stored unless ``compute``
+        ``stores_itself`` as it goes (for a model whose answer depends on the request alone)."""
+        if self._store is None:
+            return compute(requests)
+        keys = [self._store.key(request.doc, *request.args) for request in requests]
+        answers = [self._store.get(key) for key in keys]
+        todo = [index for index, answer in enumerate(answers) if answer is None]
+        self._store.taken(self.model_name, len(requests) - len(todo), len(requests), "requests")
+        for index, answer in zip(todo, compute([requests[i] for i in todo]), strict=True):
+            answers[index] = answer
+            if not stores_itself:
+                self._store.put(keys[index], answer)
+        return answers
 
 
 class PairsOnly:

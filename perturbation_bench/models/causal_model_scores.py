@@ -3,8 +3,8 @@
 ``jsd_scoring.py``).
 
 Each is one score per pair, answered on the pair's reference request with 0 on its alternate,
-``(score, False)`` for lm-eval; under ``--use_cache`` lm-eval keeps them as it keeps any
-answer, once ``loglikelihood`` returns. The mixin reads what HFLM and
+``(score, False)`` for lm-eval; under ``--use_cache`` each pair's two answers are kept in the
+model's store, keyed with the partner (``result_store.py``). The mixin reads what HFLM and
 :class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer, the device,
 batch size and ``max_length``, the rank, ``share_prefix``, the unknown-token counter and
 ``_tally_unknown``.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from perturbation_bench.models.embedding_scoring import EmbeddingScorer
 from perturbation_bench.models.jsd_scoring import JSDScorer
+from perturbation_bench.models.result_store import split_stored
 from perturbation_bench.pairs.conventions import bare_start
 from perturbation_bench.pairs.requests import document_pairs
 
@@ -60,9 +61,18 @@ class CausalModelScores:
     def _scored_by(self, scorer, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
         """``(score, False)`` per request from ``scorer`` (an embedding or JSD scorer: a pair's
         score on its reference request, 0 on its alternate)."""
-        pairs = document_pairs(requests, strict=True)
-        scores = scorer.scores(requests, pairs, progress=not disable_tqdm and self.rank == 0)
-        return [(score, False) for score in scores]
+        totals = [0.0] * len(requests)
+        keys, todo = split_stored(
+            self._store, requests, document_pairs(requests, strict=True), totals
+        )
+        if not todo:
+            return [(total, False) for total in totals]
+        scores = scorer.scores(requests, todo, progress=not disable_tqdm and self.rank == 0)
+        for first, second in todo:
+            totals[first], totals[second] = scores[first], scores[second]
+            if self._store is not None:
+                self._store.put(keys[first], (totals[first], totals[second]))
+        return [(total, False) for total in totals]
 
     def _tokens(self, request) -> tuple[list[int], range]:
         """A request's tokens as the model reads them (its start token or context, then its

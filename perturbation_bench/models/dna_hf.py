@@ -193,7 +193,8 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         )
         if n_windowed:
             self._log_windowing(n_windowed, len(requests))
-        on_complete = DocumentCache(self.cache_hook, requests, instances).complete
+        store = self._store
+        on_complete = DocumentCache(store, requests, instances).complete if store else None
         return self._scorer(disable_tqdm or self.rank != 0).score(pieces, pairs, on_complete)
 
     def loglikelihood(self, requests, disable_tqdm: bool = False):
@@ -203,27 +204,39 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
             return self._embedding_scores(requests, disable_tqdm)
         downstream = [reads_downstream(request) for request in requests]
         rest = [r for r, jsd in zip(requests, downstream, strict=True) if not jsd]
-        sharing = self.share_prefix or self.dedupe
-        self._pairs = document_pairs(rest, strict=False) + comparison_links(rest) if sharing else []
-        self._instances = rest
         self._provenance.note(requests)
-        self._encodings = {}
-        try:
-            scored = iter(super().loglikelihood(rest, disable_tqdm=disable_tqdm) if rest else [])
-        finally:
-            self._encodings = None
+        scored = iter(
+            self._stored_or_computed(
+                rest, lambda todo: self._likelihoods(todo, disable_tqdm), stores_itself=True
+            )
+        )
         jsd = [r for r, reads in zip(requests, downstream, strict=True) if reads]
         by_jsd = iter(self._jsd_scores(jsd, disable_tqdm) if jsd else [])
         scores = [next(by_jsd) if reads else next(scored) for reads in downstream]
         self._tally_unknown(len(requests))
         return scores
 
+    def _likelihoods(self, requests, disable_tqdm: bool) -> list[tuple[float, bool]]:
+        """HFLM's scoring of ``requests`` through :meth:`_loglikelihood_tokens`, with the
+        requests that pair up per document noted for sharing."""
+        if not requests:
+            return []
+        sharing = self.share_prefix or self.dedupe
+        self._pairs = (
+            document_pairs(requests, strict=False) + comparison_links(requests) if sharing else []
+        )
+        self._instances = requests
+        self._encodings = {}
+        try:
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        finally:
+            self._encodings = None
+
     def _tally_unknown(self, n_requests: int) -> None:
         """The run's unknown tokens (``models/tokens.py``), gathered from every process and
-        logged on rank 0; under lm-eval's cache this process's alone, since a rank whose requests
-        are all cached is never called and a collective would wait for it forever."""
-        cached = getattr(self.cache_hook, "dbdict", None) is not None
-        self._unknown_summary = self._unknown.summary(self.world_size, gather=not cached)
+        logged on rank 0 (lm-eval calls every rank: under ``--use_cache`` its own entries are
+        cleared and the model serves what its store holds, ``result_store.py``)."""
+        self._unknown_summary = self._unknown.summary(self.world_size)
         if self.rank == 0:
             self._unknown.log(self._unknown_summary, n_requests)
 

@@ -12,7 +12,7 @@ masked-marginal sum over them, comparable within a pair, not with a causal model
 unmasked windows.
 
 With lm-eval's ``--use_cache`` whole pairs are kept in a store of their own
-(``pair_cache.py``), written as each pair is scored, so a killed run resumes where it stopped.
+(``result_store.py``), written as each pair is scored, so a killed run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -29,10 +29,9 @@ from perturbation_bench.models.embedding_scoring import EmbeddingScore, Embeddin
 from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
 from perturbation_bench.models.masked_inputs import encode_request
 from perturbation_bench.models.masked_scoring import MaskedScorer
-from perturbation_bench.models.pair_cache import PairStore
 from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.models.result_store import split_stored
 from perturbation_bench.pairs.requests import document_pairs
-from perturbation_bench.pairs.settings import settings_of
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -144,45 +143,18 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             return from_tokenizer
         return getattr(self.model.config, "max_position_embeddings", None) or 512
 
-    def set_cache_hook(self, cache_hook) -> None:
-        """lm-eval's ``--use_cache``: whole pairs go to a store of their own (``pair_cache.py``)."""
-        super().set_cache_hook(cache_hook)
-        self._store = PairStore.for_hook(
-            cache_hook,
-            [self.model.name_or_path, self.max_length, self.scoring]
-            + ([self.embedding.name] if self.embedding else []),
-        )
-
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """One ``(LL, False)`` per request (``is_greedy`` has no meaning here), in order; each
         pair stored as soon as it is scored when the run has ``--use_cache``."""
         self._provenance.note(requests)
         totals = [0.0] * len(requests)
-        store, keys, todo = getattr(self, "_store", None), {}, []
+        store = self._store
+        keys, todo = split_stored(store, requests, document_pairs(requests, strict=True), totals)
+        if store is not None:
+            store.taken("dna-mlm", len(keys) - len(todo), len(keys), "pairs")
 
         def downstream(index: int) -> bool:
             return self.embedding is None and reads_downstream(requests[index])
-
-        for first, second in document_pairs(requests, strict=True):
-            if store is not None:
-                keys[first] = store.key(
-                    requests[first].args[0],
-                    requests[first].args[1],
-                    requests[second].args[1],
-                    settings_of(requests[first].doc).score if downstream(first) else None,
-                )
-                cached = store.get(keys[first])
-                if cached is not None:
-                    totals[first], totals[second] = cached
-                    continue
-            todo.append((first, second))
-        if store is not None:
-            log.info(
-                "dna-mlm: %d of %d pairs taken from the cache %s",
-                len(keys) - len(todo),
-                len(keys),
-                store.path,
-            )
 
         def store_pair(pair: tuple[int, int]) -> None:
             first, second = pair

@@ -1,5 +1,5 @@
-"""lm-eval's cache (``--use_cache``) filled document by document as ``dna-hf`` scores, so a killed
-run keeps every document it completed."""
+"""The run's store of answers (``result_store.py``, under ``--use_cache``) filled document by
+document as ``dna-hf`` scores, so a killed run keeps every document it completed."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_en
 
 
 class DocumentCache:
-    """Hands lm-eval's cache (``--use_cache``) each document's results as soon as every request
-    of the document is scored, so a killed run keeps every document it completed and a rerun
-    of the same command scores only the rest. Without instances (not called through
+    """Hands the store each document's answers as soon as every request of the document is
+    scored, so a killed run keeps every document it completed and a rerun of the same command
+    scores only the rest. Without instances (not called through
     :meth:`dna_hf.DnaHFLM.loglikelihood`) each request counts as its own document."""
 
-    def __init__(self, cache_hook, requests: list[Request], instances: list) -> None:
-        self.cache_hook, self.requests, self.results = cache_hook, requests, {}
+    def __init__(self, store, requests: list[Request], instances: list) -> None:
+        self.store, self.requests, self.results = store, requests, {}
+        self.docs = [getattr(instance, "doc", None) for instance in instances]
         self.members: dict = {}  # document -> its request indices
         self.document_of = []
         for index, instance in enumerate(instances):
@@ -31,6 +32,6 @@ class DocumentCache:
             return
         for done in self.members[key]:
             (context, continuation), _, _ = self.requests[done]
-            self.cache_hook.add_partial(
-                "loglikelihood", (context, continuation), self.results[done]
+            self.store.put(
+                self.store.key(self.docs[done], context, continuation), self.results[done]
             )

@@ -48,10 +48,13 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""
         self._provenance.note(requests)
-        return [
-            (self.chain.log_likelihood(*_scored_part(request)), False)
-            for request in tqdm(requests, desc="kmer-markov", disable=disable_tqdm)
-        ]
+        return self._stored_or_computed(
+            requests,
+            lambda todo: [
+                (self.chain.log_likelihood(*_scored_part(request)), False)
+                for request in tqdm(todo, desc="kmer-markov", disable=disable_tqdm)
+            ],
+        )
 
     def get_model_info(self) -> dict:
         """What lm-eval records about the model in the results' config (``models/provenance.py``)."""

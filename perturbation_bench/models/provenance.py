@@ -39,17 +39,20 @@ class Provenance:
             check_model(self.model, settings)
             self.tasks[request.task_name] = {key: settings[key] for key in RECORDED}
 
-    def info(self) -> dict:
-        """The ``perturbation_bench`` entry of the results' config."""
-        settings = {
+    def scorer_settings(self) -> dict:
+        """The scorer settings as JSON values (a dtype as its name)."""
+        return {
             key: str(value) if not isinstance(value, (int, float, bool, type(None))) else value
             for key, value in self.settings.items()
         }
+
+    def info(self) -> dict:
+        """The ``perturbation_bench`` entry of the results' config."""
         return {
             "perturbation_bench": {
                 "version": __version__,
                 "model": self.model,
-                "settings": settings,
+                "settings": self.scorer_settings(),
                 "tasks": dict(self.tasks),
             }
         }

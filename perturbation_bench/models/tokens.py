@@ -136,13 +136,11 @@ class UnknownTokenCounter:
         self.by_pair[key] = self.by_pair.get(key, 0) + tokens
         self.names.setdefault(key, describe_request(request))
 
-    def summary(self, world_size: int, gather: bool = True) -> dict:
-        """``{"pairs", "tokens", "first_pair"}`` over every rank. With several processes and
-        ``gather`` every rank must call it (a collective); without ``gather`` (lm-eval's cache
-        may skip a rank whose requests are all cached) the counts are this process's, marked
-        ``"processes": "this one"``."""
+    def summary(self, world_size: int) -> dict:
+        """``{"pairs", "tokens", "first_pair"}`` over every rank; with several processes every
+        rank must call it (a collective)."""
         seen = [(self.by_pair, self.names)]
-        if world_size > 1 and gather:
+        if world_size > 1:
             seen = [None] * world_size
             torch.distributed.all_gather_object(seen, (self.by_pair, self.names))
         by_pair, names = {}, {}
@@ -154,7 +152,6 @@ class UnknownTokenCounter:
             "pairs": len(by_pair),
             "tokens": sum(by_pair.values()),
             "first_pair": names[first] if first else None,
-            **({"processes": "this one"} if world_size > 1 and not gather else {}),
         }
 
     def log(self, summary: dict, n_requests: int) -> None:

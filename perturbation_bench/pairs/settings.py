@@ -18,6 +18,10 @@ settings object (:class:`TaskSettings`) and its log line, what a results file re
     recorded    written into the results file (``config.perturbation_bench.tasks``)
     logged_as   its own field in samples files of version 0.1.0; None for a setting added
                 later, which those files read as its default (how those versions scored)
+    read_by_model
+                the model reads it from the document and computes another answer to the same
+                request under another value, so a stored answer is keyed by it
+                (``models/result_store.py``)
 
 Nothing in a task's settings changes from pair to pair, so the loader makes one
 :class:`TaskSettings` per task and every document holds a reference to that one object under
@@ -52,6 +56,7 @@ class Setting:
     identifies: bool = True
     recorded: bool = True
     logged_as: str | None = None
+    read_by_model: bool = False
 
 
 # fmt: off
@@ -74,13 +79,13 @@ SETTINGS = (
             "the whole window", logged_as="scoring_context_bp"),
     Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
             "marginal's in marginal.py); None in other tasks' settings",
-            choices=tuple(SCORE), logged_as="scoring_score"),
+            choices=tuple(SCORE), logged_as="scoring_score", read_by_model=True),
     Setting("calibration", None, "the calibration table a calibrated score reads "
             "(calibration.py); None: none"),
     Setting("shard", None, '"I/N": the pairs whose 0-based row is I modulo N; None: every pair',
             identifies=False, logged_as="scoring_shard"),
     Setting("start_token", "model", "the model's start token first, or nothing before the "
-            "sequence (conventions.py)", choices=("model", "none")),
+            "sequence (conventions.py)", choices=("model", "none"), read_by_model=True),
     Setting("convention", None, "the upstream convention named (conventions.py)"),
     Setting("one_class_chromosomes", "drop", "chromosomes with one label class in the "
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
@@ -170,6 +175,15 @@ def settings_of(doc) -> TaskSettings | None:
     """The settings a document of a task of this package carries; None for anything else (a
     document of another task, no document)."""
     return doc.get(TASK) if isinstance(doc, dict) else None
+
+
+def read_by_model(doc) -> dict | None:
+    """The settings of :data:`SETTINGS` a model reads from a document (``read_by_model``), with
+    their values; None for a document of another task."""
+    settings = settings_of(doc)
+    if settings is None:
+        return None
+    return {setting.name: settings[setting.name] for setting in SETTINGS if setting.read_by_model}
 
 
 def logged_settings(doc: dict) -> TaskSettings:

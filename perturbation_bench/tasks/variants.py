@@ -190,7 +190,6 @@ def process_results(doc, results) -> dict:
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics, pairs = pair_results(doc, results), compared_pairs(doc, results)
     if scoring_kind() == "embedding" or doc[TASK].score in MODEL_SCORES:
-        _check_scored_by_model(doc, pairs)
         metrics = {}  # a distance, a JSD: no direction (module docstring)
     if "label" in doc:
         settings = doc[TASK]
@@ -208,17 +207,3 @@ def process_results(doc, results) -> dict:
             names = CORRELATION_METRICS if quantitative else RANKING_METRICS
         metrics.update({name: item for name in names})
     return metrics
-
-
-def _check_scored_by_model(doc, pairs) -> None:
-    """A score the model computes answers the alternate with 0 (``models/jsd_scoring.py``,
-    ``models/embedding_scoring.py``); any other value is a log-likelihood that lm-eval's
-    ``--use_cache`` served from a run of the same windows scored otherwise."""
-    alternates = [pair.perturbed for pair in pairs if pair.perturbed != 0]
-    if alternates:
-        raise OptionsError(
-            f"variant {_variant(doc)}: its alternate window has the value {alternates[0]:.6g}, "
-            "where a score the model computes gives 0: lm-eval's --use_cache served a "
-            "log-likelihood cached by a run of the same windows scored otherwise (give this run "
-            "its own --use_cache path)"
-        )

@@ -334,28 +334,22 @@ def test_the_add_bos_token_advice_for_hf_is_not_given_to_dna_hf(tiny_models, pai
 
 
 @pytest.mark.parametrize("rank", [0, 1])
-@pytest.mark.parametrize("cached", [False, True])
-def test_the_unknown_tokens_are_gathered_unless_lm_eval_s_cache_may_skip_a_rank(rank, cached):
+def test_the_unknown_tokens_are_gathered_from_every_process_and_logged_on_rank_0(rank):
     """Every path of dna-hf (log-likelihood, JSD, embedding) tallies through one method: the
-    counts of every process, or under lm-eval's cache this process's alone (a fully cached rank
-    is never called, so a collective would wait for it); rank 0 logs them."""
+    counts of every process (lm-eval calls every rank, also under ``--use_cache``, whose
+    entries the model's store replaces); rank 0 logs them."""
     calls = []
 
     class Counter:
-        def summary(self, world_size, gather=True):
-            calls.append(("summary", world_size, gather))
+        def summary(self, world_size):
+            calls.append(("summary", world_size))
             return {"pairs": 1}
 
         def log(self, summary, n_requests):
             calls.append(("log", summary, n_requests))
 
-    host = types.SimpleNamespace(
-        cache_hook=types.SimpleNamespace(dbdict={} if cached else None),
-        world_size=2,
-        rank=rank,
-        _unknown=Counter(),
-    )
+    host = types.SimpleNamespace(world_size=2, rank=rank, _unknown=Counter())
     DnaHFLM._tally_unknown(host, 7)
     logged = [("log", {"pairs": 1}, 7)] if rank == 0 else []
-    assert calls == [("summary", 2, not cached), *logged]
+    assert calls == [("summary", 2), *logged]
     assert host._unknown_summary == {"pairs": 1}

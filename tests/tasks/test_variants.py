@@ -507,41 +507,11 @@ def test_jsd_refuses_other_models_and_tokenizers_in_one_line(
         evaluate(path, [TASK], metadata, model, **scoring)
 
 
-def test_a_jsd_run_never_takes_log_likelihoods_from_a_shared_cache(snvs, tiny_models, tmp_path):
-    """dna-mlm keys its pair store by the score; lm-eval's own cache (dna-hf) keys by request
-    alone, so a jsd run served a cached log-likelihood is refused, naming --use_cache."""
-    from dna_fixtures import build_tokenizer
-    from perturbation_bench.errors import OptionsError
-    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
-
-    root, _ = snvs
-    llr = {"config": "snvs", "data_dir": str(root / "out")}
-    jsd = {**llr, "score": "jsd"}
-    masked = str(
-        save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
-    )
-    fresh = logged_pairs(evaluate(masked, [TASK], jsd, "dna-mlm"), TASK)
-    cache = str(tmp_path / "mlm-cache")
-    evaluate(masked, [TASK], llr, "dna-mlm", use_cache=cache)
-    cached = logged_pairs(evaluate(masked, [TASK], jsd, "dna-mlm", use_cache=cache), TASK)
-    assert cached == fresh and all(s > 0 and alternate == 0 for s, alternate in cached)
-    cache = str(tmp_path / "hf-cache")
-    evaluate(tiny_models["char"], [TASK], llr, "dna-hf", use_cache=cache)
-    message = (
-        r"^variant chr\S+:\d+ [ACGT]>[ACGT]: its alternate window has the value -\d+\.?\d*, where "
-        r"a score the model computes gives 0: lm-eval's --use_cache served a log-likelihood "
-        r"cached by a run of the same windows scored otherwise \(give this run its own "
-        r"--use_cache path\)$"
-    )
-    with pytest.raises(OptionsError, match=message):
-        evaluate(tiny_models["char"], [TASK], jsd, "dna-hf", use_cache=cache)
-
-
 def test_a_dna_hf_jsd_run_is_served_from_its_cache_when_run_again(
     snvs, tiny_models, tmp_path, monkeypatch
 ):
-    """lm-eval's ``--use_cache`` keeps each JSD answer: a second run scores nothing and gives the
-    first run's values."""
+    """``--use_cache`` keeps each JSD answer in the model's store: a second run scores nothing
+    and gives the first run's values."""
     from perturbation_bench.models.jsd_scoring import JSDScorer
 
     root, _ = snvs

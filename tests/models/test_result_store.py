@@ -1,7 +1,9 @@
-"""A killed run resumes: with ``--use_cache`` every model stores each pair as soon as it is scored,
-a run killed with SIGKILL part-way and started again scores only the rest and ends with the
-metrics of an uninterrupted run; a score that depends on the partner (dna-mlm) is never served to
-another pair."""
+"""``--use_cache``: every model keeps its answers in a store keyed by what was computed
+(``models/result_store.py``). A killed run resumes: each answer is stored as soon as its document
+(dna-hf) or pair (dna-mlm) is scored, a run killed with SIGKILL part-way and started again scores
+only the rest and ends with the metrics of an uninterrupted run; a score that depends on the
+partner is never served to another pair; an answer computed under one scoring is never served to
+a run of another."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from perturbation_bench.fixtures.random_models import (
     single_nucleotide_tokenizer,
 )
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-from perturbation_bench.models.pair_cache import SUFFIX as PAIR_STORE_SUFFIX
+from perturbation_bench.models.result_store import SUFFIX as STORE_SUFFIX
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"
@@ -87,14 +89,8 @@ def kill_tree(process: subprocess.Popen) -> None:
 
 def taken_from_cache(kind: str, log: str) -> tuple[int, int]:
     """(taken from the cache, in all) summed over the processes' log lines."""
-    pattern = (
-        r"Cached requests: (\d+), Requests remaining: (\d+)"
-        if kind == "dna-hf"
-        else r"dna-mlm: (\d+) of (\d+) pairs taken from the cache"
-    )
-    found = [(int(a), int(b)) for a, b in re.findall(pattern, log)]
-    taken = sum(a for a, _ in found)
-    return taken, sum(a + b for a, b in found) if kind == "dna-hf" else sum(b for _, b in found)
+    found = re.findall(rf"{kind}: (\d+) of (\d+) \w+ taken from the cache", log)
+    return sum(int(a) for a, _ in found), sum(int(b) for _, b in found)
 
 
 @pytest.mark.slow  # starts processes, as the tests below but the last
@@ -105,17 +101,14 @@ def test_a_run_killed_part_way_resumes_with_identical_metrics(
 ):
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
-    store = (
-        Path(f"{cache}_rank0.db") if kind == "dna-hf" else Path(f"{cache}_rank0.db.pairs.sqlite")
-    )
-    unit = 2 if kind == "dna-hf" else 1  # lm-eval's cache holds requests, the pair store pairs
+    store = Path(f"{cache}_rank0.db{STORE_SUFFIX}")
+    unit = 2 if kind == "dna-hf" else 1  # dna-hf stores requests, dna-mlm pairs
     total = PAIRS * unit // processes  # what rank 0's file holds at the end
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     pause = 5 * unit  # the kill point: this many entries stored, the run held there until killed
-    suffix = ".db" if kind == "dna-hf" else PAIR_STORE_SUFFIX
     first = subprocess.Popen(
         command(kind, models[kind], data, cache, out, processes),
-        env={**env, "PB_TEST_PAUSE_AFTER": str(pause), "PB_TEST_PAUSE_STORE": suffix},
+        env={**env, "PB_TEST_PAUSE_AFTER": str(pause), "PB_TEST_PAUSE_STORE": STORE_SUFFIX},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -273,8 +266,8 @@ def test_one_cache_never_serves_a_score_to_another_pair(slow_setup, shared_windo
 
 @pytest.mark.slow
 def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_path):
-    """lm-eval never calls the model of a rank whose requests are all cached: dna-hf must not
-    wait for it in a collective. Rank 1 fully cached, rank 0's file removed: the rerun ends."""
+    """A rank whose requests are all stored is still called (its lm-eval entries are cleared),
+    so dna-hf's collectives meet: rank 1 fully stored, rank 0's store removed, the rerun ends."""
     models, data = slow_setup
     cache, out = tmp_path / "cache" / "run", tmp_path / "out.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -285,7 +278,7 @@ def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_
         capture_output=True,
         timeout=600,
     )
-    Path(f"{cache}_rank0.db").unlink()
+    Path(f"{cache}_rank0.db{STORE_SUFFIX}").unlink()
     rerun = subprocess.run(
         command("dna-hf", models["dna-hf"], data, cache, out, 2),
         env=env,
@@ -298,22 +291,128 @@ def test_a_rank_with_everything_cached_does_not_hang_the_others(slow_setup, tmp_
     assert_same_results(json.loads(out.read_text())["results"], first["results"])
 
 
-def test_a_pair_s_key_is_the_hash_of_what_its_score_depends_on():
-    """Log-likelihood pairs keep the key of earlier versions (a run they started resumes); a
-    score the model computes (``score: jsd``) adds its name, so the two never meet."""
+def test_a_key_is_the_hash_of_what_the_answer_depends_on():
+    """The model's identity, the settings the model reads from the document (the score, the
+    start token), the request and, for an answer that depends on it, the partner."""
     import hashlib
     from types import SimpleNamespace
 
-    from perturbation_bench.models.pair_cache import PairStore
+    from perturbation_bench.models.result_store import ResultStore
+    from perturbation_bench.pairs.settings import TASK, TaskSettings
 
-    store = SimpleNamespace(model_key=["model", 512, "marginal"])
+    store = SimpleNamespace(model=["dna-mlm", "m", {"scoring": "marginal"}])
+    doc = {TASK: TaskSettings(score="jsd", start_token="none")}
 
     def sha(*parts) -> str:
         return hashlib.sha256(json.dumps(list(parts)).encode()).hexdigest()
 
-    assert PairStore.key(store, "", "ACGT", "ACGA") == sha(
-        "model", 512, "marginal", "", "ACGT", "ACGA"
+    read = {"score": "jsd", "start_token": "none"}
+    assert ResultStore.key(store, doc, "", "ACGT", "ACGA") == sha(
+        "dna-mlm", "m", {"scoring": "marginal"}, read, "", "ACGT", "ACGA"
     )
-    assert PairStore.key(store, "", "ACGT", "ACGA", "jsd") == sha(
-        "model", 512, "marginal", "jsd", "", "ACGT", "ACGA"
+    assert ResultStore.key(store, None, "<s>", "ACGT") == sha(
+        "dna-mlm", "m", {"scoring": "marginal"}, None, "<s>", "ACGT"
     )
+
+
+SCORINGS = {  # name -> (model arguments, task metadata): each computes another answer
+    "dna-hf": {
+        "llr": ({}, {}),
+        "llr, no start token": ({}, {"start_token": "none"}),
+        "jsd": ({}, {"score": "jsd"}),
+        "embedding cosine, mean": (
+            {"scoring": "embedding", "distance": "cosine", "pooling": "mean"},
+            {},
+        ),
+        "embedding l2, flatten, layer 1": (
+            {"scoring": "embedding", "distance": "l2", "pooling": "flatten", "layer": 1},
+            {},
+        ),
+    },
+    "dna-mlm": {
+        "marginal llr": ({}, {}),
+        "pll llr": ({"scoring": "pll"}, {}),
+        "jsd": ({}, {"score": "jsd"}),
+        "embedding cosine, mean": (
+            {"scoring": "embedding", "distance": "cosine", "pooling": "mean"},
+            {},
+        ),
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def cache_case(tmp_path_factory):
+    """A config of 8 labelled SNVs (window 48) on a random genome, and a causal and a masked
+    single-nucleotide model."""
+    import random
+
+    import pandas as pd
+
+    from perturbation_bench.cli import main
+
+    root = tmp_path_factory.mktemp("scorings")
+    rng = random.Random(3)
+    genome = "".join(rng.choice("ACGT") for _ in range(600))
+    (root / "g.fa").write_text(">chr1\n" + genome + "\n")
+    rows = [
+        {
+            "chrom": "chr1",
+            "pos": p,
+            "ref": genome[p - 1],
+            "alt": "ACGT".replace(genome[p - 1], "")[i % 3],
+            "label": i % 2 == 0,
+        }
+        for i, p in enumerate(range(100, 500, 50))
+    ]
+    pd.DataFrame(rows).to_csv(root / "v.csv", index=False)
+    args = ["build", "variants", "--variants", str(root / "v.csv"), "--fasta", str(root / "g.fa")]
+    assert main([*args, "--config", "v", "--out", str(root / "out"), "--window", "48"]) == 0
+    tokenizer = single_nucleotide_tokenizer()
+    models = {
+        "dna-hf": str(save_random_llama(root / "lm", tokenizer)),
+        "dna-mlm": str(save_random_bert(root / "mlm", as_masked_lm_tokenizer(tokenizer))),
+    }
+    return root, models
+
+
+def scored(case, kind: str, scoring: str, cache: str) -> list:
+    """Each pair's two logged values of the run ``scoring`` on the cache path ``cache``."""
+    root, models = case
+    arguments, metadata = SCORINGS[kind][scoring]
+    metadata = {"data_dir": str(root / "out"), "config": "v", **metadata}
+    result = evaluate(
+        models[kind], ["perturbation_variants"], metadata, kind, use_cache=cache, **arguments
+    )
+    return logged_pairs(result, "perturbation_variants")
+
+
+@pytest.mark.slow  # 41 runs
+@pytest.mark.parametrize("kind", sorted(SCORINGS))
+def test_no_answer_of_one_scoring_is_served_to_a_run_of_another(cache_case, tmp_path, kind):
+    """Every ordered pair of scorings (a, b) on one cache path: b's run equals b's run on a cache
+    of its own, whatever a left there; and every scoring's answers differ from every other's
+    (so a served answer would show)."""
+    import shutil
+
+    fresh = {}
+    for scoring in SCORINGS[kind]:
+        folder = tmp_path / scoring.replace(" ", "_").replace(",", "")
+        fresh[scoring] = (folder, scored(cache_case, kind, scoring, str(folder / "cache")))
+    values = [tuple(map(tuple, pairs)) for _, pairs in fresh.values()]
+    assert len(set(values)) == len(values)
+    for first, (folder, _) in fresh.items():
+        for second, (_, expected) in fresh.items():
+            if first == second:
+                continue
+            shared = tmp_path / "shared"
+            shutil.rmtree(shared, ignore_errors=True)
+            shutil.copytree(folder, shared)
+            got = scored(cache_case, kind, second, str(shared / "cache"))
+            flat = [value for pair in got for value in pair]
+            assert flat == pytest.approx(
+                [v for pair in expected for v in pair], rel=1e-6, abs=1e-6
+            ), (
+                first,
+                second,
+            )
