@@ -8,7 +8,8 @@ that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA
 means a model of lm-eval's own (or no model yet). ``perturbation-bench check`` builds the tasks
 :func:`as_scoring` the model it checks for, without creating it. The models also
 :func:`announce_share` the rank and world size lm-eval will shard documents by, so that a task
-holds only its process's documents.
+holds only its process's documents. The tasks :func:`note_option` which given options they take,
+so that the run can refuse one that none takes (``pairs/applicability.py``).
 
 Why a module-level record and not an argument: lm-eval (0.4.x) calls a task's
 ``custom_dataset`` with the run's metadata and the task's ``dataset_kwargs`` only; neither the
@@ -24,6 +25,7 @@ from contextlib import contextmanager
 
 _scoring: tuple[str | None, str | None] = (None, None)
 _share: tuple[int, int] | None = None
+_taken: dict[str, dict[str, bool]] = {}  # option -> {task: whether it takes the option}
 
 
 def announce(name: str, scoring: str | None = None) -> None:
@@ -31,6 +33,7 @@ def announce(name: str, scoring: str | None = None) -> None:
     with its ``scoring`` model argument (None: the model's default)."""
     global _scoring
     _scoring = (name, scoring)
+    _taken.clear()
 
 
 def scoring_model() -> str | None:
@@ -49,6 +52,7 @@ def as_scoring(name: str | None, scoring: str | None = None):
     :func:`scoring_kind` is ``scoring``."""
     global _scoring
     before, _scoring = _scoring, (name, scoring)
+    _taken.clear()
     try:
         yield
     finally:
@@ -64,3 +68,14 @@ def announce_share(rank: int, world_size: int) -> None:
 def document_share() -> tuple[int, int] | None:
     """The last announced ``(rank, world_size)``; None when no model of this package said."""
     return _share
+
+
+def note_option(option: str, task: str, takes: bool) -> None:
+    """Record whether ``task`` of this run takes the given option ``option`` (the run's record
+    starts afresh with each model created and in :func:`as_scoring`)."""
+    _taken.setdefault(option, {})[task] = takes
+
+
+def options_taken() -> dict[str, dict[str, bool]]:
+    """What :func:`note_option` recorded for this run: option -> {task: takes}."""
+    return {option: dict(tasks) for option, tasks in _taken.items()}

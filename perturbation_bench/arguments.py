@@ -157,3 +157,20 @@ def check_batch_size(value, allow_auto: bool = True) -> None:
             f"batch size must be a positive whole number{' or auto' if allow_auto else ''}, "
             f"got {value!r}"
         )
+
+
+def single_base_token_ids(tokenizer) -> list[int]:
+    """The token ids of A, C, G and T, each a token of its own (what ``score: jsd`` reads).
+
+    Raises:
+        OptionsError: the tokenizer lacks one of them (a k-mer or BPE tokenizer).
+    """
+    ids = tokenizer.convert_tokens_to_ids(list("ACGT"))
+    missing = [b for b, i in zip("ACGT", ids, strict=True) if i in (None, tokenizer.unk_token_id)]
+    if missing or len(set(ids)) != 4:
+        raise OptionsError(
+            "score jsd reads the distributions of single bases: the tokenizer needs A, C, G "
+            "and T as single tokens (a single-nucleotide tokenizer); this one has none for "
+            f"{', '.join(missing) or 'each'}"
+        )
+    return ids

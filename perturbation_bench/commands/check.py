@@ -7,12 +7,15 @@ any weight, runs the checks the run makes, with the same code:
 
 1. checks the model arguments: each one the model takes (``models/model_arguments.py``),
    ``pretrained``/``tokenizer`` a folder or a usable hub id, the batch size (``arguments.py``),
-   and an embedding score's ``layer`` against the layers the model's config declares (read
-   without the weights, ``models/embedding_scoring.check_layer``);
+   the checkpoint's architecture against the model (a masked LM is not given to ``dna-hf``,
+   ``models/architecture.py``) and an embedding score's ``layer`` against the layers the
+   model's config declares (both read from ``config.json``, without the weights,
+   ``models/embedding_scoring.check_layer``);
 2. builds every perturbation-bench task among ``--tasks`` with lm-eval's own ``TaskManager``, for
    the model (``active_models.as_scoring``), which reads and checks every pair file and every
    task option, and refuses settings that do not apply to the model (``tasks/loading.py``,
-   ``pairs/conventions.check_model``); other tasks are named and not checked;
+   ``pairs/conventions.check_model``) and an option that no task of the run takes
+   (``pairs/applicability.py``); other tasks are named and not checked;
 3. tokenizes the first ``--sample`` pairs of each task with the model's tokenizer, as the model
    will (unknown tokens, overlapping k-mers: ``models/tokens.py``), and prints the range of
    tokens per sequence and the unknown tokens in those pairs, and how many pairs of the whole
@@ -60,6 +63,8 @@ def run(args) -> int:
         check_remote_code,
         load_tokenizer,
     )
+    from perturbation_bench.models.architecture import check_checkpoint, register_plugin
+    from perturbation_bench.pairs.applicability import check_every_option_taken
 
     try:
         metadata = json.loads(args.metadata)
@@ -73,11 +78,16 @@ def run(args) -> int:
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     model = _package_model(args.model, model_args)
+    if model_args.get("plugin"):
+        register_plugin(model_args["plugin"])
+    if model is not None and not reads_bases(model):
+        check_checkpoint(model, model_args)
     _check_embedding_layer(model_args)
     check_batch_size(args.batch_size)
     tokenizer = None if reads_bases(model) else load_tokenizer(model_args)
     with as_scoring(model, model_args.get("scoring")):
         tasks = _build_tasks(args, model_args | metadata)
+        check_every_option_taken()
     for name, task in tasks.items():
         docs = task.eval_docs
         sample = (
@@ -108,22 +118,14 @@ def _check_embedding_layer(model_args: dict) -> None:
     """``scoring=embedding``'s ``layer`` against the model's config (module docstring)."""
     if model_args.get("scoring") != "embedding" or "pretrained" not in model_args:
         return
-    from transformers import AutoConfig
-
-    from perturbation_bench.arguments import truth
+    from perturbation_bench.models.architecture import checkpoint_config
     from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
 
     arguments = {name: model_args.get(name) for name in ("distance", "pooling", "layer")}
     score = EmbeddingScore.from_arguments("embedding", **arguments)
     if score.layer == "last":
         return
-    if model_args.get("plugin"):
-        from perturbation_bench.models.dna_mlm import register_plugin
-
-        register_plugin(model_args["plugin"])
-    remote = truth(model_args.get("trust_remote_code", False), "trust_remote_code")
-    config = AutoConfig.from_pretrained(model_args["pretrained"], trust_remote_code=remote)
-    check_layer(score, config)
+    check_layer(score, checkpoint_config(model_args))
 
 
 def _build_tasks(args, metadata: dict) -> dict:

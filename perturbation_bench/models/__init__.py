@@ -19,5 +19,6 @@ here imports :mod:`perturbation_bench.tasks`.
 - ``kmer_markov.py``: ``kmer-markov``, with ``markov_chain.py`` (the chain counted on a genome);
 - ``parallel.py``: data parallelism on GPUs and CPUs;
 - ``tokens.py``: unknown tokens, counted or refused;
+- ``architecture.py``: a checkpoint's architecture against the model, from its config.json;
 - ``provenance.py``: what a results file records of the run.
 """

@@ -56,6 +56,7 @@ from lm_eval.models.huggingface import HFLM
 from perturbation_bench.arguments import loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
+from perturbation_bench.models.architecture import check_checkpoint
 from perturbation_bench.models.causal_model_scores import CausalModelScores
 from perturbation_bench.models.causal_plan import Piece, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
@@ -106,6 +107,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
             kwargs.get("trust_remote_code"),
             scoring,
         )
+        check_checkpoint(self.model_name, {**kwargs, "pretrained": pretrained, "scoring": scoring})
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         self.share_prefix = truth(share_prefix, "share_prefix")
         self.dedupe = truth(dedupe, "dedupe")

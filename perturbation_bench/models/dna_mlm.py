@@ -25,6 +25,7 @@ from lm_eval.api.model import LM
 from perturbation_bench.arguments import load_tokenizer, loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
+from perturbation_bench.models.architecture import check_checkpoint, register_plugin
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
 from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
 from perturbation_bench.models.masked_inputs import encode_request
@@ -94,6 +95,15 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         if plugin:
             register_plugin(plugin)
+        check_checkpoint(
+            self.model_name,
+            {
+                "pretrained": pretrained,
+                "trust_remote_code": trust_remote_code,
+                "revision": revision,
+                "scoring": scoring,
+            },
+        )
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._device = self._start_data_parallel(device)
         self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
@@ -244,18 +254,3 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             "unknown_tokens": self._unknown_summary,
             **self._provenance.info(),
         }
-
-
-def register_plugin(name: str) -> None:
-    """Import package ``name`` and call its ``register_auto_classes()`` if it has one."""
-    import importlib
-
-    try:
-        package = importlib.import_module(name)
-    except ImportError as err:
-        raise OptionsError(
-            f"plugin={name}: cannot import it ({err}); pip install {name}?"
-        ) from None
-    register = getattr(package, "register_auto_classes", None)
-    if register is not None:
-        register()

@@ -39,6 +39,7 @@ import math
 import torch
 from tqdm import tqdm
 
+from perturbation_bench.arguments import single_base_token_ids
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.causal_scoring import (
     cache_argument,
@@ -107,17 +108,7 @@ class JSDScorer:
             self.decoder = self.head = None
         self.argument = cache_argument(self.decoder)
         self.batch_size = max(2, batch_size)
-        ids = tokenizer.convert_tokens_to_ids(list("ACGT"))
-        missing = [
-            b for b, i in zip("ACGT", ids, strict=True) if i in (None, tokenizer.unk_token_id)
-        ]
-        if missing or len(set(ids)) != 4:
-            raise OptionsError(
-                "score jsd reads the distributions of single bases: the tokenizer needs A, C, G "
-                "and T as single tokens (a single-nucleotide tokenizer); this one has none for "
-                f"{', '.join(missing) or 'each'}"
-            )
-        self.bases = ids
+        self.bases = single_base_token_ids(tokenizer)
 
     def scores(self, requests, pairs: list[tuple[int, int]], progress: bool) -> list[float]:
         """``s`` for each pair's reference request, 0 for its alternate and any other."""

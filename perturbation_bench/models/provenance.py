@@ -19,6 +19,7 @@ order, and the formatting).
 from __future__ import annotations
 
 from perturbation_bench import __version__
+from perturbation_bench.pairs.applicability import check_every_option_taken
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.settings import RECORDED, settings_of
 
@@ -31,7 +32,11 @@ class Provenance:
 
     def note(self, requests) -> None:
         """Record the task settings of lm-eval ``Instance`` objects (the first of each task of
-        this package), refusing those that do not apply to this model."""
+        this package), refusing those that do not apply to this model, and, on the run's first
+        requests (every task built), an option that no task of the run takes
+        (``pairs/applicability.py``)."""
+        if not self.tasks:
+            check_every_option_taken()
         for request in requests:
             settings = settings_of(getattr(request, "doc", None))
             if request.task_name in self.tasks or settings is None:

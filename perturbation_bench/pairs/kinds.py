@@ -12,10 +12,11 @@ Each :class:`Kind` of :data:`KINDS` declares:
     task           the package's task that reads any config of this kind (``config`` and
                    ``data_dir`` options)
     columns        the columns its task reads besides the pair's, refused by name when missing
-    settings       the task settings (``pairs/settings.py``) its task fills in, None in every
-                   other task's settings
-    options        those of them set by the user, which apply to this kind alone (lm-eval hands
-                   every task of a run the same metadata: the others ignore them and say so once)
+
+and, read off the settings table (``pairs/settings.py``, whose rows name the kinds that take
+them): ``settings``, the task settings its task fills in, None in every other task's settings,
+and ``options``, those of them set by the user (lm-eval hands every task of a run the same
+metadata: the others ignore them and say so once, ``pairs/applicability.py``).
     sample_fields  the document fields the report keeps per sample (``report/runs.py``)
 
 A new kind is one row here, its builder (with its ``build`` kind), its template YAML and, where
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from perturbation_bench.kinds.footprints.rules import DOSE_AXES
 from perturbation_bench.pairs.fields import BACKGROUND
+from perturbation_bench.pairs.settings import SETTING, SETTINGS
 
 TEMPLATE = "_perturbation_template_yaml"
 """The template of the pair tasks: pairwise accuracy and its companions."""
@@ -44,9 +46,17 @@ class Kind:
     template: str = TEMPLATE
     task: str = "perturbation_custom"
     columns: tuple[str, ...] = ()
-    settings: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
     sample_fields: tuple[str, ...] = ()
+
+    @property
+    def settings(self) -> tuple[str, ...]:
+        """The settings whose row names this kind (module docstring)."""
+        return tuple(setting.name for setting in SETTINGS if self.name in setting.kinds)
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Those of :attr:`settings` the user sets."""
+        return tuple(name for name in self.settings if SETTING[name].option)
 
 
 # fmt: off
@@ -56,13 +66,10 @@ KINDS = (
     Kind("controls", "shuffle", ("controls",)),
     Kind("variants", "alt", ("variants", "calibration"), template="_perturbation_variants_template_yaml",
          task="perturbation_variants", columns=("chrom", "pos", "ref", "alt"),
-         settings=("score", "labels", "min_per_class", "calibration"),
-         options=("min_per_class", "calibration"),
          sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
                         "label_direction", "calibration_cell")),
     Kind("footprints", BACKGROUND, ("footprints",), template="_perturbation_footprints_template_yaml",
          task="perturbation_footprints", columns=(BACKGROUND, "motif", *DOSE_AXES),
-         settings=("ties", "dose_axes"), options=("ties",),
          sample_fields=("motif", *DOSE_AXES, "orientation", "background_id")),
 )
 # fmt: on
@@ -71,8 +78,6 @@ KIND = {kind.name: kind for kind in KINDS}
 BUILT_BY = {build: kind for kind in KINDS for build in kind.builds}
 """The kind of the pair files each ``perturbation-bench build`` kind writes (``mutations`` and
 ``saturation`` write variant tables, not pairs)."""
-KIND_SETTINGS = tuple(name for kind in KINDS for name in kind.settings)
-"""The settings one kind's task fills in (None in the others')."""
 ONE_KIND_OPTIONS = {option: kind for kind in KINDS for option in kind.options}
 """The options that apply to one kind's task, with that kind."""
 SAMPLE_FIELDS = tuple(dict.fromkeys(name for kind in KINDS for name in kind.sample_fields))

@@ -18,6 +18,9 @@ settings object (:class:`TaskSettings`) and its log line, what a results file re
     recorded    written into the results file (``config.perturbation_bench.tasks``)
     logged_as   its own field in samples files of version 0.1.0; None for a setting added
                 later, which those files read as its default (how those versions scored)
+    kinds       the task kinds whose tasks take it (``pairs/kinds.py``: ``variants``,
+                ``footprints``); empty: every task. A task of another kind holds None
+    scores      the variant scores under which it applies (``pairs/scores.py``); empty: any
     read_by_model
                 the model reads it from the document and computes another answer to the same
                 request under another value, so a stored answer is keyed by it
@@ -41,7 +44,7 @@ from typing import Any
 
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
-from perturbation_bench.pairs.scores import SCORE
+from perturbation_bench.pairs.scores import CALIBRATED_SCORES, SCORE
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Setting:
     identifies: bool = True
     recorded: bool = True
     logged_as: str | None = None
+    kinds: tuple[str, ...] = ()
+    scores: tuple[str, ...] = ()
     read_by_model: bool = False
 
 
@@ -79,9 +84,10 @@ SETTINGS = (
             "the whole window", logged_as="scoring_context_bp"),
     Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
             "marginal's in marginal.py); None in other tasks' settings",
-            choices=tuple(SCORE), logged_as="scoring_score", read_by_model=True),
+            choices=tuple(SCORE), logged_as="scoring_score", kinds=("variants",),
+            read_by_model=True),
     Setting("calibration", None, "the calibration table a calibrated score reads "
-            "(calibration.py); None: none"),
+            "(calibration.py); None: none", kinds=("variants",), scores=CALIBRATED_SCORES),
     Setting("shard", None, '"I/N": the pairs whose 0-based row is I modulo N; None: every pair',
             identifies=False, logged_as="scoring_shard"),
     Setting("start_token", "model", "the model's start token first, or nothing before the "
@@ -91,17 +97,18 @@ SETTINGS = (
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
     Setting("min_per_class", 30, "the variant task's per-assay gate: an assay with fewer "
             "variants of a label class (binary) or fewer variants (quantitative) has no value "
-            "(assays.py); None in other tasks' settings"),
+            "(assays.py); None in other tasks' settings", kinds=("variants",)),
     Setting("ties", "strict", "the footprint task's per-motif accuracy: a tie counts as wrong "
             "(strict) or right (correct, DART-Eval's rule); None in other tasks' settings",
-            choices=("strict", "correct")),
+            choices=("strict", "correct"), kinds=("footprints",)),
     Setting("dose_axes", None, "the footprint task's dose columns (copies, spacing) that take "
             "several values in its data; None for other tasks", option=False, identifies=False,
-            recorded=False),
+            recorded=False, kinds=("footprints",)),
     Setting("config", None, "the config the task's pairs were read from (named in messages)",
             option=False, identifies=False, recorded=False),
     Setting("labels", None, 'the variant task\'s label kind, "binary" or "quantitative"; None '
-            "for other tasks and data without labels", option=False, identifies=False),
+            "for other tasks and data without labels", option=False, identifies=False,
+            kinds=("variants",)),
 )
 # fmt: on
 SETTING = {setting.name: setting for setting in SETTINGS}
@@ -110,6 +117,29 @@ RECORDED = tuple(setting.name for setting in SETTINGS if setting.recorded)
 """The settings a results file records per task."""
 IDENTIFYING = tuple(setting.name for setting in SETTINGS if setting.identifies)
 """The settings that tell one run from another."""
+KIND_SETTINGS = tuple(setting.name for setting in SETTINGS if setting.kinds)
+"""The settings that some task kinds take (None in the others' settings)."""
+
+
+def applies(name: str, kind: str | None, score: str | None) -> bool:
+    """Whether setting ``name`` applies to a task of ``kind`` (None: a pair task) scored by
+    ``score`` (None: no variant score), by its row's ``kinds`` and ``scores``."""
+    setting = SETTING[name]
+    in_kind = not setting.kinds or kind in setting.kinds
+    return in_kind and (not setting.scores or score in setting.scores)
+
+
+def applies_to(name: str) -> str:
+    """Where setting ``name`` applies, in words: its kinds' tasks and scores; ``context_bp``, to
+    tasks whose windows are longer."""
+    setting = SETTING[name]
+    if name == "context_bp":
+        return "tasks whose windows are longer than it"
+    where = (
+        " and ".join(f"perturbation_{kind} (and built {kind} configs)" for kind in setting.kinds)
+        or "every task"
+    )
+    return where + (f" scored by {' or '.join(setting.scores)}" if setting.scores else "")
 
 
 class TaskSettings(dict):

@@ -28,11 +28,12 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import document_share, scoring_kind, scoring_model
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.pairs.applicability import applicable, note
 from perturbation_bench.pairs.conventions import check_model
-from perturbation_bench.pairs.fields import TOKEN_COUNTS
+from perturbation_bench.pairs.fields import ORIGINAL, TASK, TOKEN_COUNTS
 from perturbation_bench.pairs.identity import data_identity
-from perturbation_bench.pairs.kinds import KIND_SETTINGS, KINDS, ONE_KIND_OPTIONS, Kind
-from perturbation_bench.pairs.settings import TaskSettings
+from perturbation_bench.pairs.kinds import KINDS, Kind
+from perturbation_bench.pairs.settings import KIND_SETTINGS, TaskSettings
 from perturbation_bench.paths import demo_data_dir
 from perturbation_bench.tasks.document_requests import doc_to_sequences
 from perturbation_bench.tasks.documents import TaskDocuments, read_documents
@@ -46,8 +47,6 @@ from perturbation_bench.tasks.token_counts import scored_counter
 from perturbation_bench.wording import agree, counted
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
-
-_said: set[str] = set()
 
 
 def load_pairs(
@@ -105,13 +104,16 @@ def pair_documents(
     files: list[Path],
     task_context_bp: int | None,
     metadata: dict,
+    kind: str | None = None,
     **kind_settings,
 ) -> dict[str, TaskDocuments]:
     """:func:`load_pairs` of ``files``: every document holds the options' settings completed with
     the data's identity, the crop length (``task_context_bp`` comes from the YAML of a
-    context-length task) and the settings a kind's task fills in (``kind_settings``: the
-    variant task's ``score``, ``labels`` and ``min_per_class``, the footprint task's ``ties`` and
-    ``dose_axes``; ``pairs/kinds.py``), None where this task is not of that kind."""
+    context-length task) and the settings a task of ``kind`` (None: a pair task) fills in
+    (``kind_settings``: the variant task's ``score``, ``labels`` and ``min_per_class``, the
+    footprint task's ``ties`` and ``dose_axes``); a setting that does not apply to the task is
+    None (``pairs/applicability.py``), and so is a ``context_bp`` that crops none of its
+    windows."""
     settings = options.settings
     if task_context_bp is not None and settings.context_bp is not None:
         raise OptionsError(
@@ -125,12 +127,15 @@ def pair_documents(
         context_bp=task_context_bp or settings.context_bp,
         **{name: kind_settings.get(name) for name in KIND_SETTINGS},
     )
-    _say_ignored(config_name, metadata, settings)
+    settings = applicable(config_name, kind, settings, metadata)
     check_model(scoring_model(), settings, scoring_kind())
     context_bp, formatting = settings.context_bp, settings.formatting
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)
     pairs, held = len(reading.documents), reading.documents.held
+    if task_context_bp is None and settings.context_bp is not None:
+        settings = _crop_applies(config_name, settings, held)
+        context_bp = settings.context_bp
     if options.shard is not None:
         index, count = options.shard
         if not pairs:
@@ -214,19 +219,18 @@ def check_kind_columns(kind: Kind, files: list[Path]) -> None:
             )
 
 
-def _say_ignored(config_name: str, metadata: dict, settings: TaskSettings) -> None:
-    """Log once per process each option of one kind's task (``kinds.ONE_KIND_OPTIONS``) given
-    to a task that does not use it (it left the setting None)."""
-    for option, kind in ONE_KIND_OPTIONS.items():
-        if option in metadata and settings[option] is None and option not in _said:
-            _said.add(option)
-            log.warning(
-                "perturbation-bench %s: the %s option applies to %s only; this task and the "
-                "other tasks it does not apply to ignore it",
-                config_name,
-                option,
-                f"{kind.task} (and built {kind.name} configs)",
-            )
+def _crop_applies(config_name: str, settings: TaskSettings, held: list[dict]) -> TaskSettings:
+    """The settings of ``held`` documents, ``context_bp`` None (not recorded, said once) where
+    the option crops none of them: no window is longer (``pairs/applicability.py``)."""
+    longest = max((len(doc[ORIGINAL]) for doc in held), default=0)
+    crops = longest > settings.context_bp
+    note("context_bp", config_name, crops)
+    if crops:
+        return settings
+    settings = settings.replaced(context_bp=None)
+    for doc in held:
+        doc[TASK] = settings
+    return settings
 
 
 def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, bare: bool) -> None:

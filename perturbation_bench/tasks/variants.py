@@ -29,8 +29,10 @@ import logging
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perturbation_bench.active_models import scoring_kind
+from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.arguments import load_tokenizer, single_base_token_ids
 from perturbation_bench.errors import OptionsError, install_excepthook
+from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.assays import oriented
 from perturbation_bench.pairs.calibration import (
     calibration_offsets,
@@ -72,12 +74,17 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         files,
         task_context_bp,
         metadata,
+        kind="variants",
         score=options.settings.score,
         labels=labels,
         min_per_class=options.settings.min_per_class if labels is not None else None,
         calibration=options.settings.calibration,
     )
     documents = dataset["test"]
+    if options.settings.score in MODEL_SCORES and not reads_bases(scoring_model()):
+        tokenizer = load_tokenizer(metadata)
+        if tokenizer is not None:
+            single_base_token_ids(tokenizer)  # before any weight is read, under check
     if options.settings.score in SINGLE_BASE_SCORES:
         _check_single_bases(config_name, options.settings.score, documents.held)
     if options.settings.score in CALIBRATED_SCORES:

@@ -202,9 +202,10 @@ def test_overlapping_kmers_for_a_tokenizer_without_kmer_words_are_refused(
     ],
 )  # fmt: skip
 def test_check_refuses_settings_that_do_not_apply_to_the_model(
-    tiny_models, pair_data, capsys, model, metadata, message
+    tiny_models, masked_char_model, pair_data, capsys, model, metadata, message
 ):
-    model_args = "fasta=g.fa" if model == "kmer-markov" else f"pretrained={tiny_models['char']}"
+    path = masked_char_model[0] if model == "dna-mlm" else tiny_models["char"]
+    model_args = "fasta=g.fa" if model == "kmer-markov" else f"pretrained={path}"
     status, _, err = check(
         capsys,
         *("--model", model, "--tasks", "perturbation_syn_human", "--model_args", model_args),

@@ -63,6 +63,7 @@ def test_every_validation_check_names_kinds_of_the_table():
 
 def test_one_kind_options_and_sample_fields_come_from_the_rows():
     assert ONE_KIND_OPTIONS == {
+        "score": KIND["variants"],
         "min_per_class": KIND["variants"],
         "calibration": KIND["variants"],
         "ties": KIND["footprints"],

@@ -291,14 +291,14 @@ def test_an_option_of_another_task_kind_is_said_once_and_changes_nothing(
 ):
     """lm-eval hands every task of a run one metadata: ``ties`` (footprints) and ``min_per_class``
     (labelled variants) given to a paired task are logged once each, and the task is the same."""
+    from perturbation_bench.active_models import as_scoring
     from perturbation_bench.pairs.fields import TASK
-    from perturbation_bench.tasks import loading
 
-    monkeypatch.setattr(loading, "_said", set())
     write_parquet(random_pairs(3, 30), tmp_path, "syn_human")
     write_parquet(random_pairs(3, 30), tmp_path, "motif_human")
     plain = load_pairs("syn_human", data_dir=str(tmp_path))["test"][0][TASK]
-    with caplog.at_level("WARNING", logger="lm_eval.perturbation_bench.tasks.loading"):
+    logger = "lm_eval.perturbation_bench.pairs.applicability"
+    with caplog.at_level("WARNING", logger=logger), as_scoring(None):  # one run
         for config in ("syn_human", "motif_human"):
             docs = load_pairs(config, data_dir=str(tmp_path), ties="correct", min_per_class=5)
     warnings = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")

@@ -69,6 +69,7 @@ def load_footprint_pairs(config_name=None, task_context_bp=None, task_data_dir=N
         files,
         task_context_bp,
         metadata,
+        kind="footprints",
         ties=options.settings.ties,
         dose_axes=axes,
     )

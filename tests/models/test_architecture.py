@@ -1,0 +1,150 @@
+"""A checkpoint the model cannot score is refused from its config.json, before any weight is read
+(``models/architecture.py``), by ``perturbation-bench check`` and by the model itself; so is a
+``score: jsd`` run with a tokenizer that has no single-base tokens."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perturbation_bench.cli import main
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.fixtures.random_models import (
+    as_masked_lm_tokenizer,
+    save_random_bert,
+    single_nucleotide_tokenizer,
+)
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("bert")
+    return str(save_random_bert(folder, as_masked_lm_tokenizer(single_nucleotide_tokenizer())))
+
+
+def check(capsys, model: str, path: str, data, metadata: dict | None = None) -> tuple[int, str]:
+    status = main(
+        [
+            "check",
+            "--model",
+            model,
+            "--tasks",
+            "perturbation_syn_human",
+            "--metadata",
+            json.dumps({"data_dir": str(data), **(metadata or {})}),
+            "--model_args",
+            f"pretrained={path}",
+        ]
+    )
+    return status, capsys.readouterr().err.strip()
+
+
+def test_a_masked_checkpoint_is_refused_for_dna_hf_before_any_weight(
+    bert, pair_data, capsys, no_weights_read
+):
+    from perturbation_bench.models.dna_hf import DnaHFLM
+
+    message = (
+        f"pretrained={bert} is a masked LM (BertForMaskedLM in its config.json); dna-hf scores "
+        "causal (left-to-right) LMs: run it with --model dna-mlm"
+    )
+    assert check(capsys, "dna-hf", bert, pair_data) == (2, f"perturbation-bench error: {message}")
+    with pytest.raises(OptionsError) as refused:
+        DnaHFLM(pretrained=bert, device="cpu")
+    assert str(refused.value) == message
+
+
+def test_a_causal_checkpoint_is_refused_for_dna_mlm_before_any_weight(
+    tiny_models, pair_data, capsys, no_weights_read
+):
+    from perturbation_bench.models.dna_mlm import DnaMaskedLM
+
+    llama = tiny_models["char"]
+    message = (
+        f"pretrained={llama} is a causal (left-to-right) LM (LlamaForCausalLM in its "
+        "config.json); dna-mlm scores masked LMs: run it with --model dna-hf"
+    )
+    assert check(capsys, "dna-mlm", llama, pair_data) == (2, f"perturbation-bench error: {message}")
+    with pytest.raises(OptionsError) as refused:
+        DnaMaskedLM(pretrained=llama, device="cpu")
+    assert str(refused.value) == message
+
+
+def test_without_architectures_the_model_type_decides(bert, tiny_models, tmp_path):
+    from transformers import AutoConfig
+
+    from perturbation_bench.models.architecture import check_architecture
+
+    masked, causal = (
+        AutoConfig.from_pretrained(bert),
+        AutoConfig.from_pretrained(tiny_models["char"]),
+    )
+    masked.architectures = causal.architectures = None
+    check_architecture("dna-mlm", masked, "m")  # bert has a masked-LM class
+    check_architecture("dna-hf", masked, "m")  # and a causal one (BertLMHeadModel)
+    check_architecture("dna-hf", causal, "c")
+    with pytest.raises(
+        OptionsError,
+        match=r"^pretrained=c: transformers has no masked LM class for its model_type 'llama'",
+    ):
+        check_architecture("dna-mlm", causal, "c")
+    causal.auto_map = {"AutoModelForMaskedLM": "own.Model"}  # its own code: not judged
+    check_architecture("dna-mlm", causal, "c")
+
+
+def test_an_embedding_score_reads_either_kind(bert, pair_data, capsys, no_weights_read):
+    from perturbation_bench.models.architecture import check_checkpoint
+
+    check_checkpoint("dna-hf", {"pretrained": bert, "scoring": "embedding"})
+
+
+def test_jsd_with_a_k_mer_tokenizer_is_refused_by_check_before_any_weight(
+    tiny_models, tmp_path, capsys, no_weights_read
+):
+    import pandas as pd
+
+    from dna_fixtures import random_genome
+
+    fasta, sequences = random_genome(tmp_path, {"chr1": 400}, 2)
+    genome = sequences["chr1"]
+    rows = [
+        {
+            "chrom": "chr1",
+            "pos": p,
+            "ref": genome[p - 1],
+            "alt": "ACGT".replace(genome[p - 1], "")[0],
+        }
+        for p in (100, 200, 300)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "v.csv", index=False)
+    args = [
+        "--fasta",
+        str(fasta),
+        "--config",
+        "v",
+        "--out",
+        str(tmp_path / "out"),
+        "--window",
+        "60",
+    ]
+    assert main(["build", "variants", "--variants", str(tmp_path / "v.csv"), *args]) == 0
+    capsys.readouterr()
+    status = main(
+        [
+            "check",
+            "--model",
+            "dna-hf",
+            "--tasks",
+            "perturbation_variants",
+            "--metadata",
+            json.dumps({"data_dir": str(tmp_path / "out"), "config": "v", "score": "jsd"}),
+            "--model_args",
+            f"pretrained={tiny_models['kmer6']}",
+        ]
+    )
+    assert (status, capsys.readouterr().err.strip()) == (
+        2,
+        "perturbation-bench error: score jsd reads the distributions of single bases: the tokenizer needs A, C, G and T "
+        "as single tokens (a single-nucleotide tokenizer); this one has none for A, C, G, T",
+    )
