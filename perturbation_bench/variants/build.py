@@ -26,6 +26,7 @@ the parquet file in batches in file order; same inputs, same bytes.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -242,7 +243,9 @@ def _write_config(
 ) -> tuple[Path, int]:
     """Stream ``rows`` to the config's parquet file, each batch in one schema (the first
     row's order, :func:`row_schema`), and write ``_build_report.json`` with ``settings``
-    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name)."""
+    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name).
+    A build that stops (a refused record, no pair) removes the config folder it made."""
+    fresh = not (Path(out) / config).exists()
     folder = config_folder(out, config)
     schema = None  # the first batch's, for every batch
 
@@ -251,12 +254,17 @@ def _write_config(
         schema = schema or row_schema(batch[0], carried)
         return _batch_table(batch, schema, source, written)
 
-    path, written = write_pairs(folder, rows, table_of)
-    if not written:
-        raise DataValidationError(
-            f"{source}: no variant could be made into a pair (excluded: "
-            f"{tally(excluded, 'none read')})"
-        )
+    try:
+        path, written = write_pairs(folder, rows, table_of)
+        if not written:
+            raise DataValidationError(
+                f"{source}: no variant could be made into a pair (excluded: "
+                f"{tally(excluded, 'none read')})"
+            )
+    except Exception:
+        if fresh:
+            shutil.rmtree(folder)
+        raise
     report = {
         "read": read(),
         **{name: count() for name, count in (counts or {}).items()},

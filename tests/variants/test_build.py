@@ -716,3 +716,4 @@ def test_a_label_that_is_not_a_finite_number_or_a_score_column_is_refused(
     assert main([*args, "--config", "toy", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'v.csv'}: {message}" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "toy").exists()  # the refused build's folder removed
