@@ -5,6 +5,7 @@ build that calls it.
 - ``fasta.py``: random access to a FASTA genome, and a chromosome's name in it;
 - ``annotation.py``: CDS exons of one transcript per gene, from a GTF or a GFF3;
 - ``variant_files.py``: variant files (VCF, tables);
+- ``labels.py``: the labels the variant readers take (truth values, finite numbers);
 - ``mavedb.py``: MaveDB score tables, made variants through ``hgvs.py``;
 - ``hgvs.py``: genomic HGVS (``g.``) changes made alleles;
 - ``nabench.py``: NABench's assay files (wild type against measured sequence);

@@ -53,13 +53,15 @@ def read_mavedb(
     schema, quantitative = carried_schema(path, table, REQUIRED)
     carried = carried_fields(table, REQUIRED)
     variants = table_variants(
-        path, table, carried, quantitative, _hgvs_reader(hgvs_column, chrom, genome)
+        path, table, carried, quantitative, _hgvs_reader(path, hgvs_column, chrom, genome)
     )
     return schema, variants
 
 
-def _hgvs_reader(column: str, chrom: str | None, genome):
-    """``row -> (chrom, pos, ref, alt) | (chrom, reason)`` reading ``row[column]``."""
+def _hgvs_reader(path: Path, column: str, chrom: str | None, genome):
+    """``row -> (chrom, pos, ref, alt) | (chrom, reason)`` reading ``row[column]``; a chromosome
+    (``chrom``, else the accession) that names no FASTA sequence stops the build, naming it
+    and ``--chrom``."""
     from perturbation_bench.formats.fasta import resolve_chromosome
     from perturbation_bench.formats.hgvs import hgvs_alleles, split_accession
 
@@ -73,7 +75,12 @@ def _hgvs_reader(column: str, chrom: str | None, genome):
             return "", "hgvs_without_chromosome"
         fasta_name = resolve_chromosome(name, genome)
         if fasta_name is None:
-            return name, "chromosome_not_in_fasta"
+            raise DataValidationError(
+                f"{path}: {column} {text.strip()!r}: "
+                + (f"--chrom {chrom!r}" if chrom else f"the accession {name!r}")
+                + f" names no sequence of the FASTA {genome.path}; give its name there with "
+                "--chrom (e.g. --chrom chr17 for NC_000017.10)"
+            )
         alleles = hgvs_alleles(change, lambda a, b: genome.fetch(fasta_name, a, b).upper())
         return (name, *alleles) if isinstance(alleles, tuple) else (name, alleles)
 

@@ -22,18 +22,22 @@ its sequence has another length than the wild type (``length_differs``: a pair's
 one length), has a letter other than A/C/G/T (``non_acgt_sequence``), does not equal the wild
 type with the mutant applied (``sequence_differs_from_mutant``) or equals the wild type
 (``no_change``). A file without the three columns, without a wild type, or whose wild-type rows
-disagree stops the build, naming the file.
+disagree stops the build, naming the file, and so does a measured row whose ``DMS_score`` is
+neither empty nor a finite number (``labels.py``: the file, the record and the value).
+
+Each file is its own assay, so two files that measure the same pairs (replicates ``..._R1_...``
+and ``..._R2_...``, assays that share a wild type) give a pair each (``pairs/identity.py``).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path
 
 from perturbation_bench.dna import ACGT_ONLY
 from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.formats.labels import number
 
 COLUMNS = ("mutant", "DMS_score", "sequence")
 EXCLUDED_COLUMNS = ("assay", "record", "mutant", "reason")
@@ -56,8 +60,14 @@ def nabench_rows(paths, wild_types: dict, excluded: Counter, named: list, seen: 
     """The pair rows (module docstring) of every assay file in ``paths``, in file order; the
     excluded rows counted in ``excluded`` and listed in ``named``; ``seen["read"]`` counts the
     measured rows, ``seen["wild_type"]`` the wild-type rows."""
+    files: dict[str, Path] = {}
     for path in map(Path, paths):
         assay = path.name.removesuffix(".gz").removesuffix(".csv")
+        if files.setdefault(assay, path) != path:
+            raise DataValidationError(
+                f"{path}: its assay name {assay!r} (the file's name) is {files[assay]}'s too; "
+                "each assay file is named by its own DMS_ID"
+            )
         table = _read_csv(path, COLUMNS)
         wild_type = _wild_type(path, assay, table, wild_types)
         for record, (mutant, score, sequence) in enumerate(
@@ -67,6 +77,7 @@ def nabench_rows(paths, wild_types: dict, excluded: Counter, named: list, seen: 
                 seen["wild_type"] += 1
                 continue
             seen["read"] += 1
+            label = number(path, record, score, "DMS_score")
             mutant = mutant.strip()
             sequence = str(sequence).strip().upper() if isinstance(sequence, str) else ""
             reason = mutant_problem(wild_type, mutant, sequence)
@@ -74,7 +85,7 @@ def nabench_rows(paths, wild_types: dict, excluded: Counter, named: list, seen: 
                 excluded[reason] += 1
                 named.append((assay, record, mutant, reason))
                 continue
-            yield _row(assay, mutant, score, wild_type, sequence)
+            yield _row(assay, mutant, label, wild_type, sequence)
 
 
 def mutant_problem(wild_type: str, mutant: str, sequence: str) -> str | None:
@@ -100,17 +111,16 @@ def mutant_problem(wild_type: str, mutant: str, sequence: str) -> str | None:
     return None
 
 
-def _row(assay: str, mutant: str, score, wild_type: str, sequence: str) -> dict:
+def _row(assay: str, mutant: str, score: float | None, wild_type: str, sequence: str) -> dict:
     differ = [i for i, (a, b) in enumerate(zip(wild_type, sequence, strict=True)) if a != b]
     first, last = differ[0], differ[-1] + 1
-    label = None if score is None or (isinstance(score, float) and math.isnan(score)) else score
     return {
         "chrom": assay,
         "pos": first + 1,
         "ref": wild_type[first:last],
         "alt": sequence[first:last],
         "variant_id": f"{assay}:{mutant}",
-        "label": None if label is None else float(label),
+        "label": score,
         "window_start": 0,
         "variant_offset": first,
         "is_clamped": 0,

@@ -21,7 +21,8 @@ declared by a ``label_direction`` column or ``--label-direction`` (``damaging`` 
 ``functional``), written on every record.
 
 A record that cannot be read (a missing or non-integer ``pos``, an empty ``chrom``, ``ref`` or
-``alt``, a label that is not a truth value, an empty assay, an unknown direction) stops with a
+``alt``, a label that is neither a truth value nor a finite number (``labels.py``, which also
+refuses a ``score`` column beside no label column), an empty assay, an unknown direction) stops with a
 :class:`DataValidationError` naming the file, the 0-based record and the reason. Alleles are upper-cased; what a window can be built
 from is decided later (``variants/windows.py``), where exclusions are counted.
 """
@@ -33,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perturbation_bench.arguments import truth_word
 from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
+from perturbation_bench.formats.labels import check_label_column, number, truth
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -97,6 +98,7 @@ def named_columns(path: Path, table, label_column, assay_column, label_direction
     """``table`` with its label and assay columns named ``label`` and ``assay``, and the
     declared ``label_direction`` on every record, checked (module docstring)."""
     table = _renamed(path, table, label_column, assay_column)
+    check_label_column(path, table, label_column)
     if "assay" in table.columns:
         empty = table["assay"].isna() | (table["assay"].astype(str).str.strip() == "")
         if empty.any():
@@ -240,10 +242,8 @@ def table_variants(
         extra = {name: row[name] for name in carried}
         if "label" in extra:
             label = extra["label"]
-            if quantitative:
-                extra["label"] = None if label != label else float(label)
-            else:
-                extra["label"] = _truth(path, index, label)
+            read = number if quantitative else truth
+            extra["label"] = read(path, index, label)
         if hgvs is not None:
             read = hgvs(row)
             if len(read) == 2:  # (chrom, reason): the record gives no variant
@@ -297,20 +297,4 @@ def _variant(path: Path, index: int, chrom, pos, ref, alt, extra: dict) -> Varia
         )
     return Variant(
         chrom.strip(), position, ref.strip().upper(), alt.strip().upper(), index, dict(extra)
-    )
-
-
-def _truth(path: Path, index: int, value) -> bool | None:
-    """A label as a bool; None stays None (an unlabelled variant)."""
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return bool(value)
-    if isinstance(value, (int, float)) and value in (0, 1):  # 1.0/0.0 of a column with gaps
-        return bool(value)
-    read = truth_word(str(value))
-    if read is not None:
-        return read
-    raise DataValidationError(
-        f"{path}: record {index}: label {value!r} is not a truth value (true/false, 1/0)"
     )

@@ -6,10 +6,14 @@ from __future__ import annotations
 import hashlib
 
 
-def pair_id(original: str, perturbed: str) -> str:
+def pair_id(original: str, perturbed: str, assay: str | None = None) -> str:
     """``sha256(original + "\\n" + perturbed)``, first 16 hex digits: the same pair has the same id
-    in every file and every run."""
-    return hashlib.sha256(f"{original}\n{perturbed}".encode()).hexdigest()[:16]
+    in every file and every run. A pair of an assay (``assays.py``) is that assay's:
+    ``sha256(assay + "\\n" + original + "\\n" + perturbed)``, so two assays that measure the same
+    pair (replicates, assays sharing a wild type) keep a pair each; a pair without an assay
+    keeps the id it always had."""
+    key = f"{original}\n{perturbed}" if assay is None else f"{assay}\n{original}\n{perturbed}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def data_identity(files) -> str:

@@ -9,8 +9,11 @@ value of ``consequence`` and of every ``--by`` column, each assay's *cell*:
   declared direction (``label_direction``; as given where the data declares none), and n;
 
 a cell below the task's gate (``min_per_class``, recorded in its samples) has its n and no
-value. Per model, task and subset, the macro average over the assays that pass the gate, with
-the assays averaged and the assays gated counted. The same variants in the same order (by
+value, and so has one whose metric is undefined (constant labels or scores, non-finite values,
+one class: ``pairs/assays.cell``), each with why; an assay of the data without a labelled
+variant is named too (``no labelled variant``), so no assay leaves the tables unnamed. Per
+model, task and subset, the macro average over the assays with a value, with the assays
+averaged and every assay left out named with why. The same variants in the same order (by
 ``pair_id``) give the same tables, whatever the order of the files' rows.
 """
 
@@ -27,6 +30,7 @@ from perturbation_bench.pairs.assays import (
     cell,
     gate_text,
     macro,
+    no_value_text,
     oriented,
 )
 from perturbation_bench.report.variant_markdown import number_cell
@@ -61,12 +65,13 @@ def with_assays(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def assay_cells(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
-    """Per model, task, subset and assay: n, n_positive and each metric, None below the gate
-    (module docstring)."""
+    """Per model, task, subset and assay: n, n_positive, each metric (None without a value) and
+    ``why`` a cell has none (``pairs/assays.cell``; an assay of the data with no labelled
+    variant is a cell of the ``all`` subset with n 0, ``no labelled variant``)."""
     frame = with_assays(pairs)
     out = []
     for (model, task), group in frame.groupby(["model", "task"], sort=True):
-        kind = QUANTITATIVE if group["labels"].iloc[0] == QUANTITATIVE else BINARY
+        kind = _kind(group)
         gate = _gate(group)
         for column, value, subset in _subsets(group, by):
             for assay, rows in subset.groupby("assay", sort=True):
@@ -74,27 +79,50 @@ def assay_cells(pairs: pd.DataFrame, by: list[str] = ()) -> list[dict]:
                     name: cell(kind, name, rows["label"], rows["score"], gate)
                     for name in ASSAY_METRICS[kind]
                 }
-                first = next(iter(cells.values()))
-                out.append(
-                    {
-                        "model": model,
-                        "task": task,
-                        "labels": kind,
-                        "column": column,
-                        "value": value,
-                        "assay": str(assay),
-                        "n": first.n,
-                        "n_positive": first.n_positive,
-                        "min_per_class": gate,
-                        **{name: c.value for name, c in cells.items()},
-                    }
-                )
+                out.append(_cell_row(model, task, kind, (column, value), str(assay), gate, cells))
+    for (model, task), group in _assays(pairs).groupby(["model", "task"], sort=True):
+        labelled = {c["assay"] for c in out if (c["model"], c["task"]) == (model, task)}
+        kind = _kind(group)
+        empty = Cell(0, None if kind == QUANTITATIVE else 0, None, "no labelled variant")
+        for assay in sorted(set(group["assay"].astype(str)) - labelled):
+            cells = dict.fromkeys(ASSAY_METRICS[kind], empty)
+            out.append(_cell_row(model, task, kind, (ALL, ALL), assay, _gate(group), cells))
     return out
 
 
+def _cell_row(model, task, kind, subset: tuple, assay: str, gate: int, cells: dict) -> dict:
+    """One row of :func:`assay_cells`."""
+    first = next(iter(cells.values()))
+    return {
+        "model": model,
+        "task": task,
+        "labels": kind,
+        "column": subset[0],
+        "value": subset[1],
+        "assay": assay,
+        "n": first.n,
+        "n_positive": first.n_positive,
+        "min_per_class": gate,
+        **{name: c.value for name, c in cells.items()},
+        "why": next((c.why for c in cells.values() if c.why is not None), None),
+    }
+
+
+def _assays(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``pairs`` that belong to an assay, labelled or not."""
+    if "assay" not in pairs.columns or "label" not in pairs.columns:
+        return pairs.iloc[0:0]
+    return pairs[pairs["assay"].notna()]
+
+
+def _kind(group: pd.DataFrame) -> str:
+    return QUANTITATIVE if group["labels"].iloc[0] == QUANTITATIVE else BINARY
+
+
 def assay_macros(cells: list[dict]) -> list[dict]:
-    """Per model, task and subset: each metric's macro average over the assays that pass the
-    gate, the assays averaged and those gated."""
+    """Per model, task and subset: each metric's macro average over the assays with a value,
+    the assays averaged, those below the gate (``assays_gated``) and every assay without a
+    value with why (``assays_left_out``)."""
     groups: dict = {}
     for row in cells:
         groups.setdefault((row["model"], row["task"], row["column"], row["value"]), []).append(row)
@@ -102,6 +130,7 @@ def assay_macros(cells: list[dict]) -> list[dict]:
     for (model, task, column, value), rows in groups.items():
         names = ASSAY_METRICS[rows[0]["labels"]]
         passed = [r for r in rows if any(r[name] is not None for name in names)]
+        left_out = {r["assay"]: r["why"] for r in rows if r not in passed}
         out.append(
             {
                 "model": model,
@@ -109,7 +138,8 @@ def assay_macros(cells: list[dict]) -> list[dict]:
                 "column": column,
                 "value": value,
                 "assays": len(passed),
-                "assays_gated": [r["assay"] for r in rows if r not in passed],
+                "assays_gated": [a for a, why in left_out.items() if why == "below the gate"],
+                "assays_left_out": left_out,
                 **{f"{name}_macro": macro(_as_cells(rows, name)) for name in names},
             }
         )
@@ -124,13 +154,14 @@ def markdown(cells: list[dict], macros: list[dict]) -> list[str]:
         "",
         "## Variant effect per assay",
         "",
-        "Each assay scored apart, never pooled; the macro average over the assays that pass the "
-        f"gate (at least {cells[0]['min_per_class']} variants of each class, or variants for "
-        "quantitative labels; below it a cell shows its n). Quantitative labels are oriented by "
+        "Each assay scored apart, never pooled; the macro average over the assays with a value "
+        f"(the gate: at least {cells[0]['min_per_class']} variants of each class, or variants "
+        "for quantitative labels; a cell without a value shows why and its n). Quantitative "
+        "labels are oriented by "
         "their declared direction, so a positive correlation means the model ranks variants "
         "as the assay does.",
         "",
-        "| model | task | subset | macro | assays averaged | gated |",
+        "| model | task | subset | macro | assays averaged | left out (why) |",
         "|---|---|---|---|---|---|",
     ]
     for m in macros:
@@ -139,16 +170,17 @@ def markdown(cells: list[dict], macros: list[dict]) -> list[str]:
             for name in m
             if name.endswith("_macro")
         )
+        left_out = ", ".join(f"{a} ({why})" for a, why in m["assays_left_out"].items())
         lines.append(
             f"| {m['model']} | {m['task']} | {_subset(m)} | {values} | {m['assays']} | "
-            f"{', '.join(m['assays_gated']) or 'none'} |"
+            f"{left_out or 'none'} |"
         )
     lines += ["", "| model | task | subset | assay | n | values |", "|---|---|---|---|---|---|"]
     for c in cells:
         names = ASSAY_METRICS[c["labels"]]
         gated = all(c[name] is None for name in names)
         values = (
-            f"below the gate ({_gate_text(c)})"
+            no_value_text(Cell(c["n"], c["n_positive"], None, c["why"]))
             if gated
             else ", ".join(f"{name} {number_cell(c[name])}" for name in names)
         )

@@ -33,7 +33,8 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
-- for variant tasks with a ``match_group`` column, TraitGym's match-group accuracy and the
+- for variant tasks with a ``match_group`` column, match-group accuracy (strict, or TraitGym's
+  rule under its convention) and the
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
 - for variant tasks with an ``assay`` column, each metric per assay and subset and the macro
   average over assays, gated (``assays.py``; their variants are left out of the pooled tables);

@@ -2,7 +2,8 @@
 
 Samples files are streamed line by line (one 8 kb pair is ~30 KB of JSON);
 :func:`stream_sample_pairs` turns each line into one row: pair identity (``pair_id``, a hash of
-both sequences, so two runs' pairs match whatever their order), both LLs and the pair's outcome,
+both sequences and the pair's assay where it has one, so two runs' pairs match whatever their
+order, and two assays' replicates of a pair stay two), both LLs and the pair's outcome,
 the strand margins of a sample scored on both strands, a footprint sample's margins against its
 background, the task's settings as the row needs them, the fields each kind keeps
 (``pairs/kinds.SAMPLE_FIELDS``), the strata, the task's ``config`` (its name without a ``_<L>bp``
@@ -83,7 +84,7 @@ def stream_sample_pairs(
             forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
             motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
             yield {
-                "pair_id": pair_id(original, perturbed),
+                "pair_id": pair_id(original, perturbed, doc.get("assay")),
                 "task": task,
                 "model": model,
                 "scale": settings.score if settings.score in MODEL_SCORES else scale,

@@ -10,13 +10,14 @@ forms (``pairs/assays.py``). A variant whose label is null is left out of every 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 
 from perturbation_bench.pairs.assays import (
     BINARY,
     MIN_PER_CLASS,
     QUANTITATIVE,
-    gate_text,
     macro,
+    no_value_text,
     per_assay,
 )
 from perturbation_bench.pairs.ranking import CORRELATIONS, METRICS, by_chromosome
@@ -88,22 +89,27 @@ def pearson(items) -> float:
 
 
 def _macro(kind: str, metric: str, items) -> float:
-    """The macro average over assays of ``metric`` (``pairs/assays.py``); each assay's value, or
-    its n where it is below the gate, in the log."""
+    """The macro average over assays of ``metric`` (``pairs/assays.py``); in the log, every
+    assay of the items: its value, or why it has none (below the gate, an undefined metric, no
+    labelled variant) with its n."""
     labelled = [(assay, label, score) for assay, label, score, _ in items if label is not None]
     gate = items[0][3] if items else MIN_PER_CLASS
     if kind == BINARY:
         labelled = [(assay, bool(label), score) for assay, label, score in labelled]
     cells = per_assay(kind, metric, labelled, gate)
+    unlabelled = Counter(item[0] for item in items if item[0] not in cells)
     log.info(
         "%s per assay (gate %d per class): %s",
         metric,
         gate,
         "; ".join(
-            f"{assay} {gate_text(c) if c.value is None else f'{c.value:.4f} (n={c.n})'}"
-            for assay, c in cells.items()
+            [
+                f"{assay} {no_value_text(c) if c.value is None else f'{c.value:.4f} (n={c.n})'}"
+                for assay, c in cells.items()
+            ]
+            + [f"{assay} no labelled variant (n={n})" for assay, n in sorted(unlabelled.items())]
         )
-        or "no labelled variant",
+        or "no variant",
     )
     return macro(cells.values())
 

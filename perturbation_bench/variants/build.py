@@ -17,7 +17,8 @@ NABench's assay files make their pairs without a genome (:func:`build_nabench_da
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
 excluded and counted per reason (``windows.py``), and so is one whose pair repeats an earlier
-one exactly (``duplicate_pair``: the same record twice); the counts are printed and written to
+one's within its assay (``dataset/build.unique_pairs``): ``duplicate_pair`` (the same record
+twice), or ``conflicting_label`` where their labels differ (both named); the counts are printed and written to
 ``<config>/_build_report.json``, each excluded variant is named in ``<config>/_excluded.tsv``
 (chrom, pos, ref, alt, reason), and variants read = rows written + excluded. Rows stream to
 the parquet file in batches in file order; same inputs, same bytes.
@@ -25,6 +26,7 @@ the parquet file in batches in file order; same inputs, same bytes.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -116,6 +118,21 @@ def variant_rows(
         }
 
 
+def _namers(named: list, fields):
+    """``unique_pairs``' two callbacks: each names its row in ``named`` as ``(*fields(row),
+    reason)``, a conflict with both labels, the one written first."""
+    return (
+        lambda row: named.append((*fields(row), "duplicate_pair")),
+        lambda row, earlier: named.append(
+            (
+                *fields(row),
+                f"conflicting_label (label {row['label']}; an earlier record of the same pair, "
+                f"which is written, has {earlier})",
+            )
+        ),
+    )
+
+
 def _shown(value) -> str:
     """A field as an excluded row names it: empty for a missing value (None, NaN)."""
     return "" if value is None or value != value else str(value)
@@ -162,9 +179,7 @@ def build_variant_dataset(
     rows = unique_pairs(
         variant_rows(counted, genome, window, excluded, named, edge, named_by),
         excluded,
-        lambda row: named.append(
-            (*(row[k] for k in named_by), *(row[k] for k in VARIANT_KEYS), "duplicate_pair")
-        ),
+        *_namers(named, lambda row: (*(row[k] for k in named_by), *(row[k] for k in VARIANT_KEYS))),
     )
     settings = {
         "variants": str(variants_path),
@@ -193,7 +208,7 @@ def build_nabench_dataset(
     rows = unique_pairs(
         nabench_rows(paths, read_wild_types(metadata), excluded, named, seen),
         excluded,
-        lambda row: named.append((row["assay"], "", row["mutant"], "duplicate_pair")),
+        *_namers(named, lambda row: (row["assay"], "", row["mutant"])),
     )
     settings = {
         "nabench": [str(p) for p in paths],
@@ -228,7 +243,9 @@ def _write_config(
 ) -> tuple[Path, int]:
     """Stream ``rows`` to the config's parquet file, each batch in one schema (the first
     row's order, :func:`row_schema`), and write ``_build_report.json`` with ``settings``
-    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name)."""
+    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name).
+    A build that stops (a refused record, no pair) removes the config folder it made."""
+    fresh = not (Path(out) / config).exists()
     folder = config_folder(out, config)
     schema = None  # the first batch's, for every batch
 
@@ -237,12 +254,17 @@ def _write_config(
         schema = schema or row_schema(batch[0], carried)
         return _batch_table(batch, schema, source, written)
 
-    path, written = write_pairs(folder, rows, table_of)
-    if not written:
-        raise DataValidationError(
-            f"{source}: no variant could be made into a pair (excluded: "
-            f"{tally(excluded, 'none read')})"
-        )
+    try:
+        path, written = write_pairs(folder, rows, table_of)
+        if not written:
+            raise DataValidationError(
+                f"{source}: no variant could be made into a pair (excluded: "
+                f"{tally(excluded, 'none read')})"
+            )
+    except Exception:
+        if fresh:
+            shutil.rmtree(folder)
+        raise
     report = {
         "read": read(),
         **{name: count() for name, count in (counts or {}).items()},

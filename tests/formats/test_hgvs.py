@@ -137,3 +137,22 @@ def test_hgvs_alleles_are_vcf_style(change, expected):
 def test_an_accession_is_split_from_its_change():
     assert split_accession("NC_000017.10:g.41276135T>C") == ("NC_000017.10", "g.41276135T>C")
     assert split_accession("g.5A>G") == (None, "g.5A>G")
+
+
+@pytest.mark.parametrize(
+    ("chrom", "named"), [(None, "the accession 'NC_000017.10'"), ("chr9", "--chrom 'chr9'")]
+)
+def test_a_chromosome_the_fasta_lacks_is_refused_naming_it_and_chrom(
+    genome, tmp_path, capsys, chrom, named
+):
+    fasta, _ = genome
+    table = pd.DataFrame({"hgvs_nt": ["NC_000017.10:g.120A>G"], "score": [0.5]})
+    table.to_csv(tmp_path / "scores.csv", index=False)
+    args = ["build", "variants", "--from", "mavedb", "--variants", str(tmp_path / "scores.csv")]
+    args += ["--fasta", str(fasta), "--config", "sge", "--out", str(tmp_path / "out")]
+    assert main([*args, *(["--chrom", chrom] if chrom else [])]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{named} names no sequence of the FASTA {fasta}; give its name there with --chrom" in err
+    )
+    assert "Traceback" not in err and not (tmp_path / "out" / "sge").exists()

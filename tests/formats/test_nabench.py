@@ -223,3 +223,27 @@ def test_a_missing_file_or_one_without_nabench_s_columns_is_named(tmp_path, caps
     binary = tmp_path / "binary.csv"
     binary.write_bytes(b"\x00\xff\xfe" * 10)
     refused(capsys, nabench_args(tmp_path, binary), f"cannot read NABench file {binary}: ")
+
+
+def test_a_score_that_is_not_a_finite_number_is_refused_with_file_record_and_value(
+    tmp_path, capsys
+):
+    table = pd.read_csv(MARTIN)
+    for bad, shown in (("high", "'high'"), ("inf", "inf")):  # pandas reads inf as a float
+        path = tmp_path / "Martin_2018_myc_enhancer.csv"
+        table.astype({"DMS_score": object}).assign(
+            DMS_score=lambda t, bad=bad: [
+                bad if i == 3 else s for i, s in enumerate(t["DMS_score"])
+            ]
+        ).to_csv(path, index=False)
+        message = rf"{re.escape(str(path))}: record 3: DMS_score {shown} is not a finite number"
+        refused(capsys, nabench_args(tmp_path, path), message)
+
+
+def test_two_files_of_one_assay_name_are_refused(tmp_path, capsys):
+    (tmp_path / "copy").mkdir()
+    copy = tmp_path / "copy" / MARTIN.name
+    copy.write_bytes(MARTIN.read_bytes())
+    refused(
+        capsys, nabench_args(tmp_path, MARTIN, copy), "its assay name 'Martin_2018_myc_enhancer'"
+    )

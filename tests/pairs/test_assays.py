@@ -81,3 +81,24 @@ def test_quantitative_cells_equal_scipy_and_a_functional_label_is_turned_to_dama
 def test_a_macro_without_a_passing_cell_is_nan():
     cells = per_assay("binary", "auprc", binary_rows(), min_per_class=41)
     assert all(c.value is None for c in cells.values()) and math.isnan(macro(cells.values()))
+
+
+def test_a_cell_without_a_value_says_why():
+    """Each reason of ``cell`` on a group built to give it; a group with a value has none."""
+    inf, nan = float("inf"), float("nan")
+    cases = [
+        ("quantitative", [1.0, 2.0, inf], [1.0, 2.0, 3.0], "non-finite labels"),
+        ("quantitative", [1.0, 2.0, 3.0], [1.0, nan, 3.0], "non-finite scores"),
+        ("quantitative", [1.0, 1.0, 1.0], [1.0, 2.0, 3.0], "constant labels"),
+        ("quantitative", [1.0, 2.0, 3.0], [4.0, 4.0, 4.0], "constant scores"),
+        ("quantitative", [1.0, 2.0], [1.0, 2.0], "fewer than 3 variants"),
+        ("binary", [True, True], [0.1, 0.2], "one class"),
+        ("binary", [True, False], [0.1, 0.2], "below the gate"),
+    ]
+    for kind, labels, scores, why in cases:
+        metric = "spearman" if kind == "quantitative" else "auroc"
+        gate = 2 if why == "below the gate" else 0
+        got = cell(kind, metric, labels, scores, min_per_class=gate)
+        assert (got.value, got.why) == (None, why), why
+    valued = cell("binary", "auroc", [True, False], [0.9, 0.1], min_per_class=1)
+    assert (valued.value, valued.why) == (1.0, None)

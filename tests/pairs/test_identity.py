@@ -24,3 +24,14 @@ def test_the_data_identity_hashes_every_byte_of_the_files_in_the_order_given(tmp
     assert data_identity([second, first]) != data_identity([first, second])
     second.write_bytes(b"tall")
     assert data_identity([first, second]) != f"sha256:{whole}"
+
+
+def test_a_pair_of_an_assay_is_that_assay_s_and_a_pair_without_one_keeps_its_id():
+    """Two assays measuring one pair (replicates) give two ids; without an assay the id is the
+    one older runs and reports have (the hash of the two sequences alone)."""
+    original, perturbed = "ACGTACGT", "ACGAACGT"
+    expected = hashlib.sha256(b"R1\nACGTACGT\nACGAACGT").hexdigest()[:16]
+    assert pair_id(original, perturbed, "R1") == expected
+    assert pair_id(original, perturbed, "R2") != expected
+    assert pair_id(original, perturbed, None) == pair_id(original, perturbed)
+    assert pair_id(original, perturbed, "R1") != pair_id(original, perturbed)

@@ -83,3 +83,59 @@ def test_the_exported_files_give_traitgym_the_report_s_auprc(tiny_models, tmp_pa
 def test_an_unknown_export_format_is_refused(tmp_path, capsys):
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "r"), "--export", "x", "d"]) == 2
     assert "--export x: formats are traitgym" in capsys.readouterr().err
+
+
+def test_runs_on_other_rows_are_refused_and_the_subset_columns_and_features_exported(
+    tiny_models, tmp_path, capsys
+):
+    """A run on the first 20 variants (as ``--limit 20`` scores) beside a full run of the same
+    task: the export is refused, naming both, and writes nothing. The full run alone exports
+    ``consequence`` and ``match_group``, and a ``features/`` file from which TraitGym's
+    ``unsupervised_pred`` rule (its sign applied, the subset merged on coordinates) gives the
+    exported predictions."""
+    fasta, sequences = random_genome(tmp_path, {"chr1": 2500, "chr2": 2000}, 31)
+    snvs = labelled_snvs(sequences, 40, 9, 40, lambda i, rng: i % 4 == 0).reset_index(drop=True)
+    snvs["consequence"] = ["PLS" if i % 2 else "dELS" for i in snvs.index]
+    snvs["match_group"] = [f"g{i // 4}" for i in snvs.index]
+    snvs.to_csv(tmp_path / "v.csv", index=False)
+    snvs.head(20).to_csv(tmp_path / "head.csv", index=False)
+    build_variants(tmp_path, tmp_path / "v.csv", fasta, "v", window=40)
+    build_variants(tmp_path, tmp_path / "head.csv", fasta, "head", window=40)
+    runs = []
+    for config in ("v", "head"):
+        metadata = {"data_dir": str(tmp_path / "out"), "config": config}
+        output = tmp_path / f"run_{config}"
+        evaluate(tiny_models["char"], [TASK], metadata, model="dna-hf", output_path=output)
+        runs.append(str(next(output.iterdir())))
+    base = ["--bootstrap", "5", "--se-resamples", "2", "--se-chrom-resamples", "2"]
+    export = tmp_path / "traitgym"
+    names = ["--name", f"{runs[0]}=full", "--name", f"{runs[1]}=limited"]
+    args = ["report", *runs, "--out", str(tmp_path / "r1"), *base, *names]
+    args.append("--allow-different-data")  # two configs stand for a --limit run's rows
+    assert main([*args, "--export", "traitgym", str(export)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"--export traitgym: full and limited scored {TASK} on other variants (40 and 20 labelled)"
+    ) in err or (
+        f"--export traitgym: limited and full scored {TASK} on other variants (20 and 40 labelled)"
+    ) in err
+    assert "Traceback" not in err and not list(export.rglob("*.parquet"))
+    args = ["report", runs[0], "--out", str(tmp_path / "r2"), *base, "--name", f"{runs[0]}=full"]
+    assert main([*args, "--export", "traitgym", str(export)]) == 0
+    folder = export / TASK
+    variants = pd.read_parquet(folder / "test.parquet")
+    assert list(variants.columns) == [
+        *"chrom pos ref alt label".split(),
+        "consequence",
+        "match_group",
+    ]
+    assert variants["match_group"].tolist() == snvs["match_group"].tolist()
+    preds = pd.read_parquet(folder / "preds" / "all" / "full_LLR.minus.score.parquet")
+    feature = pd.read_parquet(folder / "features" / "full_LLR.parquet", columns=["score"])
+    subset = variants[["chrom", "pos", "ref", "alt"]].sample(frac=1, random_state=0)
+    joined = subset.merge(
+        pd.concat([variants, -feature], axis=1), on=["chrom", "pos", "ref", "alt"]
+    )
+    by_coordinates = variants.assign(score=preds["score"]).set_index(["chrom", "pos", "ref", "alt"])
+    expected = by_coordinates.loc[list(subset.itertuples(index=False, name=None)), "score"]
+    assert joined["score"].tolist() == pytest.approx(expected.tolist(), abs=0)

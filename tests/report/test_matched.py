@@ -122,3 +122,37 @@ def genome_and_snvs(tmp_path):
     )
     build_variants(tmp_path, tmp_path / "snvs.csv", fasta, "snvs", window=40)
     return fasta, tmp_path / "out"
+
+
+def test_traitgym_s_rule_takes_the_first_top_row_and_weights_groups_by_size():
+    """Three groups by hand, in data order (doc_id): g1 a tie between its positive (first) and a
+    negative: TraitGym's argmax takes the positive, 1 (the strict rule: 0); g2 the same tie with
+    the negative first: 0; g3 its positive on top: 1. Weighted by size (3, 4, 2):
+    (3 + 0 + 2) / 9 (the last top row winning would give 6 / 9). g4, with two positives, is left out (TraitGym asserts one). The
+    strict rule stays for a run without the convention: g1 0, g2 0, g3 1, g4 1, 2 / 4. The SE is the standard deviation of
+    the 27 equally likely resamples of three groups, to the bootstrap's precision."""
+    from perturbation_bench.report.matched import matched_metrics
+
+    rows = [  # (match_group, label, score)
+        ("g1", True, 0.5), ("g1", False, 0.5), ("g1", False, 0.1),
+        ("g2", False, 0.7), ("g2", True, 0.7), ("g2", False, 0.2), ("g2", False, 0.1),
+        ("g3", True, 0.9), ("g3", False, 0.1),
+        ("g4", True, 0.3), ("g4", True, 0.2), ("g4", False, 0.1),
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["match_group", "label", "score"]).assign(
+        doc_id=range(len(rows)), model="m", task="t", score_kind="llr", labels="binary"
+    )
+    frame["pair_id"] = [f"{9 - i:02d}" for i in range(len(rows))]  # against the data's order
+    (strict,) = matched_metrics(frame.assign(convention=None))
+    assert (strict["group_rule"], strict["group_accuracy"]) == ("strict", pytest.approx(0.5))
+    (traitgym,) = matched_metrics(frame.assign(convention="traitgym"))
+    assert traitgym["group_rule"] == "traitgym" and traitgym["groups_left_out"] == 1
+    assert traitgym["group_accuracy"] == pytest.approx(5 / 9, abs=1e-12)
+    blocks = [(3, 1.0), (4, 0.0), (2, 1.0)]
+    draws = [
+        sum(n * v for n, v in pick) / sum(n for n, _ in pick)
+        for pick in itertools.product(blocks, repeat=3)
+    ]
+    mean = sum(draws) / len(draws)
+    exact = math.sqrt(sum((d - mean) ** 2 for d in draws) / len(draws))
+    assert traitgym["group_accuracy_se"] == pytest.approx(exact, rel=0.1)

@@ -65,7 +65,9 @@ def test_the_macro_averages_the_assays_that_pass_the_gate_and_logs_each(caplog):
     ]
     with caplog.at_level("INFO", logger=LOGGER):
         assert auroc_macro(items) == pytest.approx(0.75)
-    assert "auroc per assay (gate 2 per class): A 0.7500 (n=4); B n=2 (1 positive)" in caplog.text
+    assert (
+        "auroc per assay (gate 2 per class): A 0.7500 (n=4); B below the gate (n=2, 1 positive)"
+    ) in caplog.text
 
 
 def test_a_quantitative_macro_is_the_mean_of_each_assay_s_correlation(caplog):
@@ -79,5 +81,22 @@ def test_no_labelled_variant_is_nan_and_says_so(caplog):
     with caplog.at_level("INFO", logger=LOGGER):
         assert math.isnan(auroc_macro([("A", None, 0.3, 2)]))
         assert math.isnan(auroc_macro([]))
-    assert "auroc per assay (gate 2 per class): no labelled variant" in caplog.text
-    assert f"auroc per assay (gate {MIN_PER_CLASS} per class): no labelled variant" in caplog.text
+    assert "auroc per assay (gate 2 per class): A no labelled variant (n=1)" in caplog.text
+    assert f"auroc per assay (gate {MIN_PER_CLASS} per class): no variant" in caplog.text
+
+
+def test_every_assay_left_out_of_the_macro_is_named_with_why(caplog):
+    """Four assays, one valued: constant labels, a constant score and an assay without labels
+    each leave the macro, and each is named in the log with why and its n."""
+    items = (
+        [("good", x, x, 3) for x in (1.0, 2.0, 3.0)]  # rho 1
+        + [("flat", 2.0, x, 3) for x in (1.0, 2.0, 3.0)]  # constant labels
+        + [("same", x, 0.5, 3) for x in (1.0, 2.0, 3.0)]  # constant scores
+        + [("none", None, x, 3) for x in (1.0, 2.0)]
+    )
+    with caplog.at_level("INFO", logger=LOGGER):
+        assert spearman_macro(items) == pytest.approx(1.0)  # good alone
+    assert (
+        "spearman per assay (gate 3 per class): flat constant labels (n=3); good 1.0000 (n=3); "
+        "same constant scores (n=3); none no labelled variant (n=2)"
+    ) in caplog.text

@@ -568,3 +568,46 @@ def test_the_jsd_reads_the_bases_after_a_dna_prefix_or_none(tiny_models, snvs, s
         p, q = base_predictions(row["original_sequence"]), base_predictions(row["sequence"])
         expected = np.mean([jensenshannon(p[j], q[j]) ** 2 for j in range(site + 1, len(p))])
         assert samples[i]["auroc"][0] == pytest.approx(expected, abs=1e-5)
+
+
+def test_replicate_assay_files_are_two_assays_in_the_task_and_the_report(tiny_models, tmp_path):
+    """NABench's replicates ``..._R1_...`` and ``..._R2_...``: the same wild type and mutants,
+    other scores (R2's reversed). Every pair is kept in both assays, each assay scored alone
+    (scipy on its own rows) and the macro their mean, in the task and the report."""
+    from perturbation_bench.report.make import make_report
+
+    first = pd.read_csv(NABENCH / "Eilon_2012_dna_R1_promoter.csv")
+    second = first.assign(DMS_score=first["DMS_score"].to_numpy()[::-1])
+    files = [
+        tmp_path / "Eilon_2012_dna_R1_promoter.csv",
+        tmp_path / "Eilon_2012_dna_R2_promoter.csv",
+    ]
+    first.to_csv(files[0], index=False)
+    second.to_csv(files[1], index=False)
+    args = ["build", "variants", "--from", "nabench", "--variants", *map(str, files)]
+    assert main([*args, "--config", "reps", "--out", str(tmp_path / "out")]) == 0
+    built = pd.read_parquet(tmp_path / "out" / "reps")
+    report = json.loads((tmp_path / "out" / "reps" / "_build_report.json").read_text())
+    sizes = built.groupby("assay").size().to_dict()
+    assert "duplicate_pair" not in report["excluded"] and len(sizes) == 2
+    assert sizes["Eilon_2012_dna_R1_promoter"] == sizes["Eilon_2012_dna_R2_promoter"]
+    result = run_task(tiny_models, tmp_path, "reps")
+    margins = [a - b for a, b in logged_pairs(result, TASK)]
+    expected = {
+        assay: stats.spearmanr([margins[i] for i in rows.index], -rows["label"])[0]
+        for assay, rows in built.groupby("assay")
+    }
+    assert expected["Eilon_2012_dna_R1_promoter"] != pytest.approx(
+        expected["Eilon_2012_dna_R2_promoter"]
+    )
+    got = result["results"][TASK]["spearman_macro,pairs"]
+    assert got == pytest.approx(sum(expected.values()) / 2, abs=1e-12)
+    made = make_report(
+        [next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=20, se_boot=2,
+        se_chrom_boot=2,
+    )  # fmt: skip
+    cells = {c["assay"]: c for c in made["variants"]["assays"] if c["column"] == "all"}
+    assert {a: c["spearman"] for a, c in cells.items()} == pytest.approx(expected, abs=1e-12)
+    assert {a: c["n"] for a, c in cells.items()} == sizes
+    (macro,) = made["variants"]["assay_macros"]
+    assert (macro["assays"], macro["spearman_macro"]) == (2, pytest.approx(got, abs=1e-12))

@@ -658,3 +658,62 @@ def test_counts_add_up_past_one_batch_of_rows(genome, tmp_path):
     report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
     assert report["read"] == len(rows) == report["written"] + sum(report["excluded"].values())
     assert report["written"] == len(built) == len(rows) - 3 > 1024
+
+
+def test_a_pair_repeated_with_another_label_in_an_assay_is_a_named_conflict(genome, tmp_path):
+    """Within an assay, the same variant with the same label is a duplicate, with another label
+    a conflict named with both labels (the first written); in another assay it is a pair of
+    its own."""
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    snv = ("1", 1000, s1[999], "G" if s1[999] != "G" else "T")
+    other = ("1", 1200, s1[1199], "A" if s1[1199] != "A" else "C")
+    rows = [
+        (*snv, 0.5, "a"),
+        (*other, 1.5, "a"),
+        (*snv, 0.5, "a"),  # duplicate_pair
+        (*snv, 2.5, "a"),  # conflicting_label
+        (*snv, 2.5, "b"),  # another assay: kept
+    ]
+    table = pd.DataFrame(rows, columns=["chrom", "pos", "ref", "alt", "label", "assay"])
+    table.to_parquet(tmp_path / "v.parquet")
+    built = build_variants(tmp_path, tmp_path / "v.parquet", fasta)
+    report = json.loads((tmp_path / "out" / "toy" / "_build_report.json").read_text())
+    assert report["excluded"] == {"duplicate_pair": 1, "conflicting_label": 1}
+    assert list(zip(built["assay"], built["label"], strict=True)) == [
+        ("a", 0.5),
+        ("a", 1.5),
+        ("b", 2.5),
+    ]
+    named = pd.read_csv(tmp_path / "out" / "toy" / "_excluded.tsv", sep="\t")
+    assert named["reason"].tolist() == [
+        "duplicate_pair",
+        "conflicting_label (label 2.5; an earlier record of the same pair, which is written, "
+        "has 0.5)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "message"),
+    [
+        ("label", ["0.5", "n.d."], "record 1: label 'n.d.' is not a number, in a label column of numbers"),
+        ("label", [0.5, float("inf")], "record 1: label inf is not a finite number"),
+        ("score", [0.5, 1.5], "has a 'score' column but no 'label' column: labels are read from "
+         "the column 'label'; give --label-column score to read score as the label"),
+    ],
+)  # fmt: skip
+def test_a_label_that_is_not_a_finite_number_or_a_score_column_is_refused(
+    genome, tmp_path, capsys, column, values, message
+):
+    fasta, sequences = genome
+    s1 = sequences["chr1"]
+    table = pd.DataFrame(
+        [("1", p, s1[p - 1], "G" if s1[p - 1] != "G" else "T") for p in (1000, 1200)],
+        columns=["chrom", "pos", "ref", "alt"],
+    ).assign(**{column: values})
+    table.to_csv(tmp_path / "v.csv", index=False)
+    args = ["build", "variants", "--variants", str(tmp_path / "v.csv"), "--fasta", str(fasta)]
+    assert main([*args, "--config", "toy", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'v.csv'}: {message}" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "toy").exists()  # the refused build's folder removed
