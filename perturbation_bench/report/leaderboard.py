@@ -32,7 +32,7 @@ import math
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.report.run_names import identity, run_names
+from perturbation_bench.report.run_names import identity, run_names, short_name
 from perturbation_bench.report.runs import parse_model_args
 from perturbation_bench.report.statistics import wilson_interval
 
@@ -108,7 +108,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
             provenance.get("tasks") or {},
         )
         key = json.dumps(items, sort_keys=True)  # the lm-eval model is one of its items
-        base = model_args.get("pretrained") or config.get("model") or Path(folder).name
+        base = short_name(model_args, config.get("model"), Path(folder).name)
         entry = entries.setdefault(
             key,
             {

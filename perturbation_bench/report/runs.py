@@ -19,7 +19,7 @@ from perturbation_bench.errors import DataSourceError, OptionsError
 from perturbation_bench.families import is_floor, scoring_of
 from perturbation_bench.pairs.calibration import model_source
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
-from perturbation_bench.report.run_names import identity, run_names
+from perturbation_bench.report.run_names import identity, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs
 
 TASK_PREFIX = "perturbation_"
@@ -133,9 +133,8 @@ def _run_settings(folder: Path) -> tuple:
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
         scale = _scale(config.get("model"), provenance, model_args)
-        base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
         return (
-            str(base or folder.name),
+            short_name(model_args, config.get("model"), folder.name),
             config.get("limit"),
             scale,
             provenance,
