@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from perturbation_bench.errors import DataValidationError
+from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.families import DEFAULT_SCORINGS
 from perturbation_bench.pairs.settings import IDENTIFYING
 
@@ -109,6 +109,24 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
                 [base, *_suffix(run["identity"], differing)]
             )
     _refuse_double_counting(runs, out)
+    return out
+
+
+def labels_by_folder(folders: list[str], names: dict[str, str]) -> dict[str, str]:
+    """``--name FOLDER=LABEL`` options (``names``) keyed by the run folders as given
+    (``folders``), each matched by its resolved path.
+
+    Raises:
+        OptionsError: a FOLDER that is none of ``folders``.
+    """
+    from pathlib import Path
+
+    out = {}
+    for folder, label in names.items():
+        matched = [given for given in folders if Path(given).resolve() == Path(folder).resolve()]
+        if not matched:
+            raise OptionsError(f"--name {folder}={label}: {folder} is not one of the RUN folders")
+        out[matched[0]] = label
     return out
 
 

@@ -15,11 +15,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perturbation_bench.errors import DataSourceError, OptionsError
+from perturbation_bench.errors import DataSourceError
 from perturbation_bench.families import is_floor, scoring_of
 from perturbation_bench.pairs.calibration import model_source
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
-from perturbation_bench.report.run_names import identity, run_names, short_name
+from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs
 
 TASK_PREFIX = "perturbation_"
@@ -192,7 +192,7 @@ def collect_pairs(
             }
             for run in runs
         ],
-        _names_by_folder(runs, names or {}),
+        labels_by_folder([str(run.folder) for run in runs], names or {}),
     )
     rows, notes = [], []
     for run in runs:
@@ -219,14 +219,3 @@ def collect_pairs(
     import pandas as pd
 
     return pd.DataFrame(rows), notes
-
-
-def _names_by_folder(runs: list[Run], names: dict[str, str]) -> dict[str, str]:
-    """``--name FOLDER=LABEL`` keyed by the runs' folders as given (matched by resolved path)."""
-    out = {}
-    for folder, label in names.items():
-        matched = [run for run in runs if run.folder.resolve() == Path(folder).resolve()]
-        if not matched:
-            raise OptionsError(f"--name {folder}={label}: {folder} is not one of the RUN folders")
-        out[str(matched[0].folder)] = label
-    return out
