@@ -36,7 +36,7 @@ from pathlib import Path
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.report.comparability import apart
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
-from perturbation_bench.report.runs import parse_model_args
+from perturbation_bench.report.runs import parse_model_args, read_results_file
 from perturbation_bench.report.statistics import wilson_interval
 from perturbation_bench.wording import some
 
@@ -53,20 +53,15 @@ def read_results(folder: str | Path) -> list[tuple[Path, dict]]:
     """Every ``results_*.json`` below ``folder``, oldest first, each read.
 
     Raises:
-        DataSourceError: none there, or one that is not readable JSON (naming it).
+        DataSourceError: ``folder`` is not a folder, holds no results file, or one that is not
+            a results file (naming it: ``runs.read_results_file``).
     """
+    if not Path(folder).is_dir():
+        raise DataSourceError(f"{folder}: not a folder")
     found = sorted(Path(folder).rglob("results_*.json"))
     if not found:
         raise DataSourceError(f"{folder}: no results_*.json (an lm_eval --output_path folder?)")
-    read = []
-    for path in found:
-        try:
-            read.append((path, json.loads(path.read_text())))
-        except (OSError, json.JSONDecodeError) as err:
-            raise DataSourceError(
-                f"{path}: not a readable results file ({err}); remove it or pass another folder"
-            ) from None
-    return read
+    return [(path, read_results_file(path)) for path in found]
 
 
 def headline(results: dict) -> tuple[str, float, float | None] | None:
@@ -157,7 +152,8 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
     """
     from tqdm import tqdm
 
-    entries = [e for folder in tqdm(folders, desc="runs", unit="run") for e in _run_entries(folder)]
+    with tqdm(folders, desc="runs", unit="run") as progress:  # closed (a newline) on a refusal
+        entries = [entry for folder in progress for entry in _run_entries(folder)]
     named = run_names(entries, labels_by_folder([e["folder"] for e in entries], names or {}))
     seen: dict[str, str] = {}
     for entry in entries:

@@ -122,13 +122,7 @@ def _run_settings(folder: Path) -> tuple:
             name and settings would otherwise be guessed.
     """
     for results in sorted(folder.glob("results_*.json"), reverse=True):
-        try:
-            data = json.loads(results.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise DataSourceError(
-                f"{results}: not a readable results file ({err}); the run's model and settings "
-                "are read from it: restore it, or remove it to name the run by its folder"
-            ) from None
+        data = read_results_file(results)
         config = data.get("config") or {}
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
@@ -142,6 +136,27 @@ def _run_settings(folder: Path) -> tuple:
             model_args,
         )
     return folder.name, None, "causal", {}, None, {}
+
+
+def read_results_file(path: Path) -> dict:
+    """One lm-eval ``results_*.json``, read.
+
+    Raises:
+        DataSourceError: naming the file, when it cannot be read, is not JSON (a file cut
+            short) or is not a JSON object.
+    """
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
+        raise DataSourceError(
+            f"{path}: not a readable results file ({err}); restore it, or remove it"
+        ) from None
+    if not isinstance(data, dict):
+        raise DataSourceError(
+            f"{path}: not a readable results file (a JSON {type(data).__name__}, not the object "
+            "lm-eval writes); restore it, or remove it"
+        )
+    return data
 
 
 def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
@@ -164,7 +179,7 @@ def _first_settings(path: Path) -> TaskSettings:
         first = handle.readline()
     try:
         return logged_settings(json.loads(first)["doc"])
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):  # ValueError: not JSON, or not UTF-8
         return TaskSettings()  # a bad line is named with its number when the file is read
 
 
