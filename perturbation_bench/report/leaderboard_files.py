@@ -17,6 +17,8 @@ from perturbation_bench.report.leaderboard import CHANCE, not_ranked_because, ra
 
 CSV_KEYS = ("metric", "value", "low", "high", "n", "rank", "data", "apart")
 """The columns of a task in ``leaderboard.csv``, each ``<task>:<key>``."""
+NAME_INCHES = 0.08
+"""Width a run name's character takes beside the first panel: the names are drawn whole."""
 
 
 def write_leaderboard(tasks: list[str], rows: list[dict], out: str | Path) -> list[Path]:
@@ -104,7 +106,12 @@ def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
     figure, axes_row = plt.subplots(
         1,
         len(drawn),
-        figsize=(max(SIZE[0], PANEL_WIDTH * len(drawn)), max(SIZE[1], 0.3 * len(rows) + 1)),
+        figsize=(
+            max(
+                SIZE[0], PANEL_WIDTH * len(drawn) + NAME_INCHES * max(len(r["name"]) for r in rows)
+            ),
+            max(SIZE[1], 0.3 * len(rows) + 1),
+        ),
         squeeze=False,
         layout=LAYOUT,
     )
