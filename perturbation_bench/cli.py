@@ -11,6 +11,7 @@ and ``run(args) -> exit status``:
     leaderboard one table over many runs: a row per run, a column per task, ranks
     check       a dry run of an lm_eval command line: options, data, tokenizer, no weights
     bench       benchmarks that print tables (throughput, --sharing, --saturation, --scale)
+    demo        the shipped demo end to end: tiny random models scored, a report, a leaderboard
 
 A user error prints one line and exits with status 2.
 """
@@ -21,7 +22,7 @@ import argparse
 import sys
 
 from perturbation_bench import __version__
-from perturbation_bench.commands import bench, build, check, leaderboard, report, validate
+from perturbation_bench.commands import bench, build, check, demo, leaderboard, report, validate
 from perturbation_bench.errors import UserInputError
 
 COMMANDS = {
@@ -31,6 +32,7 @@ COMMANDS = {
     "leaderboard": (leaderboard, "one table over many runs, a column per task"),
     "check": (check, "dry run of lm_eval's --tasks/--metadata/--model_args"),
     "bench": (bench, "benchmarks: throughput, --sharing, --saturation, --scale"),
+    "demo": (demo, "the shipped demo end to end: tiny models, scores, report, leaderboard"),
 }
 """Subcommand -> its module and its help."""
 

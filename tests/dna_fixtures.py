@@ -6,7 +6,6 @@ Nothing here touches the network. Every builder is seeded, so a test run is repr
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
@@ -23,6 +22,7 @@ import torch
 from Bio.Seq import Seq
 from tokenizers import Tokenizer, models, trainers
 
+from perturbation_bench.commands.demo import save_as_the_cli
 from perturbation_bench.dna import random_dna
 from perturbation_bench.fixtures.random_models import (
     SPECIAL_TOKENS,
@@ -185,12 +185,8 @@ def evaluate(
         use_cache=use_cache,
         evaluation_tracker=tracker,
     )
-    if tracker is not None:  # as lm-eval's CLI does; the tracker rewrites samples in place
-        samples = copy.deepcopy(result["samples"])
-        aggregated = {key: value for key, value in result.items() if key != "samples"}
-        tracker.save_results_aggregated(results=aggregated, samples=samples)
-        for name in result["configs"]:
-            tracker.save_results_samples(task_name=name, samples=samples[name])
+    if tracker is not None:
+        save_as_the_cli(tracker, result)
     return result
 
 

@@ -7,6 +7,7 @@ calls of the other subpackages and print what those return; the rules live there
 - ``validate.py``: a dataset's invariants;
 - ``report.py``: the report from run folders;
 - ``leaderboard.py``: one table over many run folders;
+- ``demo.py``: the shipped demo end to end (tiny models, scores, report, leaderboard);
 - ``check.py``: a dry run of an lm_eval command line;
 - ``bench.py``: the benchmarks.
 """

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from perturbation_bench.commands.report import add_name_option, run_labels
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``leaderboard`` subcommand's options."""
@@ -16,23 +18,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="folder for leaderboard.csv/.md/.png (new, or one an earlier leaderboard wrote)",
     )
+    add_name_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read every run once, write the leaderboard, print where it is."""
-    from perturbation_bench.report.leaderboard import leaderboard, ranked_tasks, write_leaderboard
+    """Read every run once, write the leaderboard, print where it is, what is ranked and why
+    each other task is not."""
+    from perturbation_bench.report.leaderboard import leaderboard, not_ranked_because, ranked_tasks
+    from perturbation_bench.report.leaderboard_files import write_leaderboard
     from perturbation_bench.report.output_folder import check_output_folder
     from perturbation_bench.wording import counted
 
     check_output_folder(args.out, "--out")
-    tasks, rows = leaderboard(args.runs)
+    tasks, rows = leaderboard(args.runs, run_labels(args.name))
     for path in write_leaderboard(tasks, rows, args.out):
         print(f"wrote {path}")
-    shared = len(ranked_tasks(tasks, rows))
+    shared = ranked_tasks(tasks, rows)
+    for task in tasks:
+        if task not in shared:
+            print(f"not ranked: {task}: {not_ranked_because(task, rows)}")
     best = (
-        f"best mean rank over {counted(shared, 'shared task')}: {rows[0]['name']}"
+        f"best mean rank over {counted(len(shared), 'shared task')}: {rows[0]['name']}"
         if shared
-        else "no task scored by every run: nothing ranked"
+        else "no task scored by every run with one metric on one data: nothing ranked"
     )
     print(f"{counted(len(rows), 'run')}, {counted(len(tasks), 'task')}; {best}")
     return 0

@@ -63,13 +63,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compare runs that scored different data for a task",
     )
+    add_name_option(parser)
+
+
+def add_name_option(parser: argparse.ArgumentParser) -> None:
+    """``--name FOLDER=LABEL``, as ``report`` and ``leaderboard`` take it (``run_labels``)."""
     parser.add_argument(
         "--name",
         action="append",
         default=[],
         metavar="FOLDER=LABEL",
-        help="the name of a RUN in tables and figures (repeatable; default: the "
-        "model, and what tells runs of one model apart)",
+        help="the name of a RUN in tables and figures (repeatable; default: the model's short "
+        "name, and what tells runs of one model apart)",
     )
 
 

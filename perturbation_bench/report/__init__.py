@@ -3,6 +3,7 @@ model and no lm-eval.
 
 - ``runs.py``: run folders read as per-pair rows, each samples file by ``samples.py``; ``run_names.py``: which runs are one row and
   what each is called; ``consistency.py``: shards and data that belong together;
+  ``comparability.py``: the one rule for which runs a column ranks or compares;
 - ``statistics.py``: intervals and tests;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py`` (with its Markdown in
   ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
@@ -14,5 +15,6 @@ model and no lm-eval.
 - ``sections.py``: the report's sections, one declared list (the runs each reads, its tables,
   Markdown, figures and notes); ``summary_markdown.py``: the Markdown of the accuracy tables;
 - ``plots.py``, ``variant_plots.py``: the figures; ``markdown.py``: ``report.md``;
-- ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs.
+- ``make.py``: the whole report from run folders; ``leaderboard.py``: one table over many runs,
+  written by ``leaderboard_files.py``.
 """

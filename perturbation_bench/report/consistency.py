@@ -8,6 +8,7 @@ import json
 import pandas as pd
 
 from perturbation_bench.errors import DataValidationError
+from perturbation_bench.report.comparability import apart
 
 
 def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
@@ -66,18 +67,27 @@ def check_shards(pairs: pd.DataFrame, provenance: dict) -> list[str]:
 
 
 def check_same_data(pairs: pd.DataFrame, allow_different: bool = False) -> list[str]:
-    """Refuse (or, with ``allow_different``, note) a task that two runs scored on different data.
+    """Refuse (or, with ``allow_different``, note) a task whose runs are not one column by
+    ``comparability.apart``, the rule the leaderboard ranks by: the report computes one metric
+    for every run, so runs part only by their data (a run that recorded none is apart from one
+    that did).
 
     Raises:
-        DataValidationError: naming the task, the models and both data identities.
+        DataValidationError: naming the task, the models and their data identities, and which
+            run is apart and why.
     """
     notes = []
-    for task, group in pairs[pairs["data"].notna()].groupby("task", sort=True):
-        by_model = group.groupby("model")["data"].agg(lambda v: ", ".join(sorted(set(v))))
-        if by_model.nunique() < 2:
+    data = pairs["data"].astype(object).where(pairs["data"].notna(), None)
+    for task, group in pairs.assign(data=data).groupby("task", sort=True):
+        by_model = group.groupby("model", sort=False)["data"].agg(
+            lambda v: ", ".join(sorted({str(x) for x in v if x is not None})) or None
+        )
+        parted = apart({model: (None, data) for model, data in by_model.items()})
+        if not parted:
             continue
-        found = "; ".join(f"{model}: {data}" for model, data in by_model.items())
-        message = f"{task} was scored on different data by the runs ({found})"
+        found = "; ".join(f"{model}: {data}" for model, data in sorted(by_model.items()))
+        why = "; ".join(f"{model} is apart: {reason}" for model, reason in parted.items())
+        message = f"{task} was scored on different data by the runs ({found}; {why})"
         if not allow_different:
             raise DataValidationError(
                 f"{message}; comparing them would compare different pairs. Pass "

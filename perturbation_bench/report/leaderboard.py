@@ -17,12 +17,14 @@ range (``[0, 1]``; ``[-1, 1]`` for a correlation) where lm-eval wrote a standard
 
 A row is named as the report names it (``run_names.py``: the model and what tells it apart from
 the other runs of that model), from the identity the results file records (the lm-eval model,
-its arguments, this package's scorer and task settings). Runs are ranked only on the tasks every
-run scored (*shared*): per shared task, 1 = best, ties share the best rank, by the value (by
-``|rho|`` for a correlation, whose sign depends on what the label measures); a row's mean rank
-is over the shared tasks. The other tasks are listed apart with their values and no rank; with
-no shared task nothing is ranked. Two folders with one identity are refused: a leaderboard row
-is one run.
+its arguments, this package's scorer and task settings), or by ``--name FOLDER=LABEL``. Runs
+are ranked only on the *shared* tasks: those every run scored, with one metric on one data
+identity (``comparability.apart``, the rule the report compares by: the data is the ``sha256:``
+each run's results record for the task). Per shared task, 1 = best, ties share the best rank, by
+the value (by ``|rho|`` for a correlation, whose sign depends on what the label measures); a
+row's mean rank is over the shared tasks. The other tasks are listed apart with their values, no
+rank and the reason (the runs that did not score it; each run apart and why); with no shared task
+nothing is ranked. Two folders with one identity are refused: a leaderboard row is one run.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ import math
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.report.run_names import identity, run_names
-from perturbation_bench.report.runs import parse_model_args
+from perturbation_bench.report.comparability import apart
+from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
+from perturbation_bench.report.runs import parse_model_args, read_results_file
 from perturbation_bench.report.statistics import wilson_interval
+from perturbation_bench.wording import some
 
 HEADLINES = ("auprc", "auprc_macro", "spearman", "spearman_macro", "pairwise_acc")
 """The headline metric of a task: the first of these its results hold (module docstring)."""
@@ -49,20 +53,15 @@ def read_results(folder: str | Path) -> list[tuple[Path, dict]]:
     """Every ``results_*.json`` below ``folder``, oldest first, each read.
 
     Raises:
-        DataSourceError: none there, or one that is not readable JSON (naming it).
+        DataSourceError: ``folder`` is not a folder, holds no results file, or one that is not
+            a results file (naming it: ``runs.read_results_file``).
     """
+    if not Path(folder).is_dir():
+        raise DataSourceError(f"{folder}: not a folder")
     found = sorted(Path(folder).rglob("results_*.json"))
     if not found:
         raise DataSourceError(f"{folder}: no results_*.json (an lm_eval --output_path folder?)")
-    read = []
-    for path in found:
-        try:
-            read.append((path, json.loads(path.read_text())))
-        except (OSError, json.JSONDecodeError) as err:
-            raise DataSourceError(
-                f"{path}: not a readable results file ({err}); remove it or pass another folder"
-            ) from None
-    return read
+    return [(path, read_results_file(path)) for path in found]
 
 
 def headline(results: dict) -> tuple[str, float, float | None] | None:
@@ -94,8 +93,13 @@ def _run_entries(folder: str | Path) -> list[dict]:
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
         counts = data.get("n-samples") or {}
+        recorded = provenance.get("tasks") or {}
         cells = {
-            task: (*cell, (counts.get(task) or {}).get("effective"))
+            task: (
+                *cell,
+                (counts.get(task) or {}).get("effective"),
+                (recorded.get(task) or {}).get("data"),
+            )
             for task, results in sorted((data.get("results") or {}).items())
             if task.startswith("perturbation_") and (cell := headline(results)) is not None
         }
@@ -108,7 +112,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
             provenance.get("tasks") or {},
         )
         key = json.dumps(items, sort_keys=True)  # the lm-eval model is one of its items
-        base = model_args.get("pretrained") or config.get("model") or Path(folder).name
+        base = short_name(model_args, config.get("model"), Path(folder).name)
         entry = entries.setdefault(
             key,
             {
@@ -135,22 +139,25 @@ def _run_entries(folder: str | Path) -> list[dict]:
     return list(entries.values())
 
 
-def leaderboard(folders) -> tuple[list[str], list[dict]]:
+def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str], list[dict]]:
     """``(tasks, rows)``: every task any run scored, the shared ones first (module docstring),
     and one row per run (``name``, ``folder``, per task ``{metric, value, stderr, n, low, high,
-    rank}`` or absent, ``rank`` None for a task not shared, ``mean_rank`` None with no shared
-    task), best mean rank first.
+    data, rank, apart}`` or absent, ``rank`` None for a task not shared, ``apart`` the reason a
+    cell is not comparable with its column or None, ``mean_rank`` None with no shared task),
+    best mean rank first; ``names``: ``folder -> label`` from ``--name``.
 
     Raises:
         DataValidationError: two folders with one identity (naming both).
+        OptionsError: a ``--name`` folder that is none of ``folders``.
     """
     from tqdm import tqdm
 
-    entries = [e for folder in tqdm(folders, desc="runs", unit="run") for e in _run_entries(folder)]
-    names = run_names(entries)
+    with tqdm(folders, desc="runs", unit="run") as progress:  # closed (a newline) on a refusal
+        entries = [entry for folder in progress for entry in _run_entries(folder)]
+    named = run_names(entries, labels_by_folder([e["folder"] for e in entries], names or {}))
     seen: dict[str, str] = {}
     for entry in entries:
-        name = names[entry["folder"]]
+        name = named[entry["folder"]]
         if name in seen:
             raise DataValidationError(
                 f"{seen[name]} and {entry['folder']} are the same run identity ({name!r}): a "
@@ -158,33 +165,44 @@ def leaderboard(folders) -> tuple[list[str], list[dict]]:
                 "report)"
             )
         seen[name] = entry["folder"]
-    every = sorted({task for entry in entries for task in entry["cells"]})
-    shared = [task for task in every if all(task in entry["cells"] for entry in entries)]
-    tasks = shared + [task for task in every if task not in shared]
-    rows = [{"name": names[e["folder"]], "folder": e["folder"], "tasks": {}} for e in entries]
-    for task in tasks:
-        scored = [
-            (row, entry["cells"][task])
+    rows = [{"name": named[e["folder"]], "folder": e["folder"], "tasks": {}} for e in entries]
+    shared = set()
+    for task in sorted({task for entry in entries for task in entry["cells"]}):
+        scored = {
+            id(row): (row, entry["cells"][task])
             for row, entry in zip(rows, entries, strict=True)
             if task in entry["cells"]
-        ]
-        for row, (metric, value, stderr, n) in scored:
+        }
+        parted = apart({key: (cell[0], cell[4]) for key, (_, cell) in scored.items()})
+        ranked = len(scored) == len(rows) and not parted
+        shared |= {task} if ranked else set()
+        for key, (row, (metric, value, stderr, n, data)) in scored.items():
             low, high = interval(metric, value, stderr, n)
-            better = sum(_merit(other) > _merit((metric, value)) for _, other in scored)
+            better = sum(_merit(other) > _merit((metric, value)) for _, other in scored.values())
             row["tasks"][task] = {
-                "metric": metric,
-                "value": value,
-                "stderr": stderr,
-                "n": n,
-                "low": low,
-                "high": high,
-                "rank": 1 + better if task in shared else None,
-            }
+                "metric": metric, "value": value, "stderr": stderr, "n": n, "low": low,
+                "high": high, "data": data, "rank": 1 + better if ranked else None,
+                "apart": parted.get(key),
+            }  # fmt: skip
     for row in rows:
-        ranks = [row["tasks"][task]["rank"] for task in shared]
+        ranks = [cell["rank"] for task, cell in row["tasks"].items() if task in shared]
         row["mean_rank"] = sum(ranks) / len(ranks) if ranks else None
     rows.sort(key=lambda row: (row["mean_rank"] is None, row["mean_rank"] or 0, row["name"]))
-    return tasks, rows
+    every = sorted({task for row in rows for task in row["tasks"]})
+    return sorted(every, key=lambda task: task not in shared), rows
+
+
+def not_ranked_because(task: str, rows: list[dict]) -> str:
+    """Why ``task`` is not ranked (module docstring): the runs that did not score it, and each
+    run apart from its column with the reason."""
+    missing = [row["name"] for row in rows if task not in row["tasks"]]
+    reasons = [f"not scored by {some(missing)}"] if missing else []
+    reasons += [
+        f"{row['name']} apart: {row['tasks'][task]['apart']}"
+        for row in rows
+        if (row["tasks"].get(task) or {}).get("apart")
+    ]
+    return "; ".join(reasons)
 
 
 def _merit(cell) -> float:
@@ -193,118 +211,8 @@ def _merit(cell) -> float:
     return abs(value) if metric in CORRELATIONS else value
 
 
-def write_leaderboard(tasks: list[str], rows: list[dict], out: str | Path) -> list[Path]:
-    """``leaderboard.csv``, ``leaderboard.md`` and ``leaderboard.png`` in ``out``, replacing an
-    earlier leaderboard there whole (``output_folder.py``); their paths."""
-    from perturbation_bench.report.output_folder import replace_output
-
-    return replace_output(out, lambda folder: _write(tasks, rows, folder))
-
-
-def _write(tasks: list[str], rows: list[dict], out: Path) -> list[Path]:
-    import pandas as pd
-
-    flat = []
-    for row in rows:
-        record = {"name": row["name"], "mean_rank": row["mean_rank"], "folder": row["folder"]}
-        for task in tasks:
-            cell = row["tasks"].get(task) or {}
-            for key in ("metric", "value", "low", "high", "n", "rank"):
-                record[f"{task}:{key}"] = cell.get(key)
-        flat.append(record)
-    pd.DataFrame(flat).to_csv(out / "leaderboard.csv", index=False)
-    (out / "leaderboard.md").write_text("\n".join(markdown(tasks, rows)) + "\n")
-    _figure(tasks, rows, out / "leaderboard.png")
-    return [out / "leaderboard.csv", out / "leaderboard.md", out / "leaderboard.png"]
-
-
-def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
-    """The ranked table over the shared tasks, then the tasks not every run scored, unranked."""
-    shared = ranked_tasks(tasks, rows)
-    apart = [task for task in tasks if task not in shared]
-    lines = []
-    if shared:
-        lines += [
-            "| rank | run | mean rank | " + " | ".join(map(_short, shared)) + " |",
-            "|---|---|---|" + "---|" * len(shared),
-        ]
-        for place, row in enumerate(rows, start=1):
-            cells = [_cell_text(row["tasks"][task]) for task in shared]
-            lines.append(
-                f"| {place} | {row['name']} | {row['mean_rank']:.2f} | " + " | ".join(cells) + " |"
-            )
-    else:
-        lines.append("No task was scored by every run: nothing is ranked.")
-    if apart:
-        lines += [
-            "",
-            "Not ranked (not scored by every run):",
-            "",
-            "| run | " + " | ".join(map(_short, apart)) + " |",
-            "|---|" + "---|" * len(apart),
-        ]
-        for row in rows:
-            cells = [_cell_text(row["tasks"].get(task)) for task in apart]
-            lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
-    return lines
-
-
 def ranked_tasks(tasks: list[str], rows: list[dict]) -> list[str]:
     """The tasks every row scored, on which the rows are ranked (module docstring)."""
     return [
         task for task in tasks if all((row["tasks"].get(task) or {}).get("rank") for row in rows)
     ]
-
-
-def _cell_text(cell: dict | None) -> str:
-    if cell is None:
-        return "-"
-    text = f"{cell['metric']} {cell['value']:.3f}"
-    if cell["low"] is not None:
-        text += f" [{cell['low']:.3f}, {cell['high']:.3f}]"
-    if cell["n"]:
-        text += f" n={cell['n']}"
-    return text + (f" (#{cell['rank']})" if cell["rank"] else "")
-
-
-def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
-    """A panel per task: each run's value and interval, its n beside it, chance dashed."""
-    from perturbation_bench.report.plots import LAYOUT, PANEL_WIDTH, SIZE, plt, save_figure
-
-    figure, panels = plt.subplots(
-        1,
-        len(tasks),
-        figsize=(max(SIZE[0], PANEL_WIDTH * len(tasks)), max(SIZE[1], 0.3 * len(rows) + 1)),
-        squeeze=False,
-        layout=LAYOUT,
-    )
-    names = [row["name"] for row in rows]
-    ranked = ranked_tasks(tasks, rows)
-    for axes, task in zip(panels[0], tasks, strict=True):
-        ys = [i for i, row in enumerate(rows) if task in row["tasks"]]
-        cells = [rows[i]["tasks"][task] for i in ys]
-        values = [cell["value"] for cell in cells]
-        errors = [
-            [cell["value"] - cell["low"] if cell["low"] is not None else 0 for cell in cells],
-            [cell["high"] - cell["value"] if cell["high"] is not None else 0 for cell in cells],
-        ]
-        axes.errorbar(values, ys, xerr=errors, fmt="o", capsize=3)
-        for y, cell in zip(ys, cells, strict=True):
-            if cell["n"]:
-                axes.annotate(
-                    f"n={cell['n']}", (cell["value"], y), xytext=(0, 6),
-                    textcoords="offset points", ha="center", fontsize=7,
-                )  # fmt: skip
-        metric = cells[0]["metric"]
-        if metric in CHANCE:
-            axes.axvline(CHANCE[metric], color="grey", linestyle="--", linewidth=1)
-        axes.set_yticks(range(len(rows)), names if axes is panels[0][0] else [""] * len(rows))
-        axes.set_ylim(len(rows) - 0.5, -0.5)
-        axes.set_title(_short(task) + ("" if task in ranked else " (not ranked)"))
-        axes.set_xlabel(metric + (" (chance dashed)" if metric in CHANCE else ""))
-    figure.suptitle(f"Leaderboard: {len(rows)} runs, 95% intervals (Wilson for accuracy)")
-    save_figure(figure, path)
-
-
-def _short(task: str) -> str:
-    return task.removeprefix("perturbation_")

@@ -56,7 +56,11 @@ from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import check_floors_apply
 from perturbation_bench.report.markdown import to_markdown
-from perturbation_bench.report.output_folder import check_output_folder, replace_output
+from perturbation_bench.report.output_folder import (
+    check_output_folder,
+    make_folder,
+    replace_output,
+)
 from perturbation_bench.report.runs import collect_pairs
 from perturbation_bench.report.sections import SECTIONS, Inputs
 
@@ -89,8 +93,7 @@ def make_report(
     """
     if export is not None:  # refused before any work (output_folder.py)
         check_output_folder(export[1], f"--export {export[0]}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_folder(out, "--out")
     provenance: dict = {}
     pairs, notes = collect_pairs(run_folders, list(by), provenance, names, list(floors))
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly

@@ -28,14 +28,7 @@ def check_output_folder(path: str | Path, option: str) -> Path:
     Raises:
         OptionsError: naming ``option``, the folder and the reason.
     """
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise OptionsError(f"{option} {path}: is a file, not a folder")
-    existing = next(p for p in (path, *path.parents) if p.exists())
-    if not existing.is_dir():
-        raise OptionsError(f"{option} {path}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OptionsError(f"{option} {path}: cannot write in {existing}")
+    path = writable_folder(path, option)
     if path.is_dir():
         owned = set(_manifest(path))
         foreign = sorted(
@@ -49,6 +42,37 @@ def check_output_folder(path: str | Path, option: str) -> Path:
                 f"(first: {foreign[0]}); give an empty or new folder, or one an earlier "
                 f"{option} wrote"
             )
+    return path
+
+
+def writable_folder(path: str | Path, option: str) -> Path:
+    """``path``, refused when it is a file, lies under a file or cannot be written.
+
+    Raises:
+        OptionsError: naming ``option``, the folder and the reason.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OptionsError(f"{option} {path}: is a file, not a folder")
+    existing = next(p for p in (path.absolute(), *path.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise OptionsError(f"{option} {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OptionsError(f"{option} {path}: cannot write in {existing}")
+    return path
+
+
+def make_folder(path: str | Path, option: str) -> Path:
+    """``path`` made (with its parents) after :func:`writable_folder`'s checks.
+
+    Raises:
+        OptionsError: as :func:`writable_folder`, or the system refused to make it (naming why).
+    """
+    path = writable_folder(path, option)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OptionsError(f"{option} {path}: cannot make this folder ({err.strerror})") from None
     return path
 
 

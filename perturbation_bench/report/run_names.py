@@ -11,11 +11,14 @@ A run is identified by everything that changes its scores:
   convention, ...), the data's identity (sha256 of the files) among them; the shard is not part
   of it (shards of one run merge).
 
-Its name starts from ``--name FOLDER=LABEL`` when given, else from lm-eval's ``model_name``
-(``pretrained``) or, for a model without one (``kmer-markov``), the lm-eval model; runs whose names
-start alike are told apart by what differs, ``key=value`` each (``kmer-markov order=2`` and
-``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not one of them
-is named with ``--name``. A setting a run does not have (None) is never in its name. A setting
+Its name starts from ``--name FOLDER=LABEL`` when given, else from the model's short name
+(:func:`short_name`: the last path component of ``pretrained``, ``tiny-dna-lm`` for
+``/tmp/x/tiny-dna-lm``) or, for a model without one (``kmer-markov``), the lm-eval model; runs
+whose names start alike are told apart by what differs, ``key=value`` each (``kmer-markov
+order=2`` and ``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not
+one of them is named with ``--name``. A setting a run does not have (None, or an empty value such
+as no ``dna_prefix``) is never in its name; the whole identity stays in the report's provenance
+table. A setting
 of :data:`NAMED_UNLESS_DEFAULT` other than its default is in the name even of a run alone
 (``scoring=pll``; an embedding score by its own name, ``Embeddings.plus.euclidean_distance``,
 which stands for the ``scoring``, ``distance``, ``pooling`` and ``layer`` it implies,
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from perturbation_bench.errors import DataValidationError
+from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.families import DEFAULT_SCORINGS
 from perturbation_bench.pairs.settings import IDENTIFYING
 
@@ -74,6 +77,13 @@ def identity(
     return items
 
 
+def short_name(model_args: dict, model: str | None, fallback: str) -> str:
+    """Where a run's name starts: the last path component of ``pretrained`` (a trailing ``/``
+    ignored), else the lm-eval ``model``, else ``fallback`` (the run's folder name)."""
+    pretrained = str(model_args.get("pretrained") or "").rstrip("/")
+    return pretrained.rsplit("/", 1)[-1] or model or fallback
+
+
 def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str, str]:
     """``folder -> name`` for ``runs`` (each ``{"folder", "base", "identity", "shards"}``, with
     ``shards`` = ``{task: "I/N" or None}``); ``names``: ``folder -> label`` from ``--name``.
@@ -102,6 +112,24 @@ def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str
     return out
 
 
+def labels_by_folder(folders: list[str], names: dict[str, str]) -> dict[str, str]:
+    """``--name FOLDER=LABEL`` options (``names``) keyed by the run folders as given
+    (``folders``), each matched by its resolved path.
+
+    Raises:
+        OptionsError: a FOLDER that is none of ``folders``.
+    """
+    from pathlib import Path
+
+    out = {}
+    for folder, label in names.items():
+        matched = [given for given in folders if Path(given).resolve() == Path(folder).resolve()]
+        if not matched:
+            raise OptionsError(f"--name {folder}={label}: {folder} is not one of the RUN folders")
+        out[matched[0]] = label
+    return out
+
+
 def _suffix(items: dict, differing: set) -> list[str]:
     """The ``key=value`` parts of a run's name (module docstring): the keys that differ within
     its group or are named unless default, less those it lacks and those another part implies."""
@@ -110,7 +138,7 @@ def _suffix(items: dict, differing: set) -> list[str]:
         for key, defaults in NAMED_UNLESS_DEFAULT.items()
         if items.get(key) not in (None, *defaults)
     }
-    shown = {key for key in shown if items.get(key) is not None}
+    shown = {key for key in shown if items.get(key) not in (None, "")}
     shown -= {implied for key in shown for implied in IMPLIED.get(key, ())}
     return [
         _shown(items[key]) if key in BARE else f"{_short(key)}={_shown(items[key])}"

@@ -15,11 +15,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perturbation_bench.errors import DataSourceError, OptionsError
+from perturbation_bench.errors import DataSourceError
 from perturbation_bench.families import is_floor, scoring_of
 from perturbation_bench.pairs.calibration import model_source
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
-from perturbation_bench.report.run_names import identity, run_names
+from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs
 
 TASK_PREFIX = "perturbation_"
@@ -122,20 +122,13 @@ def _run_settings(folder: Path) -> tuple:
             name and settings would otherwise be guessed.
     """
     for results in sorted(folder.glob("results_*.json"), reverse=True):
-        try:
-            data = json.loads(results.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise DataSourceError(
-                f"{results}: not a readable results file ({err}); the run's model and settings "
-                "are read from it: restore it, or remove it to name the run by its folder"
-            ) from None
+        data = read_results_file(results)
         config = data.get("config") or {}
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
         scale = _scale(config.get("model"), provenance, model_args)
-        base = model_args.get("pretrained") or config.get("model") or data.get("model_name")
         return (
-            str(base or folder.name),
+            short_name(model_args, config.get("model"), folder.name),
             config.get("limit"),
             scale,
             provenance,
@@ -143,6 +136,27 @@ def _run_settings(folder: Path) -> tuple:
             model_args,
         )
     return folder.name, None, "causal", {}, None, {}
+
+
+def read_results_file(path: Path) -> dict:
+    """One lm-eval ``results_*.json``, read.
+
+    Raises:
+        DataSourceError: naming the file, when it cannot be read, is not JSON (a file cut
+            short) or is not a JSON object.
+    """
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
+        raise DataSourceError(
+            f"{path}: not a readable results file ({err}); restore it, or remove it"
+        ) from None
+    if not isinstance(data, dict):
+        raise DataSourceError(
+            f"{path}: not a readable results file (a JSON {type(data).__name__}, not the object "
+            "lm-eval writes); restore it, or remove it"
+        )
+    return data
 
 
 def _scale(model: str | None, provenance: dict, model_args: dict) -> str:
@@ -165,7 +179,7 @@ def _first_settings(path: Path) -> TaskSettings:
         first = handle.readline()
     try:
         return logged_settings(json.loads(first)["doc"])
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):  # ValueError: not JSON, or not UTF-8
         return TaskSettings()  # a bad line is named with its number when the file is read
 
 
@@ -193,7 +207,7 @@ def collect_pairs(
             }
             for run in runs
         ],
-        _names_by_folder(runs, names or {}),
+        labels_by_folder([str(run.folder) for run in runs], names or {}),
     )
     rows, notes = [], []
     for run in runs:
@@ -220,14 +234,3 @@ def collect_pairs(
     import pandas as pd
 
     return pd.DataFrame(rows), notes
-
-
-def _names_by_folder(runs: list[Run], names: dict[str, str]) -> dict[str, str]:
-    """``--name FOLDER=LABEL`` keyed by the runs' folders as given (matched by resolved path)."""
-    out = {}
-    for folder, label in names.items():
-        matched = [run for run in runs if run.folder.resolve() == Path(folder).resolve()]
-        if not matched:
-            raise OptionsError(f"--name {folder}={label}: {folder} is not one of the RUN folders")
-        out[str(matched[0].folder)] = label
-    return out

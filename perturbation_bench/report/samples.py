@@ -51,12 +51,17 @@ def stream_sample_pairs(
     ``score_name`` names the variant score instead of the task's ``score`` (:attr:`Run.score_name`).
 
     Raises:
-        DataValidationError: a line that is not JSON (a truncated file) or not a sample of a
-            perturbation-bench task, naming the file and the line.
+        DataValidationError: an empty file, or a line that is not JSON (a truncated file) or
+            not a sample of a perturbation-bench task, naming the file and the line.
     """
     from tqdm import tqdm
 
     columns = (*STRATA, *extra_columns)
+    if path.stat().st_size == 0:
+        raise DataValidationError(
+            f"{path}: an empty samples file (no sample of {task}); rerun the task with "
+            "--log_samples, or remove the file"
+        )
     with (
         path.open("rb") as handle,
         tqdm(
@@ -71,9 +76,10 @@ def stream_sample_pairs(
                 ll_original, ll_perturbed = (float(x) for x in sample["filtered_resps"][0])
                 original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
                 settings = logged_settings(doc)
-            except json.JSONDecodeError as err:
+            except (json.JSONDecodeError, UnicodeDecodeError) as err:
                 raise DataValidationError(
-                    f"{path}: line {number}: not valid JSON ({err.msg}); the file may be truncated"
+                    f"{path}: line {number}: not valid JSON "
+                    f"({getattr(err, 'msg', None) or err.reason}); the file may be truncated"
                 ) from None
             except (KeyError, TypeError, ValueError, IndexError) as err:
                 raise DataValidationError(

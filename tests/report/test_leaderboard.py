@@ -12,7 +12,8 @@ import pytest
 from dna_fixtures import evaluate, random_genome
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.report.leaderboard import headline, leaderboard, markdown, write_leaderboard
+from perturbation_bench.report.leaderboard import headline, leaderboard
+from perturbation_bench.report.leaderboard_files import markdown, write_leaderboard
 
 TASKS = ["perturbation_syn_human", "perturbation_motif_human"]
 
@@ -179,14 +180,15 @@ def test_runs_are_ranked_on_the_tasks_every_run_scored_and_the_rest_listed_apart
         f"| 1 | a | 1.00 | pairwise_acc 0.750 [{a_low:.3f}, {a_high:.3f}] n=12 (#1) |",
         f"| 2 | b | 2.00 | pairwise_acc 0.083 [{low:.3f}, {high:.3f}] n=12 (#2) |",
     ]
-    assert lines[4:9] == [
+    assert lines[4:11] == [
         "",
-        "Not ranked (not scored by every run):",
+        "Not ranked (a ranked column holds one metric on one data identity):",
+        "",
+        "- motif_human: not scored by a",
         "",
         "| run | motif_human |",
         "|---|---|",
     ]
-    assert "Not ranked (not scored by every run):" in lines
     assert lines[-2] == "| a | - |"
     assert lines[-1].startswith("| b | pairwise_acc 0.900 [") and "(#" not in lines[-1]
 
@@ -199,11 +201,11 @@ def test_runs_that_share_no_task_are_not_ranked(tmp_path, capsys):
     assert all(cell["rank"] is None for row in rows for cell in row["tasks"].values())
     out = tmp_path / "board"
     assert main(["leaderboard", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
-    assert "2 runs, 2 tasks; no task scored by every run: nothing ranked" in (
-        capsys.readouterr().out
-    )
+    printed = capsys.readouterr().out
+    assert "not ranked: perturbation_syn_human: not scored by b" in printed
+    assert "2 runs, 2 tasks; no task scored by every run with one metric on one data" in printed
     assert (out / "leaderboard.md").read_text().splitlines()[0] == (
-        "No task was scored by every run: nothing is ranked."
+        "No task was scored by every run with one metric on one data: nothing ranked."
     )
 
 
@@ -323,3 +325,74 @@ def test_a_run_without_pretrained_is_named_by_its_model_and_its_scorer_settings(
         (folder / "results_2026-01-01T00-00-00.json").write_text(json.dumps(results))
     _, rows = leaderboard([str(tmp_path / "o2"), str(tmp_path / "o5")])
     assert sorted(row["name"] for row in rows) == ["kmer-markov order=2", "kmer-markov order=5"]
+
+
+def test_a_task_scored_with_another_metric_or_on_other_data_is_not_ranked(tmp_path, capsys):
+    """Three runs of one task: a and b on data aa with AUPRC, c with Spearman (its labels are
+    another data set): no run is "#1" of it, c is listed apart with both reasons, and the figure
+    draws two panels, each axis naming its metric. On a task all three scored on aa with AUPRC
+    they are ranked, 0.7 > 0.5 > 0.3."""
+
+    def run(name, metric, value, data):
+        folder = tmp_path / name / "m"
+        folder.mkdir(parents=True)
+        results = {
+            "results": {
+                "perturbation_variants": {f"{metric},pairs": value},
+                "perturbation_custom": {"auprc,pairs": {"a": 0.7, "b": 0.5, "c": 0.3}[name]},
+            },
+            "config": {
+                "model": "dna-hf",
+                "model_args": f"pretrained=/tmp/x/{name}",
+                "perturbation_bench": {
+                    "tasks": {
+                        "perturbation_variants": {"data": data},
+                        "perturbation_custom": {"data": "sha256:aa"},
+                    }
+                },
+            },
+        }
+        (folder / "results_2026-01-01T00-00-00.json").write_text(json.dumps(results))
+        return str(tmp_path / name)
+
+    folders = [
+        run("a", "auprc", 0.4, "sha256:aa"),
+        run("b", "auprc", 0.6, "sha256:aa"),
+        run("c", "spearman_macro", 0.9, "sha256:cc"),
+    ]
+    tasks, rows = leaderboard(folders)
+    assert tasks == ["perturbation_custom", "perturbation_variants"]
+    by_name = {row["name"]: row["tasks"] for row in rows}
+    assert [by_name[n]["perturbation_custom"]["rank"] for n in "abc"] == [1, 2, 3]
+    assert [by_name[n]["perturbation_variants"]["rank"] for n in "abc"] == [None] * 3
+    assert [by_name[n]["perturbation_variants"]["apart"] for n in "ab"] == [None, None]
+    assert by_name["c"]["perturbation_variants"]["apart"] == (
+        "another metric (spearman_macro, not auprc); other data (sha256:cc, not sha256:aa)"
+    )
+    out = tmp_path / "board"
+    assert main(["leaderboard", *folders, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "not ranked: perturbation_variants: c apart: another metric (spearman_macro" in printed
+    assert "- variants: c apart: another metric" in (out / "leaderboard.md").read_text()
+    table = pd.read_csv(out / "leaderboard.csv")
+    assert list(table["perturbation_variants:data"]) == ["sha256:aa", "sha256:aa", "sha256:cc"]
+    from perturbation_bench.report.leaderboard_files import panels
+
+    assert panels(tasks, rows) == [
+        ("perturbation_custom", "auprc"),
+        ("perturbation_variants", "auprc"),
+        ("perturbation_variants", "spearman_macro"),
+    ]
+
+
+def test_leaderboard_name_labels_a_run_as_report_name_does(tmp_path, capsys):
+    write_results(tmp_path / "a" / "m", "/tmp/pytest-1/models/tiny", {TASKS[0]: (0.6, 10)})
+    write_results(tmp_path / "b" / "m", "/tmp/pytest-1/models/other", {TASKS[0]: (0.7, 10)})
+    _, rows = leaderboard([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert sorted(row["name"] for row in rows) == ["other", "tiny"]
+    out = tmp_path / "board"
+    runs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert main(["leaderboard", *runs, "--out", str(out), "--name", f"{runs[0]}/=mine"]) == 0
+    assert sorted(pd.read_csv(out / "leaderboard.csv")["name"]) == ["mine", "other"]
+    assert main(["leaderboard", *runs, "--out", str(out), "--name", "elsewhere=x"]) == 2
+    assert "--name elsewhere=x: elsewhere is not one of the RUN folders" in capsys.readouterr().err

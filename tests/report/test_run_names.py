@@ -52,8 +52,8 @@ def test_a_model_with_rc_average_off_and_on_is_two_rows(tmp_path):
     ]
     report = make_report(runs, tmp_path / "report", n_boot=50)
     assert rows_by_model(report) == {
-        "org/dna-lm rc_average=False": 12,
-        "org/dna-lm rc_average=True": 12,
+        "dna-lm rc_average=False": 12,
+        "dna-lm rc_average=True": 12,
     }
 
 
@@ -313,3 +313,40 @@ def test_an_embedding_run_is_named_by_its_score_and_a_likelihood_run_has_no_none
         "m_Embeddings.plus.l2_distance_pooling_mean_layer_3_"
     )
     assert traitgym_name("m", "llr") == "m_LLR.minus.score"
+
+
+@pytest.mark.parametrize(
+    "pretrained, model, short",
+    [("/tmp/pytest-7/models0/tiny-dna-lm", "dna-hf", "tiny-dna-lm"),
+     ("/tmp/pytest-7/models0/tiny-dna-lm/", "dna-hf", "tiny-dna-lm"),
+     ("org/dna-lm", "dna-hf", "dna-lm"), (None, "kmer-markov", "kmer-markov"),
+     (None, None, "run-folder")],
+)  # fmt: skip
+def test_a_name_starts_from_the_models_short_name(pretrained, model, short):
+    from perturbation_bench.report.run_names import short_name
+
+    args = {} if pretrained is None else {"pretrained": pretrained}
+    assert short_name(args, model, "run-folder") == short
+
+
+def test_a_report_names_a_model_in_a_temporary_folder_by_its_last_component(tmp_path):
+    model = tmp_path / "pytest-of-someone" / "pytest-12" / "models0" / "tiny-dna-lm"
+    run = write_run(
+        tmp_path / "run", TASK, lls(6, 1), model="dna-hf", model_args={"pretrained": str(model)}
+    )
+    report = make_report([run], tmp_path / "report", n_boot=50)
+    assert rows_by_model(report) == {"tiny-dna-lm": 6}
+
+
+def test_an_empty_or_inapplicable_setting_is_never_in_a_name():
+    """Two runs differ in ``dna_prefix`` ('' against 'ACGT') and in ``score`` (None, as a
+    setting that does not apply is recorded, against 'abs_llr'): the run without a prefix and
+    without a score is named by its model alone, never ``dna_prefix=`` or ``score=None``."""
+    from perturbation_bench.report.run_names import identity
+
+    plain, changed = (
+        identity("dna-hf", {"pretrained": "m"}, {}, {TASK: TaskSettings(data="sha256:aa", **extra)})
+        for extra in ({"dna_prefix": "", "score": None},
+                      {"dna_prefix": "ACGT", "score": "abs_llr"})
+    )  # fmt: skip
+    assert named(plain, changed) == ["m", "m dna_prefix=ACGT score=abs_llr"]
