@@ -190,10 +190,56 @@ def build_variant_dataset(
         **{k: v for k, v in {**columns, **(mavedb or {})}.items() if v is not None},
     }
     path, written = _write_config(
-        out, config, rows, carried, variants_path, excluded, settings, lambda: counted.count
+        out,
+        config,
+        rows,
+        carried,
+        variants_path,
+        excluded,
+        settings,
+        lambda: counted.count,
+        check=lambda: check_positions(variants_path, genome, named, counted.count),
     )
     write_excluded(path.parent, (*named_by, *VARIANT_KEYS, "reason"), named)
     return path, written, excluded, counted.count
+
+
+def check_positions(source, genome, named: list[tuple], read: int) -> None:
+    """Refuse a file whose REF mismatches the FASTA at most of its ``read`` variants where, one
+    base later or earlier, most of those REFs match: its positions are 0-based (this build reads
+    1-based positions, as VCF) or shifted. ``named``: the excluded variants, ``(..., chrom, pos,
+    ref, alt, reason)``.
+
+    Raises:
+        DataValidationError: naming the file, the counts and the shift.
+    """
+    mismatched = [row[-5:-1] for row in named if row[-1] == "ref_mismatch"]
+    if 2 * len(mismatched) <= read:
+        return
+    for shift, meaning in ((1, "0-based positions"), (-1, "positions one base too far")):
+        fits = sum(
+            _ref_fits(genome, chrom, int(pos) + shift, ref) for chrom, pos, ref, _ in mismatched
+        )
+        if 2 * fits > len(mismatched):
+            raise DataValidationError(
+                f"{source}: REF does not match the FASTA at {len(mismatched)} of {read} variants, "
+                f"and {fits} of those match one base {'later' if shift > 0 else 'earlier'}: "
+                f"{meaning}? This build reads 1-based positions, as VCF does "
+                f"({'add' if shift > 0 else 'subtract'} 1 to every position)"
+            )
+
+
+def _ref_fits(genome, chrom: str, pos: int, ref: str) -> bool:
+    """Whether ``ref`` is the genome's bases at 1-based ``pos`` of ``chrom`` (its FASTA name
+    resolved as the build resolves it)."""
+    name = resolve_chromosome(chrom, genome)
+    start = pos - 1
+    return (
+        name is not None
+        and 0 <= start
+        and start + len(ref) <= genome.length(name)
+        and (genome.fetch(name, start, start + len(ref)) == ref)
+    )
 
 
 def build_nabench_dataset(
@@ -239,12 +285,13 @@ def build_nabench_dataset(
 
 
 def _write_config(
-    out, config, rows, carried, source, excluded, settings, read, counts=None
+    out, config, rows, carried, source, excluded, settings, read, counts=None, check=None
 ) -> tuple[Path, int]:
     """Stream ``rows`` to the config's parquet file, each batch in one schema (the first
     row's order, :func:`row_schema`), and write ``_build_report.json`` with ``settings``
-    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name).
-    A build that stops (a refused record, no pair) removes the config folder it made."""
+    (``read()``: the variants read, once the rows are spent; ``counts``: more counts by name;
+    ``check()``: a refusal of the whole file, once the rows are spent). A build that stops (a
+    refused record, no pair, the check) removes the config folder it made."""
     fresh = not (Path(out) / config).exists()
     folder = config_folder(out, config)
     schema = None  # the first batch's, for every batch
@@ -256,6 +303,8 @@ def _write_config(
 
     try:
         path, written = write_pairs(folder, rows, table_of)
+        if check is not None:
+            check()
         if not written:
             raise DataValidationError(
                 f"{source}: no variant could be made into a pair (excluded: "

@@ -717,3 +717,58 @@ def test_a_label_that_is_not_a_finite_number_or_a_score_column_is_refused(
     err = capsys.readouterr().err
     assert f"{tmp_path / 'v.csv'}: {message}" in err and "Traceback" not in err
     assert not (tmp_path / "out" / "toy").exists()  # the refused build's folder removed
+
+
+def test_positions_one_base_off_at_most_rows_are_named_as_such(tmp_path, capsys):
+    """REF mismatches the FASTA at most rows and matches one base later: 0-based positions, named
+    with the counts, and no config left behind; a few mismatches are excluded as before."""
+    import pandas as pd
+
+    from dna_fixtures import random_genome
+    from perturbation_bench.cli import main
+
+    fasta, sequences = random_genome(tmp_path, {"chr1": 800}, 11)
+    genome = sequences["chr1"]
+    sites = range(100, 700, 50)  # 12 sites, 1-based
+    rows = [
+        {
+            "chrom": "chr1",
+            "pos": p,
+            "ref": genome[p - 1],
+            "alt": "ACGT".replace(genome[p - 1], "")[0],
+        }
+        for p in sites
+    ]
+    zero_based = [{**row, "pos": row["pos"] - 1} for row in rows]
+    # a 0-based position mismatches unless its base equals the next one
+    mismatched = sum(genome[p - 2] != genome[p - 1] for p in sites)
+    for name, table in (("zero", zero_based), ("one", rows[:10] + zero_based[10:])):
+        pd.DataFrame(table).to_csv(tmp_path / f"{name}.csv", index=False)
+    args = ["--fasta", str(fasta), "--out", str(tmp_path / "out"), "--window", "60"]
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "build",
+                "variants",
+                "--variants",
+                str(tmp_path / "zero.csv"),
+                "--config",
+                "zero",
+                *args,
+            ]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err.strip() == (
+        f"perturbation-bench error: {tmp_path / 'zero.csv'}: REF does not match the FASTA at "
+        f"{mismatched} of 12 variants, and {mismatched} of those match one base later: 0-based "
+        "positions? This build reads 1-based positions, as VCF does (add 1 to every position)"
+    )
+    assert not (tmp_path / "out" / "zero").exists()
+    assert (
+        main(
+            ["build", "variants", "--variants", str(tmp_path / "one.csv"), "--config", "one", *args]
+        )
+        == 0
+    )
