@@ -19,8 +19,10 @@ Over the logits of A, C, G and T alone, in float32::
     s = mean over j of JSD_j              (nats, in [0, log 2]; 0 when r = a)
 
 It reads one token per base: a tokenizer without A, C, G and T as single tokens (k-mers), a
-sequence that is not one token per base (BPE), a variant that is not one base changed with
-bases after it, and a window longer than the model's ``max_length`` are refused in one line.
+sequence that is not one token per base (BPE), a variant that is not one base changed, and a
+window longer than the model's ``max_length`` are refused in one line. A variant at its window's
+last base (a chromosome's last base) has no base after it: its ``s`` is NaN, counted and named in
+the log, and the variant task leaves it out of its ranking metrics as it does an unlabelled one.
 Each window is one forward pass, its two windows batched with other pairs of the same length;
 with a causal model (``share_prefix``, on by default) the tokens before the variant's, which
 the two windows share, are run once and both remainders read them from the key/value cache
@@ -112,8 +114,22 @@ class JSDScorer:
 
     def scores(self, requests, pairs: list[tuple[int, int]], progress: bool) -> list[float]:
         """``s`` for each pair's reference request, 0 for its alternate and any other."""
-        windows = [self._pair(requests, o, p) for o, p in pairs]
         out = [0.0] * len(requests)
+        windows = [self._pair(requests, o, p) for o, p in pairs]
+        last = [k for k, window in enumerate(windows) if window is None]
+        if last:
+            log.warning(
+                "%s: %d variant(s) are the last base of their window (a chromosome's last base): "
+                "no base after them to read, so their jsd is NaN and the ranking metrics leave "
+                "them out (first: %s)",
+                self.name,
+                len(last),
+                describe_request(requests[pairs[last[0]][0]]),
+            )
+        for k in last:
+            out[pairs[k][0]] = math.nan
+        pairs = [pair for pair, window in zip(pairs, windows, strict=True) if window is not None]
+        windows = [window for window in windows if window is not None]
         per_batch, groups = self.batch_size // 2, self._groups(windows)
         log.info(
             "%s: downstream JSD of %d pairs, %d sharing the tokens before their variant (one "
@@ -167,12 +183,13 @@ class JSDScorer:
             out.append(downstream_jsd(ref, alt, range(len(read)), self.bases))
         return out
 
-    def _pair(self, requests, original: int, perturbed: int) -> tuple[list, list, list[int]]:
-        """Both windows' token ids and the rows ``t_j`` (module docstring).
+    def _pair(self, requests, original: int, perturbed: int) -> tuple[list, list, list[int]] | None:
+        """Both windows' token ids and the rows ``t_j`` (module docstring); None for a variant at
+        its window's last base, which has no base after it (its score is NaN).
 
         Raises:
-            OptionsError: not one token per base, not one base changed with bases after it, or
-                longer than ``max_length`` (module docstring).
+            OptionsError: not one token per base, not one base changed, or longer than
+                ``max_length`` (module docstring).
         """
         (ref, positions), (alt, _) = (self.encode(requests[i]) for i in (original, perturbed))
         what = describe_request(requests[original])
@@ -184,11 +201,10 @@ class JSDScorer:
             )
         changed = [i for i, (a, b) in enumerate(zip(sequence, other, strict=False)) if a != b]
         differ = [t for t, (a, b) in enumerate(zip(ref, alt, strict=True)) if a != b]
-        if (
-            len(changed) != 1
-            or changed[0] == len(sequence) - 1
-            or differ != [positions[changed[0]]]
-        ):
+        one_base = len(changed) == 1 and differ == [positions[changed[0]]]
+        if one_base and changed[0] == len(sequence) - 1:
+            return None  # the window's last base: nothing after it to read (NaN, scores())
+        if not one_base:
             raise OptionsError(
                 f"score jsd reads a single-base variant with bases after it; {what} differs "
                 f"at {len(changed)} base(s) and {len(differ)} token(s)"

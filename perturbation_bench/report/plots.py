@@ -189,7 +189,9 @@ SCALE_LABELS = {
 
 def margins(pairs, path: Path) -> None:
     """Histograms of LL(original) - LL(perturbed) per model: a row of panels per score scale
-    (``pairs["scale"]``: causal, masked or pll), a column per task."""
+    (``pairs["scale"]``: causal, masked or pll), a column per task; a pair without a value
+    (NaN: a jsd with no base after its variant) is not drawn, and the legend's n leaves it out."""
+    pairs = pairs[np.isfinite(pairs["margin"])]
     tasks = sorted(pairs["task"].unique())
     scales = [s for s in SCALE_LABELS if s in set(pairs["scale"])]
     size = (max(SIZE[0], PANEL_WIDTH * len(tasks)), SIZE[1] * len(scales))  # room for every panel

@@ -89,6 +89,7 @@ def stream_sample_pairs(
             outcome = pair_outcome(ll_original, ll_perturbed)
             forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
             motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
+            score = _score(doc, settings.score, sample["filtered_resps"])
             yield {
                 "pair_id": pair_id(original, perturbed, doc.get("assay")),
                 "task": task,
@@ -105,6 +106,7 @@ def stream_sample_pairs(
                 "data": settings.data,
                 "shard": settings.shard,
                 **{name: doc.get(name) for name in SAMPLE_FIELDS},
+                **({"label": None} if score != score else {}),  # no score, no ranking (NaN jsd)
                 "motif_margin": motif_margin,
                 "control_margin": control_margin,
                 "ties_rule": settings.ties,
@@ -114,7 +116,7 @@ def stream_sample_pairs(
                 "one_class_chromosomes": settings.one_class_chromosomes,
                 "labels": settings.labels,
                 "min_per_class": settings.min_per_class,
-                "score": _score(doc, settings.score, sample["filtered_resps"]),
+                "score": score,
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},

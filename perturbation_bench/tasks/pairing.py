@@ -28,6 +28,7 @@ from lm_eval.api.filter import Filter
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.requests import strand_average
+from perturbation_bench.pairs.scores import MODEL_SCORES
 from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.tasks.document_requests import (
     requests_per_comparison,
@@ -64,7 +65,7 @@ class PairFilter(Filter):
             counts = doc.get(TOKEN_COUNTS)
             if counts:
                 lls = [ll / n for ll, n in zip(lls, counts, strict=True)]
-            if any(math.isnan(ll) for ll in lls):
+            if any(math.isnan(ll) for ll in lls) and not _nan_allowed(doc):
                 raise PairingError(
                     f"the model returned a NaN log-likelihood for {_describe(doc)} ({lls}); "
                     "the weights or the dtype overflowed (try dtype=float32 or bfloat16 "
@@ -104,6 +105,14 @@ def logged_pairs(result: dict, task: str) -> list[tuple[float, float]]:
     in-process ``simple_evaluate(..., log_samples=True)`` result."""
     samples = sorted(result["samples"][task], key=lambda s: s["doc_id"])
     return [tuple(s["filtered_resps"][0]) for s in samples]
+
+
+def _nan_allowed(doc) -> bool:
+    """Whether a NaN answer means "no value" for ``doc``: a score the model computes
+    (``score: jsd`` at a chromosome's last base, ``models/jsd_scoring.py``), not a
+    log-likelihood that overflowed."""
+    settings = settings_of(doc)
+    return settings is not None and settings.score in MODEL_SCORES
 
 
 def _describe(doc) -> str:

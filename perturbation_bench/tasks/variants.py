@@ -202,7 +202,8 @@ def process_results(doc, results) -> dict:
         settings = doc[TASK]
         # s off the margin (ranking.py) or the four alleles (marginal.py), calibrated or not
         score = document_score(settings.score, doc, *pairs)
-        label = doc["label"]
+        # a NaN score (jsd at a chromosome's last base, named in the model's log) ranks nothing
+        label = doc["label"] if score == score else None
         quantitative = settings.labels == "quantitative"
         if quantitative and label is not None:
             label = oriented(label, doc.get("label_direction"))

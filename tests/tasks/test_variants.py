@@ -5,6 +5,7 @@ ranking metrics."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import random
 import re
@@ -611,3 +612,66 @@ def test_replicate_assay_files_are_two_assays_in_the_task_and_the_report(tiny_mo
     assert {a: c["n"] for a, c in cells.items()} == sizes
     (macro,) = made["variants"]["assay_macros"]
     assert (macro["assays"], macro["spearman_macro"]) == (2, pytest.approx(got, abs=1e-12))
+
+
+@pytest.mark.parametrize("model", ["dna-hf", "dna-mlm"])
+def test_a_jsd_at_a_chromosome_s_last_base_is_nan_named_and_left_out(
+    genome, tiny_models, tmp_path, caplog, model
+):
+    """No base follows the variant: its s is NaN, the log counts and names it, and the ranking
+    metrics are those of the other variants."""
+    from sklearn.metrics import roc_auc_score
+
+    from dna_fixtures import build_tokenizer
+    from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
+
+    fasta, sequences = genome
+    chrom = sequences["chr13"]
+    last = len(chrom)
+    rows = [
+        {
+            "chrom": "chr13",
+            "pos": p,
+            "ref": chrom[p - 1],
+            "alt": "ACGT".replace(chrom[p - 1], "")[0],
+            "label": i % 2 == 0,
+        }
+        for i, p in enumerate([*range(100, 700, 100), last])
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "v.csv", index=False)
+    args = [
+        "--fasta",
+        str(fasta),
+        "--config",
+        "v",
+        "--out",
+        str(tmp_path / "out"),
+        "--window",
+        "40",
+    ]
+    assert main(["build", "variants", "--variants", str(tmp_path / "v.csv"), *args]) == 0
+    path = tiny_models["char"]
+    if model == "dna-mlm":
+        path = str(
+            save_random_bert(tmp_path / "mlm", as_masked_lm_tokenizer(build_tokenizer("char")))
+        )
+    metadata = {"config": "v", "data_dir": str(tmp_path / "out"), "score": "jsd"}
+    with caplog.at_level(logging.WARNING):
+        result = evaluate(path, [TASK], metadata, model, output_path=tmp_path / "run")
+    samples = sorted(result["samples"][TASK], key=lambda s: s["doc_id"])
+    score, label = samples[-1]["auroc"][:2]
+    assert math.isnan(score) and label is None
+    assert (
+        f"{model}: 1 variant(s) are the last base of their window (a chromosome's last base): no "
+        "base after them to read, so their jsd is NaN and the ranking metrics leave them out "
+        f"(first: {TASK} doc 6 (variant_id='chr13:{last}:"
+    ) in caplog.text
+    kept = [s["auroc"] for s in samples[:-1]]
+    expected = roc_auc_score([bool(k[1]) for k in kept], [k[0] for k in kept])
+    assert result["results"][TASK]["auroc,pairs"] == pytest.approx(expected, abs=1e-12)
+    from perturbation_bench.report.make import make_report
+
+    make_report([tmp_path / "run"], tmp_path / "report", n_boot=20, se_boot=2, se_chrom_boot=2)
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    (row,) = report["variants"]["summary"]
+    assert (row["auroc"], row["n"]) == (pytest.approx(expected, abs=1e-12), 6)
