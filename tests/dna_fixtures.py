@@ -459,6 +459,17 @@ def build_variants(tmp_path, variants: Path, fasta: Path, config="toy", *extra, 
     return pd.read_parquet(tmp_path / "out" / config / "test-00000-of-00001.parquet")
 
 
+def snvs_at(sequences: dict[str, str], sites, label=None) -> pd.DataFrame:
+    """SNVs at 1-based ``sites`` (``(chrom, pos)``), each to the first other base; ``label(i)``
+    labels the i-th (None: no label column)."""
+    rows = []
+    for i, (chrom, pos) in enumerate(sites):
+        ref = sequences[chrom][pos - 1]
+        row = {"chrom": chrom, "pos": pos, "ref": ref, "alt": "ACGT".replace(ref, "")[0]}
+        rows.append(row if label is None else {**row, "label": label(i)})
+    return pd.DataFrame(rows)
+
+
 def traitgym_like(sequences, n: int = 60, seed: int = 0) -> pd.DataFrame:
     """TraitGym's Mendelian columns and types: chrom without chr, 1-based pos, SNVs, bool label."""
     rng = random.Random(seed)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -40,34 +41,29 @@ def check(capsys, model: str, path: str, data, metadata: dict | None = None) -> 
     return status, capsys.readouterr().err.strip()
 
 
-def test_a_masked_checkpoint_is_refused_for_dna_hf_before_any_weight(
-    bert, pair_data, capsys, no_weights_read
+@pytest.mark.parametrize(
+    "model, given, expected",
+    [
+        ("dna-hf", "masked", "a masked LM (BertForMaskedLM in its config.json); dna-hf scores "
+         "causal (left-to-right) LMs: run it with --model dna-mlm"),
+        ("dna-mlm", "causal", "a causal (left-to-right) LM (LlamaForCausalLM in its config.json); "
+         "dna-mlm scores masked LMs: run it with --model dna-hf"),
+    ],
+)  # fmt: skip
+def test_a_checkpoint_of_the_other_kind_is_refused_before_any_weight(
+    bert, tiny_models, pair_data, capsys, no_weights_read, model, given, expected
 ):
-    from perturbation_bench.models.dna_hf import DnaHFLM
+    from perturbation_bench.families import MODELS
 
-    message = (
-        f"pretrained={bert} is a masked LM (BertForMaskedLM in its config.json); dna-hf scores "
-        "causal (left-to-right) LMs: run it with --model dna-mlm"
+    path = bert if given == "masked" else tiny_models["char"]
+    message = f"pretrained={path} is {expected}"
+    assert check(capsys, model, path, pair_data) == (2, f"perturbation-bench error: {message}")
+    cls = getattr(
+        importlib.import_module(MODELS[model].target.split(":")[0]),
+        MODELS[model].target.split(":")[1],
     )
-    assert check(capsys, "dna-hf", bert, pair_data) == (2, f"perturbation-bench error: {message}")
     with pytest.raises(OptionsError) as refused:
-        DnaHFLM(pretrained=bert, device="cpu")
-    assert str(refused.value) == message
-
-
-def test_a_causal_checkpoint_is_refused_for_dna_mlm_before_any_weight(
-    tiny_models, pair_data, capsys, no_weights_read
-):
-    from perturbation_bench.models.dna_mlm import DnaMaskedLM
-
-    llama = tiny_models["char"]
-    message = (
-        f"pretrained={llama} is a causal (left-to-right) LM (LlamaForCausalLM in its "
-        "config.json); dna-mlm scores masked LMs: run it with --model dna-hf"
-    )
-    assert check(capsys, "dna-mlm", llama, pair_data) == (2, f"perturbation-bench error: {message}")
-    with pytest.raises(OptionsError) as refused:
-        DnaMaskedLM(pretrained=llama, device="cpu")
+        cls(pretrained=path, device="cpu")
     assert str(refused.value) == message
 
 
@@ -93,42 +89,24 @@ def test_without_architectures_the_model_type_decides(bert, tiny_models, tmp_pat
     check_architecture("dna-mlm", causal, "c")
 
 
-def test_an_embedding_score_reads_either_kind(bert, pair_data, capsys, no_weights_read):
+def test_an_embedding_score_reads_either_kind(bert):
     from perturbation_bench.models.architecture import check_checkpoint
 
-    check_checkpoint("dna-hf", {"pretrained": bert, "scoring": "embedding"})
+    with pytest.raises(OptionsError, match="is a masked LM"):
+        check_checkpoint("dna-hf", {"pretrained": bert})
+    check_checkpoint("dna-hf", {"pretrained": bert, "scoring": "embedding"})  # not refused
 
 
 def test_jsd_with_a_k_mer_tokenizer_is_refused_by_check_before_any_weight(
     tiny_models, tmp_path, capsys, no_weights_read
 ):
-    import pandas as pd
-
-    from dna_fixtures import random_genome
+    from dna_fixtures import build_variants, random_genome, snvs_at
 
     fasta, sequences = random_genome(tmp_path, {"chr1": 400}, 2)
-    genome = sequences["chr1"]
-    rows = [
-        {
-            "chrom": "chr1",
-            "pos": p,
-            "ref": genome[p - 1],
-            "alt": "ACGT".replace(genome[p - 1], "")[0],
-        }
-        for p in (100, 200, 300)
-    ]
-    pd.DataFrame(rows).to_csv(tmp_path / "v.csv", index=False)
-    args = [
-        "--fasta",
-        str(fasta),
-        "--config",
-        "v",
-        "--out",
-        str(tmp_path / "out"),
-        "--window",
-        "60",
-    ]
-    assert main(["build", "variants", "--variants", str(tmp_path / "v.csv"), *args]) == 0
+    snvs_at(sequences, [("chr1", p) for p in (100, 200, 300)]).to_csv(
+        tmp_path / "v.csv", index=False
+    )
+    build_variants(tmp_path, tmp_path / "v.csv", fasta, "v", window=60)
     capsys.readouterr()
     status = main(
         [

@@ -8,10 +8,9 @@ its table row alone (and a sample value below, which the first test asks for).""
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 
-from dna_fixtures import random_genome
+from dna_fixtures import build_variants, random_genome, snvs_at
 from perturbation_bench.active_models import as_scoring
 from perturbation_bench.cli import main
 from perturbation_bench.errors import OptionsError
@@ -54,20 +53,10 @@ def configs(tmp_path_factory):
     root = tmp_path_factory.mktemp("applicability")
     write_parquet(random_pairs(4, 60), root / "out", "syn_human")
     fasta, sequences = random_genome(root, {"chr1": 600}, 4)
+    sites = [("chr1", p) for p in range(100, 500, 50)]
+    snvs_at(sequences, sites, lambda i: i % 4 == 0).to_csv(root / "v.csv", index=False)
+    build_variants(root, root / "v.csv", fasta, "v", window=60)
     genome = sequences["chr1"]
-    rows = [
-        {
-            "chrom": "chr1",
-            "pos": p,
-            "ref": genome[p - 1],
-            "alt": "ACGT".replace(genome[p - 1], "")[0],
-            "label": p % 200 == 0,
-        }
-        for p in range(100, 500, 50)
-    ]
-    pd.DataFrame(rows).to_csv(root / "v.csv", index=False)
-    args = ["--fasta", str(fasta), "--config", "v", "--out", str(root / "out"), "--window", "60"]
-    assert main(["build", "variants", "--variants", str(root / "v.csv"), *args]) == 0
     (root / "m.meme").write_text(
         "MEME version 5\n\nALPHABET= ACGT\n\nstrands: + -\n\n"
         "Background letter frequencies\nA 0.25 C 0.25 G 0.25 T 0.25\n\n"

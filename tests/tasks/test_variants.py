@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dna_fixtures import evaluate, random_genome
+from dna_fixtures import build_variants, evaluate, random_genome, snvs_at
 from perturbation_bench.cli import main
 from perturbation_bench.tasks.pairing import logged_pairs
 
@@ -626,30 +626,10 @@ def test_a_jsd_at_a_chromosome_s_last_base_is_nan_named_and_left_out(
     from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 
     fasta, sequences = genome
-    chrom = sequences["chr13"]
-    last = len(chrom)
-    rows = [
-        {
-            "chrom": "chr13",
-            "pos": p,
-            "ref": chrom[p - 1],
-            "alt": "ACGT".replace(chrom[p - 1], "")[0],
-            "label": i % 2 == 0,
-        }
-        for i, p in enumerate([*range(100, 700, 100), last])
-    ]
-    pd.DataFrame(rows).to_csv(tmp_path / "v.csv", index=False)
-    args = [
-        "--fasta",
-        str(fasta),
-        "--config",
-        "v",
-        "--out",
-        str(tmp_path / "out"),
-        "--window",
-        "40",
-    ]
-    assert main(["build", "variants", "--variants", str(tmp_path / "v.csv"), *args]) == 0
+    last = len(sequences["chr13"])
+    sites = [("chr13", p) for p in [*range(100, 700, 100), last]]
+    snvs_at(sequences, sites, lambda i: i % 2 == 0).to_csv(tmp_path / "v.csv", index=False)
+    build_variants(tmp_path, tmp_path / "v.csv", fasta, "v", window=40)
     path = tiny_models["char"]
     if model == "dna-mlm":
         path = str(
