@@ -197,3 +197,20 @@ def test_overlapping_kmers_stop_a_run_whose_tokenizer_reads_no_kmer_words(tiny_m
     for path, model in ((str(masked), "dna-mlm"), (tiny_models["char"], "dna-hf")):
         with pytest.raises(TokenizationError, match="does not read space-separated k-mers"):
             evaluate(path, ["perturbation_syn_human"], metadata, model=model)
+
+
+def test_three_k_mer_words_read_as_three_unknown_tokens_are_refused():
+    """A tokenizer of 3-mer words reads three 4-mer words as three tokens, each the unknown
+    token: three tokens are not enough, they must be known; three 3-mer words pass."""
+    from perturbation_bench.models.tokens import check_kmer_words
+
+    tokenizer = SlowWordTokenizer()
+    assert tokenizer("ACGT CGTA GTAC")["input_ids"] == [0, 0, 0]
+    with pytest.raises(TokenizationError) as refused:
+        check_kmer_words(tokenizer, 4, "preset 'dnabert'")
+    assert str(refused.value).startswith(
+        "slow-words: overlapping k-mers (preset 'dnabert') reach the model as words separated by "
+        "spaces, and this tokenizer reads the three words 'ACGT CGTA GTAC' as 3 tokens (3 "
+        "unknown): it does not read space-separated k-mers"
+    )
+    check_kmer_words(tokenizer, 3)  # 'ACG CGT GTA': three known tokens
