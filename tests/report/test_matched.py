@@ -172,3 +172,26 @@ def test_ties_are_wrong_one_class_groups_are_left_out_and_the_macro_is_unweighte
     assert got["macro_avg"]["pairwise_acc"] == pytest.approx((0.6 + 0.5) / 2, rel=1e-12)
     expected_se = math.sqrt(se["missense"] ** 2 + se["intron"] ** 2) / 2
     assert got["macro_avg"]["se"] == pytest.approx(expected_se, rel=1e-12)
+
+
+def test_the_matched_section_shows_each_run_s_numbers_in_one_row():
+    from perturbation_bench.report.matched import markdown
+
+    row = {
+        "model": "m", "task": TASK, "score": "llr", "groups": 7, "group_accuracy": 0.4,
+        "global": {"n_pairs": 8, "pairwise_acc": 0.625, "se": 0.171},
+        "macro_avg": {"pairwise_acc": 0.55, "se": 0.208, "subsets": 2},
+        "subsets_left_out": {"splice_variant": 1, "stop_lost": 3}, "min_subset": 2,
+    }  # fmt: skip
+    bare = {**row, "model": "b", "macro_avg": None, "subsets_left_out": {}}
+    lines = markdown([row, bare])
+    assert "Macro Avg over the subsets with at least 2 pairs" in lines[3]
+    assert lines[lines.index("## Matched groups") + 4 :] == [
+        "| model | task | score | groups | group accuracy | Global (pairs) | Macro Avg (subsets) "
+        "| left out |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| m | {TASK} | llr | 7 | 0.400 | 0.625 ± 0.171 (8) | 0.550 ± 0.208 (2) | "
+        "splice_variant (1), stop_lost (3) |",
+        f"| b | {TASK} | llr | 7 | 0.400 | 0.625 ± 0.171 (8) | - | none |",
+    ]
+    assert markdown([]) == []

@@ -22,3 +22,25 @@ def test_motif_acc_is_the_unweighted_mean_over_motif_doses():
     assert motif_acc(items) == pytest.approx((1.0 + 1 / 3 + 0.0) / 3, rel=1e-15)
     ties_right = [(row, "correct") for row, _ in items]  # N's tie now right: 1/4
     assert motif_acc(ties_right) == pytest.approx((1.0 + 1 / 3 + 1 / 4) / 3, rel=1e-15)
+
+
+def test_the_dose_aggregations_are_the_mean_over_motifs_of_each_motifs_spearman():
+    """M's margins rise with copies and fall with spacing; N's copies are all 1 (no rho: left
+    out of the copies mean) and its margins fall with spacing."""
+    from scipy.stats import spearmanr
+
+    from perturbation_bench.kinds.footprints.task import copies_spearman, spacing_spearman
+
+    m = [(1, 0, 0.5), (2, 0, 1.0), (3, 5, 4.0), (2, 5, 0.2)]  # (copies, spacing, margin)
+    n = [(1, 0, 2.0), (1, 5, 1.0), (1, 9, 1.5)]
+    items = [
+        (tuple(FootprintRow(motif, c, s, margin, 0.0, 0.0, 0.0)), "strict")
+        for motif, rows in (("M", m), ("N", n))
+        for c, s, margin in rows
+    ]
+
+    def rho(rows, axis: int) -> float:
+        return spearmanr([r[axis] for r in rows], [r[2] for r in rows]).statistic
+
+    assert copies_spearman(items) == pytest.approx(rho(m, 0), rel=1e-12)
+    assert spacing_spearman(items) == pytest.approx((rho(m, 1) + rho(n, 1)) / 2, rel=1e-12)
