@@ -374,6 +374,7 @@ def test_a_layer_index_must_be_one_of_the_models_hidden_states(layer, fits):
     from perturbation_bench.models.embedding_scoring import check_layer
 
     score, config = EmbeddingScore("l2", "mean", layer), SimpleNamespace(num_hidden_layers=3)
+    check_layer(score, SimpleNamespace())  # no count in the config: the forward pass checks
     if fits:
         check_layer(score, config)
     else:
