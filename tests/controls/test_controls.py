@@ -584,3 +584,25 @@ def test_a_gff3_of_the_same_transcripts_builds_the_same_controls(annotated, tmp_
     columns = ["element_name", "element_start", "element_end", "original_sequence", "sequence"]
     gtf, gff3 = (pd.read_parquet(tmp_path / kind / feature)[columns] for kind in ("gtf", "gff3"))
     assert len(gtf) > 0 and gtf.equals(gff3)
+
+
+@pytest.mark.parametrize("k", range(1, 7))
+def test_every_k_from_1_to_6_is_a_k_let_shuffle(genome, tmp_path, k):
+    """``--shuffle kmer:K`` builds for each K of 1 to 6: the element's K-mer counts kept, and
+    its first and last K - 1 bases (none for K = 1, a permutation)."""
+    table, _ = build(tmp_path, genome, [("chr1", 100, 350, "e")], f"kmer:{k}", "--window", "300")
+    (row,) = table.to_dict("records")
+    start, end = (row[key] - row["window_start"] for key in ("element_start", "element_end"))
+    element, shuffled = row["original_sequence"][start:end], row["sequence"][start:end]
+    assert row["shuffle"] == f"kmer:{k}" and shuffled != element
+    assert kmer_count(shuffled, k) == kmer_count(element, k)
+    assert shuffled[: k - 1] == element[: k - 1]
+    assert shuffled[len(shuffled) - (k - 1) :] == element[len(element) - (k - 1) :]
+
+
+@pytest.mark.parametrize("shuffle", ["kmer:0", "kmer:7"])
+def test_a_k_let_shuffle_outside_1_to_6_is_refused(genome, tmp_path, capsys, shuffle):
+    with pytest.raises(SystemExit) as refused:
+        build(tmp_path, genome, [("chr1", 100, 350, "e")], shuffle)
+    assert refused.value.code == 2
+    assert f"argument --shuffle: invalid choice: '{shuffle}'" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from dna_fixtures import (
     reverse_complement,
 )
 from perturbation_bench.cli import main
-from perturbation_bench.errors import OptionsError
+from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.fixtures.random_models import as_masked_lm_tokenizer, save_random_bert
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, signed_distance
 from perturbation_bench.tasks.pairing import logged_pairs
@@ -203,8 +203,14 @@ def test_a_layer_the_model_lacks_is_refused_before_scoring(encoder, variants):
     ],
 )
 def test_scores_are_named_as_traitgym_names_them(distance, name):
+    """The pooling and layer join the name unless both are the defaults (flatten, last): a
+    flatten score at layer K is not the last layer's, nor a mean score at the last layer."""
     assert EmbeddingScore(distance, "flatten").name == name
+    assert EmbeddingScore.from_arguments("embedding", distance, "flatten", "last").name == name
     assert EmbeddingScore(distance, "mean", 2).name == f"{name}[pooling=mean,layer=2]"
+    assert EmbeddingScore(distance, "flatten", 2).name == f"{name}[pooling=flatten,layer=2]"
+    assert EmbeddingScore(distance, "flatten", 0).name == f"{name}[pooling=flatten,layer=0]"
+    assert EmbeddingScore(distance, "mean").name == f"{name}[pooling=mean,layer=last]"
 
 
 def test_each_distance_is_its_formula_on_the_flattened_matrices():
@@ -304,12 +310,13 @@ def scan(tmp_path_factory):
     return root / "out"
 
 
-@pytest.mark.parametrize("layer, per_pass", [("last", 4), (1, 1)])
+@pytest.mark.parametrize("layer, per_pass", [("last", 4), (1, 1), (3, 1)])
 def test_each_distinct_window_runs_once_and_a_middle_layer_one_window_a_pass(
     encoder, scan, monkeypatch, layer, per_pass
 ):
-    """18 pairs hold 6 reference and 18 alternate windows: 24 run, at most ``per_pass`` a
-    forward pass (``layer=K`` returns every layer's states, so one window at a time)."""
+    """18 pairs hold 6 reference and 18 alternate windows: 24 run, batch_size=4 a forward pass
+    for the last layer; ``layer=K`` (the last one's index too) returns every layer's states, so
+    one window a pass: 24 passes, at most one window's states of every layer at a time."""
     from perturbation_bench.models.embedding_scoring import EmbeddingScorer
 
     seen, sizes = [], []
@@ -326,7 +333,7 @@ def test_each_distinct_window_runs_once_and_a_middle_layer_one_window_a_pass(
         [TASK],
         {"config": "scan", "data_dir": str(scan)},
         model="dna-mlm",
-        batch_size=per_pass,
+        batch_size=4,
         scoring="embedding",
         distance="l2",
         pooling="mean",
@@ -334,6 +341,7 @@ def test_each_distinct_window_runs_once_and_a_middle_layer_one_window_a_pass(
     )
     assert len(seen) == len(set(seen)) == 24
     assert max(sizes) == per_pass  # equal-length windows batched up to batch_size, or one
+    assert (len(sizes) == 24) == (per_pass == 1)
 
 
 @pytest.mark.parametrize(
@@ -366,6 +374,7 @@ def test_a_layer_index_must_be_one_of_the_models_hidden_states(layer, fits):
     from perturbation_bench.models.embedding_scoring import check_layer
 
     score, config = EmbeddingScore("l2", "mean", layer), SimpleNamespace(num_hidden_layers=3)
+    check_layer(score, SimpleNamespace())  # no count in the config: the forward pass checks
     if fits:
         check_layer(score, config)
     else:
@@ -427,3 +436,65 @@ def test_footprints_by_embedding_are_dart_evals_cosine_accuracy(encoder, tmp_pat
 
     report = make_report([next((tmp_path / "run").iterdir())], tmp_path / "report", n_boot=20)
     assert report["summary"] == [] and report["footprints"]["motifs"] == []  # no likelihoods
+
+
+def test_mean_pooling_leaves_out_the_tokens_of_a_dna_prefix(encoder, scan):
+    """dna_prefix "<s>" starts every window with a token of its own (after the tokenizer's
+    <s>): the mean is over the window's bases alone, as computed here from the offsets; the
+    mean with the prefix's token in would differ."""
+    prefix, table = "<s>", pd.read_parquet(scan / "scan")
+    model = AutoModel.from_pretrained(encoder, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+
+    def pooled(sequence: str, with_prefix: bool) -> np.ndarray:
+        encoding = tokenizer(
+            prefix + sequence, return_special_tokens_mask=True, return_offsets_mapping=True
+        )
+        with torch.no_grad():
+            states = model(torch.tensor([encoding["input_ids"]])).last_hidden_state[0].double()
+        first = 0 if with_prefix else len(prefix)
+        rows = [
+            i
+            for i, (start, end) in enumerate(encoding["offset_mapping"])
+            if end > start and start >= first
+        ]
+        assert len(rows) == len(sequence) + with_prefix  # one token per base, and the prefix's
+        return states[rows].mean(dim=0).numpy()
+
+    def distances(with_prefix: bool) -> np.ndarray:
+        return np.array(
+            [
+                scipy_distance.euclidean(pooled(r, with_prefix), pooled(a, with_prefix))
+                for r, a in zip(table["original_sequence"], table["sequence"], strict=True)
+            ]
+        )
+
+    result = evaluate(
+        encoder,
+        [TASK],
+        {"config": "scan", "data_dir": str(scan), "dna_prefix": prefix},
+        model="dna-mlm",
+        scoring="embedding",
+        distance="l2",
+        pooling="mean",
+    )
+    got = np.array([o - p for o, p in logged_pairs(result, TASK)])
+    assert got == pytest.approx(distances(False), rel=TOLERANCE, abs=1e-9)
+    assert not np.allclose(got, distances(True), rtol=1e-3)
+
+
+def test_a_window_of_exactly_max_length_tokens_is_scored(encoder, scan):
+    """The scan's 48 bp windows are 50 tokens with <s> and </s>: scored at max_length=50, as
+    without a limit, and refused at 49."""
+    metadata = {"config": "scan", "data_dir": str(scan)}
+    arguments = {"model": "dna-mlm", "scoring": "embedding", "distance": "l2", "pooling": "flatten"}
+    limited = evaluate(encoder, [TASK], metadata, max_length=50, **arguments)
+    free = evaluate(encoder, [TASK], metadata, **arguments)
+    assert logged_pairs(limited, TASK) == logged_pairs(free, TASK)
+    assert len(logged_pairs(free, TASK)) == 18
+    with pytest.raises(
+        DataValidationError,
+        match=r": 50 tokens, more than the model's max_length=49; an embedding is taken of the "
+        r"whole window \(build shorter windows\)$",
+    ):
+        evaluate(encoder, [TASK], metadata, max_length=49, **arguments)

@@ -181,7 +181,11 @@ def test_the_spaces_between_overlapping_k_mers_are_not_read_as_bases():
     text = "ACG CGN GNT NTA TAC"
     ids = tokenizer(text)["input_ids"]
     assert ids.count(0) == 3 and unknown_tokens(tokenizer, text, ids) == 3
-    with pytest.raises(TokenizationError, match="has only A/C/G/T bases"):
+    with pytest.raises(
+        TokenizationError,
+        match=r"has only A/C/G/T bases, so the tokenizer does not fit the data as formatted "
+        r"\(preset unknown\)\. .* or a DNA prefix the tokenizer expects \(dna_prefix\)\.$",
+    ):  # no setting given; the message ends with the last fix it proposes
         unknown_tokens(tokenizer, "ACG CGT GTAC", tokenizer("ACG CGT GTAC")["input_ids"])
 
 
@@ -197,3 +201,20 @@ def test_overlapping_kmers_stop_a_run_whose_tokenizer_reads_no_kmer_words(tiny_m
     for path, model in ((str(masked), "dna-mlm"), (tiny_models["char"], "dna-hf")):
         with pytest.raises(TokenizationError, match="does not read space-separated k-mers"):
             evaluate(path, ["perturbation_syn_human"], metadata, model=model)
+
+
+def test_three_k_mer_words_read_as_three_unknown_tokens_are_refused():
+    """A tokenizer of 3-mer words reads three 4-mer words as three tokens, each the unknown
+    token: three tokens are not enough, they must be known; three 3-mer words pass."""
+    from perturbation_bench.models.tokens import check_kmer_words
+
+    tokenizer = SlowWordTokenizer()
+    assert tokenizer("ACGT CGTA GTAC")["input_ids"] == [0, 0, 0]
+    with pytest.raises(TokenizationError) as refused:
+        check_kmer_words(tokenizer, 4, "preset 'dnabert'")
+    assert str(refused.value).startswith(
+        "slow-words: overlapping k-mers (preset 'dnabert') reach the model as words separated by "
+        "spaces, and this tokenizer reads the three words 'ACGT CGTA GTAC' as 3 tokens (3 "
+        "unknown): it does not read space-separated k-mers"
+    )
+    check_kmer_words(tokenizer, 3)  # 'ACG CGT GTA': three known tokens

@@ -139,3 +139,22 @@ def test_runs_on_other_rows_are_refused_and_the_subset_columns_and_features_expo
     by_coordinates = variants.assign(score=preds["score"]).set_index(["chrom", "pos", "ref", "alt"])
     expected = by_coordinates.loc[list(subset.itertuples(index=False, name=None)), "score"]
     assert joined["score"].tolist() == pytest.approx(expected.tolist(), abs=0)
+
+
+def test_a_sharded_run_is_refused_and_nothing_is_written(tmp_path):
+    """The rows of a run scored in two shards have no one order, so no test.parquet is written
+    for them."""
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.report.export import export_traitgym
+
+    pairs = pd.DataFrame(
+        {"model": "m", "task": TASK, "pair_id": ["a", "b", "c", "d"], "label": [1, 0, 1, 0],
+         "shard": ["0/2", "0/2", "1/2", "1/2"], "doc_id": [0, 1, 0, 1], "score": 0.5}
+    )  # fmt: skip
+    with pytest.raises(OptionsError) as refused:
+        export_traitgym(pairs, [{"model": "m", "task": TASK, "score": "llr"}], tmp_path / "d")
+    assert str(refused.value) == (
+        f"--export traitgym: m scored {TASK} in shards, whose rows have no one order; export an "
+        "unsharded run"
+    )
+    assert not (tmp_path / "d").exists()

@@ -143,3 +143,57 @@ def test_a_floor_that_shares_no_pair_with_the_runs_is_refused(tmp_path):
     ):
         make_report([model], tmp_path / "r", n_boot=20, floors=[floor])
     assert not (tmp_path / "r" / "report.md").exists()
+
+
+def test_beyond_the_floor_holds_the_floor_s_ties_and_a_cell_is_thin_below_ten_pairs(tmp_path):
+    """19 pairs: the floor ties on 4 and gets 6 wrong (beyond: 10, not thin) and 9 right (with:
+    9, thin); the model is right on the 4 tied pairs and 2 of the wrong ones (6 of 10), and on 5
+    of the 9, tying one of the others, which counts as wrong (strict)."""
+    from dna_fixtures import write_run
+
+    right, wrong, tie = (-1.0, -2.0), (-2.0, -1.0), (-1.0, -1.0)
+    floor_lls = [tie] * 4 + [wrong] * 6 + [right] * 9
+    model_lls = [right] * 4 + [right] * 2 + [wrong] * 4 + [right] * 5 + [tie] + [wrong] * 3
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    task, paired = "perturbation_syn_human", TaskSettings(data="sha256:aa", score=None)
+    model = write_run(
+        tmp_path / "model", task, model_lls, "dna-hf", {"pretrained": "m"}, settings=paired
+    )
+    floor = write_run(tmp_path / "floor", task, floor_lls, settings=paired)  # kmer-markov
+    (row,) = make_report([model, floor], tmp_path / "r", n_boot=20)["floors"]["paired"]
+    assert (row["n_common"], row["floor_accuracy"]) == (19, 9 / 19)
+    beyond, with_floor = row["beyond_floor"], row["with_floor"]
+    assert (beyond["n"], beyond["pairwise_acc"], beyond["thin"]) == (10, 6 / 10, False)
+    assert (with_floor["n"], with_floor["pairwise_acc"], with_floor["thin"]) == (9, 5 / 9, True)
+    assert (row["model_right_floor_wrong"], row["floor_right_model_wrong"]) == (6, 4)
+    assert row["mcnemar_exact_p"] == pytest.approx(binomtest(6, 10, 0.5).pvalue)
+
+
+def test_tied_floor_scores_are_split_into_quintiles_in_order_of_pair_id():
+    """10 variants, the floor's scores tied in two runs of four: ranked by score, ties by
+    pair_id, p05 p06 | p07 p08 | p01 p02 | p03 p04 | p00 p09 (rows given in reverse order);
+    each quintile's positives tell its members apart from any other order of the ties."""
+    from perturbation_bench.report.floors import floor_variant_comparisons
+
+    ids = [f"p{i:02d}" for i in range(10)]
+    floor_score = dict(zip(ids, [2.0, 1, 1, 1, 1, 0, 0, 0, 0, 3], strict=True))
+    positive = {"p05", "p07", "p08", "p01", "p00", "p09"}
+    model_score = {i: float(k) for k, i in enumerate(ids)}  # each positive below its negative
+    rows = [
+        {"task": "perturbation_variants", "model": model, "floor": model == "f", "pair_id": i,
+         "label": i in positive, "score": (floor_score if model == "f" else model_score)[i]}
+        for model in ("f", "m")
+        for i in reversed(ids)
+    ]  # fmt: skip
+    (row,) = floor_variant_comparisons(pd.DataFrame(rows))
+    quintiles = row["by_floor_quintile"]
+    assert [(q["quintile"], q["n"], q["positives"]) for q in quintiles] == [
+        (1, 2, 1),
+        (2, 2, 2),
+        (3, 2, 1),
+        (4, 2, 0),
+        (5, 2, 2),
+    ]
+    aps = [q["model_auprc"] for q in quintiles]
+    assert aps[0] == aps[2] == 0.5 and all(np.isnan(aps[i]) for i in (1, 3, 4))  # one class: NaN

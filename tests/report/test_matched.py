@@ -156,3 +156,77 @@ def test_traitgym_s_rule_takes_the_first_top_row_and_weights_groups_by_size():
     mean = sum(draws) / len(draws)
     exact = math.sqrt(sum((d - mean) ** 2 for d in draws) / len(draws))
     assert traitgym["group_accuracy_se"] == pytest.approx(exact, rel=0.1)
+
+
+def matched_frame(groups: dict[str, tuple[str, list[float], list[float]]]) -> pd.DataFrame:
+    """The report's rows of a model's variants: per match group, the positive's consequence and
+    the positives' and negatives' scores."""
+    rows = []
+    for name, (consequence, positives, negatives) in groups.items():
+        for label, scores in ((True, positives), (False, negatives)):
+            rows += [
+                {"model": "m", "task": TASK, "score_kind": "llr", "match_group": name,
+                 "consequence": consequence, "label": label, "score": score}
+                for score in scores
+            ]  # fmt: skip
+    return pd.DataFrame(rows).assign(pair_id=lambda f: [f"p{i:02d}" for i in range(len(f))])
+
+
+def test_ties_are_wrong_one_class_groups_are_left_out_and_the_macro_is_unweighted():
+    """A model that ties: g1's positive ties a negative (pairs: wrong, right; group: 0), g4's too
+    (wrong, right; 0); g2 (right, wrong; 0), g3 (right; 1), g7 (right; 1). g5 and g6 hold one
+    class: no pair, no group accuracy. Pairs: missense 3 of 5, intron 1 of 2, splice 1 of 1;
+    with min_subset 2 the intron subset enters at exactly 2 pairs and splice is left out."""
+    from perturbation_bench.report.matched import matched_metrics
+
+    frame = matched_frame(
+        {
+            "g1": ("missense_variant", [1.0], [1.0, 0.0]),
+            "g2": ("missense_variant", [2.0], [1.0, 3.0]),
+            "g3": ("missense_variant", [5.0], [1.0]),
+            "g4": ("intron_variant", [0.5], [0.5, 0.1]),
+            "g5": ("intron_variant", [], [0.0, 1.0]),
+            "g6": ("intron_variant", [1.0, 2.0], []),
+            "g7": ("splice_variant", [3.0], [2.0]),
+        }
+    )
+    (got,) = matched_metrics(frame, min_subset=2)
+    assert got["groups"] == 7 and got["group_accuracy"] == 2 / 5
+    assert (got["global"]["n_pairs"], got["global"]["pairwise_acc"]) == (8, 5 / 8)
+    assert got["global"]["se"] == pytest.approx(math.sqrt(5 / 8 * 3 / 8 / 8), rel=1e-12)
+    cells = {name: (c["n_pairs"], c["pairwise_acc"]) for name, c in got["by_subset"].items()}
+    assert cells == {
+        "intron_variant": (2, 0.5),
+        "missense_variant": (5, 0.6),
+        "splice_variant": (1, 1.0),
+    }
+    assert got["subsets_left_out"] == {"splice_variant": 1}
+    se = {"missense": math.sqrt(0.6 * 0.4 / 5), "intron": math.sqrt(0.5 * 0.5 / 2)}
+    assert got["macro_avg"]["subsets"] == 2
+    assert got["macro_avg"]["pairwise_acc"] == pytest.approx((0.6 + 0.5) / 2, rel=1e-12)
+    expected_se = math.sqrt(se["missense"] ** 2 + se["intron"] ** 2) / 2
+    assert got["macro_avg"]["se"] == pytest.approx(expected_se, rel=1e-12)
+
+
+def test_the_matched_section_shows_each_run_s_numbers_in_one_row():
+    from perturbation_bench.report.matched import markdown
+
+    row = {
+        "model": "m", "task": TASK, "score": "llr", "groups": 7, "group_accuracy": 0.4,
+        "group_rule": "strict", "global": {"n_pairs": 8, "pairwise_acc": 0.625, "se": 0.171},
+        "macro_avg": {"pairwise_acc": 0.55, "se": 0.208, "subsets": 2},
+        "subsets_left_out": {"splice_variant": 1, "stop_lost": 3}, "min_subset": 2,
+    }  # fmt: skip
+    bare = {**row, "model": "b", "macro_avg": None, "subsets_left_out": {}}
+    lines = markdown([row, bare])
+    assert "Macro Avg over the subsets with at least 2 pairs" in lines[3]
+    assert "(strict)" in lines[3]
+    assert lines[lines.index("## Matched groups") + 4 :] == [
+        "| model | task | score | groups | group accuracy | Global (pairs) | Macro Avg (subsets) "
+        "| left out |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| m | {TASK} | llr | 7 | 0.400 | 0.625 ± 0.171 (8) | 0.550 ± 0.208 (2) | "
+        "splice_variant (1), stop_lost (3) |",
+        f"| b | {TASK} | llr | 7 | 0.400 | 0.625 ± 0.171 (8) | - | none |",
+    ]
+    assert markdown([]) == []

@@ -209,3 +209,14 @@ def test_the_class_ladder_leaves_out_an_embedding_run(tmp_path):
     ladder = report["variants"]["class_ladder"]
     assert {row["model"] for row in ladder} == {"kmer-markov"}
     assert sorted(row["consequence"] for row in ladder) == ["stop_gained", "synonymous_variant"]
+
+
+def test_the_labelled_rows_are_none_without_a_label_column_and_in_pair_id_order():
+    from perturbation_bench.report.variant_metrics import labelled
+
+    paired = pd.DataFrame({"model": ["m", "m"], "pair_id": ["b", "a"], "correct": [1, 0]})
+    assert labelled(paired).empty and list(labelled(paired).columns) == list(paired.columns)
+    rows = paired.assign(label=[1.0, None], assay=None)
+    rows = pd.concat([rows, rows.assign(pair_id=["d", "c"], label=[0.0, 1.0])])
+    got = labelled(rows)
+    assert list(got["pair_id"]) == ["b", "c", "d"] and list(got["label"]) == [True, True, False]

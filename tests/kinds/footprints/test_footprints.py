@@ -20,6 +20,7 @@ import pytest
 from scipy.stats import spearmanr, wilcoxon
 
 from dna_fixtures import consensus_of, evaluate, read_fasta, reverse_complement
+from perturbation_bench import __version__
 from perturbation_bench.cli import main
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.kinds.footprints.task import load_footprint_pairs
@@ -136,6 +137,17 @@ def test_every_row_holds_the_consensus_at_the_centre_and_a_permutation_of_it_as_
     # counted in = counted out, in rows: 7 motifs x 7 backgrounds x 5 doses x 2 strands
     report = json.loads((config / "_build_report.json").read_text())
     assert report["read"] == 7 * 7 * 5 * 2 == len(table) + sum(report["excluded"].values())
+    assert report["settings"] == {
+        "motifs_file": str(folder / "motifs.meme"),
+        "config": "fp",
+        "copies": [1, 2, 3],
+        "spacing": [0, 5],
+        "orientation": "both",
+        "max_backgrounds": None,
+        "seed": 0,
+        "script_version": f"perturbation-bench {__version__}",
+    }
+    assert (table["random_seed"] == 0).all()  # each row names the seed of its control
     assert report["excluded"]["one_base_consensus_no_permutation_differs"] == 7 * 5 * 2
     assert set(table["motif"]) == set(matrices) - {"POLYA.H12CORE.0.P.B"}
     too_long = sum(

@@ -129,3 +129,24 @@ def test_the_dose_panel_draws_a_line_per_spacing_each_from_the_single_copy(drawn
         "a t spacing 0 bp (n=4)": [2.0, 5.0],
         "a t spacing 5 bp (n=4)": [2.0, 12.0],
     }
+
+
+def test_the_summary_s_motif_acc_is_the_unweighted_mean_over_motif_doses():
+    """As the task's (``test_task.py``): M at one copy 1 of 1 right, at two copies 1 of 3, N 0
+    of 4 (a tie among them, strict): (1 + 1/3 + 0) / 3, not the 2 of 8 rows."""
+    from perturbation_bench.kinds.footprints.section import footprint_tables
+
+    lls = [("M", 1, -1.0), ("M", 2, -1.0), ("M", 2, -3.0), ("M", 2, -4.0)]
+    lls += [("N", 1, a) for a in (-2.0, -3.0, -3.0, -5.0)]
+    pairs = pd.DataFrame(
+        [
+            {"model": "m", "task": "t", "ties_rule": "strict", "motif": motif, "copies": copies,
+             "spacing": 0, "ll_original": a, "ll_perturbed": -2.0, "motif_margin": 1.0,
+             "control_margin": 0.0 if k < 2 else 2.0}
+            for k, (motif, copies, a) in enumerate(lls)
+        ]
+    )  # fmt: skip
+    (summary,) = footprint_tables(pairs)["summary"]
+    assert (summary["rows"], summary["motif_doses"]) == (8, 3)
+    assert summary["motif_acc"] == pytest.approx((1 + 1 / 3 + 0) / 3, rel=1e-15)
+    assert summary["background_acc"] == 2 / 8
