@@ -34,7 +34,7 @@ from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.families import MODELS
 from perturbation_bench.models.model_arguments import check_model_arguments, check_scoring
 from perturbation_bench.models.provenance import Provenance
-from perturbation_bench.models.result_store import ResultStore
+from perturbation_bench.models.result_store import ResultStore, source_identity
 from perturbation_bench.models.tokens import UnknownTokenCounter
 
 
@@ -100,10 +100,16 @@ class PackageModel:
         """lm-eval's ``--use_cache``: answers go to a store keyed by the model, every setting
         that changes its numbers, and what each request is computed as (``result_store.py``)."""
         super().set_cache_hook(cache_hook)
-        source = getattr(getattr(self, "model", None), "name_or_path", None)
-        self._store = ResultStore.for_hook(
-            cache_hook, [self.model_name, source, self._provenance.scorer_settings()]
-        )
+        identity = [
+            self.model_name,
+            source_identity(self._source()),
+            self._provenance.scorer_settings(),
+        ]
+        self._store = ResultStore.for_hook(cache_hook, identity)
+
+    def _source(self):
+        """Where the model's numbers come from: its checkpoint (``name_or_path``)."""
+        return getattr(getattr(self, "model", None), "name_or_path", None)
 
     def _stored_or_computed(self, requests, compute, stores_itself: bool = False) -> list:
         """Each request's answer: from the store where it holds one, else from ``compute`` (a

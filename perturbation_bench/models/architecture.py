@@ -10,7 +10,9 @@ kind ``masked`` (``dna-mlm``) masks positions of a bidirectional one. The config
 2. without such names, ``model_type``: it must have a class in transformers' mapping of the
    model's kind (causal LM or masked LM), unless the folder ships its own code (``auto_map``).
 
-Embedding scores (``scoring=embedding``) read hidden states of either kind and are not checked.
+The rule holds for every scoring (an embedding score reads a causal model's hidden states with
+``dna-hf``, a masked model's with ``dna-mlm``: a masked checkpoint loaded as a causal LM would
+attend one way only).
 """
 
 from __future__ import annotations
@@ -72,9 +74,8 @@ def checkpoint_config(model_args: dict):
 
 
 def check_checkpoint(model: str, model_args: dict) -> None:
-    """:func:`check_architecture` of ``model_args``' checkpoint, unless it scores embeddings
-    or is a model object."""
-    if model_args.get("scoring") == "embedding" or "pretrained" not in model_args:
+    """:func:`check_architecture` of ``model_args``' checkpoint, unless it is a model object."""
+    if "pretrained" not in model_args:
         return
     config = checkpoint_config(model_args)
     if config is not None:

@@ -202,11 +202,11 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
     def loglikelihood(self, requests, disable_tqdm: bool = False):
         """Note which requests pair up per document (for sharing), then score as HFLM does; the
         documents of a task scored by downstream JSD by :meth:`_jsd_scores`."""
+        self._provenance.note(requests)
         if self.embedding is not None:
             return self._embedding_scores(requests, disable_tqdm)
         downstream = [reads_downstream(request) for request in requests]
         rest = [r for r, jsd in zip(requests, downstream, strict=True) if not jsd]
-        self._provenance.note(requests)
         scored = iter(
             self._stored_or_computed(
                 rest, lambda todo: self._likelihoods(todo, disable_tqdm), stores_itself=True

@@ -56,6 +56,10 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
             ],
         )
 
+    def _source(self) -> str:
+        """The genome the chain was counted on."""
+        return self._provenance.settings["fasta"]
+
     def get_model_info(self) -> dict:
         """What lm-eval records about the model in the results' config (``models/provenance.py``)."""
         return self._provenance.info()

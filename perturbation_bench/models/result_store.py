@@ -11,7 +11,9 @@ everything they depend on::
 
     key = sha256(model, scoring, read_by_model(doc), context, continuation[, partner])
 
-``model`` and ``scoring``: the model's identity (its class and source) and every setting that
+``model`` and ``scoring``: the model's identity (its class, and its source: a hub id, or a local
+folder or file by its absolute path and each file's size and modification time, so a checkpoint
+saved again or a genome rewritten at the same path is another model) and every setting that
 changes its numbers (``provenance.py``'s scorer settings: dtype, max_length, the scoring and an
 embedding score's distance, pooling and layer, ...); ``read_by_model(doc)``: the task settings
 the model reads from a document (``pairs/settings.py``: the score, the start token);
@@ -26,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 
 from perturbation_bench.pairs.settings import read_by_model
 
@@ -73,6 +76,23 @@ class ResultStore:
     def taken(self, name: str, taken: int, total: int, unit: str) -> None:
         """Log how many of ``total`` answers (``unit``: requests, pairs) came from the store."""
         log.info("%s: %d of %d %s taken from the cache %s", name, taken, total, unit, self.path)
+
+
+def source_identity(source) -> list:
+    """A model source as the key holds it (module docstring): a hub id as given; a local path
+    absolute, with ``(name, size, mtime_ns)`` of the file or of each file in the folder."""
+    if not isinstance(source, str) or not os.path.exists(source):
+        return [source]
+    path = os.path.abspath(source)
+    files = (
+        [path]
+        if os.path.isfile(path)
+        else sorted(entry.path for entry in os.scandir(path) if entry.is_file())
+    )
+    return [
+        path,
+        *([os.path.basename(f), os.stat(f).st_size, os.stat(f).st_mtime_ns] for f in files),
+    ]
 
 
 def split_stored(store: ResultStore | None, requests, pairs, totals: list) -> tuple[dict, list]:

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from perturbation_bench.active_models import scoring_model
+from perturbation_bench.active_models import scoring_kind, scoring_model
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import FAMILIES
 from perturbation_bench.pairs.conventions import CONVENTIONS
@@ -81,6 +81,7 @@ def parse_options(metadata: Mapping[str, Any]) -> TaskOptions:
             the wrong type.
     """
     _reject_misspelt_keys(metadata)
+    _reject_model_arguments_in_metadata(metadata)
     metadata = _with_convention(metadata)
     given = {s.name: metadata[s.name] for s in SETTINGS if s.option and _given(metadata, s.name)}
     preset = given.get("preset", "default")
@@ -200,6 +201,28 @@ def _reject_misspelt_keys(metadata: Mapping[str, Any]) -> None:
                 f"perturbation-bench options: {', '.join(OPTION_KEYS)}; "
                 f"presets: {', '.join(PRESETS)}"
             )
+
+
+MODEL_SCORING_ARGUMENTS = ("distance", "pooling", "layer")
+"""The embedding score's model arguments (``models/embedding_scoring.py``)."""
+
+
+def _reject_model_arguments_in_metadata(metadata: Mapping[str, Any]) -> None:
+    """Refuse the model's ``scoring`` (and an embedding score's arguments) where the model was
+    not created with them: lm-eval merges ``--model_args`` into the tasks' metadata, so there
+    they agree with the model's; given in ``--metadata`` alone, the model never sees them and
+    would score otherwise, silently."""
+    created = scoring_kind()
+    given = metadata.get("scoring")
+    misplaced = [f"scoring={given}"] if given is not None and given != created else []
+    if created != "embedding":
+        misplaced += [f"{k}={metadata[k]}" for k in MODEL_SCORING_ARGUMENTS if k in metadata]
+    if misplaced:
+        raise OptionsError(
+            f"{', '.join(misplaced)}: model arguments, read by the model only; give them in "
+            f"--model_args (--metadata reaches the tasks; the model scores with "
+            f"scoring={created or 'its default'})"
+        )
 
 
 def _positive_integer(values: dict, name: str) -> int:

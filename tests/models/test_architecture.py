@@ -87,14 +87,23 @@ def test_without_architectures_the_model_type_decides(bert, tiny_models, tmp_pat
         check_architecture("dna-mlm", causal, "c")
     causal.auto_map = {"AutoModelForMaskedLM": "own.Model"}  # its own code: not judged
     check_architecture("dna-mlm", causal, "c")
+    masked.architectures = ["BertForMaskedLM", "EsmForMaskedLM"]
+    with pytest.raises(
+        OptionsError, match=r"^pretrained=m is a masked LM \(BertForMaskedLM, EsmForMaskedLM in"
+    ):
+        check_architecture("dna-hf", masked, "m")
+    masked.architectures = ["BertForMaskedLM", "BertLMHeadModel"]  # one of each: not refused
+    check_architecture("dna-hf", masked, "m")
 
 
-def test_an_embedding_score_reads_either_kind(bert):
+def test_an_embedding_score_is_held_to_the_same_rule(bert):
+    """dna-hf reads a causal model's hidden states: a masked checkpoint loaded as a causal LM
+    would attend one way only, so ``scoring=embedding`` is refused alike."""
     from perturbation_bench.models.architecture import check_checkpoint
 
-    with pytest.raises(OptionsError, match="is a masked LM"):
-        check_checkpoint("dna-hf", {"pretrained": bert})
-    check_checkpoint("dna-hf", {"pretrained": bert, "scoring": "embedding"})  # not refused
+    for scoring in ("likelihood", "embedding"):
+        with pytest.raises(OptionsError, match="is a masked LM"):
+            check_checkpoint("dna-hf", {"pretrained": bert, "scoring": scoring})
 
 
 def test_jsd_with_a_k_mer_tokenizer_is_refused_by_check_before_any_weight(
@@ -125,4 +134,38 @@ def test_jsd_with_a_k_mer_tokenizer_is_refused_by_check_before_any_weight(
         2,
         "perturbation-bench error: score jsd reads the distributions of single bases: the tokenizer needs A, C, G and T "
         "as single tokens (a single-nucleotide tokenizer); this one has none for A, C, G, T",
+    )
+
+
+def test_a_plugin_registers_its_classes_and_a_missing_one_is_refused(tmp_path, monkeypatch):
+    from perturbation_bench.models.architecture import register_plugin
+
+    (tmp_path / "dna_plugin_probe.py").write_text(
+        "calls = []\ndef register_auto_classes():\n    calls.append(1)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_plugin("dna_plugin_probe")
+    assert importlib.import_module("dna_plugin_probe").calls == [1]
+    with pytest.raises(OptionsError, match=r"^plugin=no_such_plugin_x: cannot import it"):
+        register_plugin("no_such_plugin_x")
+
+
+def test_a_config_that_ships_its_own_code_needs_trust_remote_code(tmp_path):
+    """Read without trust_remote_code by default: refused in one line, as the model would be."""
+    from perturbation_bench.models.architecture import checkpoint_config
+
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "own-dna", "auto_map": {"AutoConfig": "own.OwnConfig"}})
+    )
+    (folder / "own.py").write_text(
+        "from transformers import PretrainedConfig\n"
+        "class OwnConfig(PretrainedConfig):\n    model_type = 'own-dna'\n"
+    )
+    with pytest.raises(OptionsError, match="trust_remote_code"):
+        checkpoint_config({"pretrained": str(folder)})
+    assert (
+        checkpoint_config({"pretrained": str(folder), "trust_remote_code": "true"}).model_type
+        == "own-dna"
     )

@@ -136,9 +136,18 @@ def test_the_ranking_metrics_equal_the_anchors_scores_from_the_hidden_states(
         average_precision_score(labels, expected), abs=TOLERANCE
     )
     assert 0.0 < scores["auroc,pairs"] < 1.0
+    recorded = result["config"]["perturbation_bench"]["tasks"][TASK]  # both models record it
+    assert (recorded["rc_average"], recorded["data"]) == (rc_average, table_identity(data))
 
 
 @pytest.mark.parametrize("task", ["perturbation_syn_human", "perturbation_motif_human"])
+def table_identity(data) -> str:
+    """The data identity a run records of the ``vep`` config (``pairs/identity.py``)."""
+    from perturbation_bench.pairs.identity import data_identity
+
+    return data_identity(sorted((data / "vep").glob("*.parquet")))
+
+
 def test_a_paired_task_is_refused_in_one_line(encoder, pair_data, task):
     with pytest.raises(
         OptionsError, match=r"scoring=embedding scores a variant or a motif footprint by a distance"

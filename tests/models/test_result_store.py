@@ -416,3 +416,51 @@ def test_no_answer_of_one_scoring_is_served_to_a_run_of_another(cache_case, tmp_
                 first,
                 second,
             )
+
+
+def test_a_source_is_its_absolute_path_and_its_files(tmp_path, monkeypatch):
+    """A hub id as given; a folder by its absolute path and each file's (name, size, mtime):
+    the same relative path from another folder, or a checkpoint saved again, is another model."""
+    import os
+
+    from perturbation_bench.models.result_store import source_identity
+
+    for name in ("a", "b"):
+        (tmp_path / name / "m").mkdir(parents=True)
+        (tmp_path / name / "m" / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path / "a")
+    stat = os.stat(tmp_path / "a" / "m" / "config.json")
+    first = source_identity("m")
+    assert first == [str(tmp_path / "a" / "m"), ["config.json", 2, stat.st_mtime_ns]]
+    monkeypatch.chdir(tmp_path / "b")
+    assert source_identity("m") != first
+    monkeypatch.chdir(tmp_path / "a")
+    (tmp_path / "a" / "m" / "config.json").write_text('{"x": 1}')  # saved again
+    assert source_identity("m") != first
+    assert source_identity("org/model") == ["org/model"]
+
+
+def test_a_genome_rewritten_at_the_same_path_is_scored_afresh(tmp_path):
+    """kmer-markov on one cache path: the FASTA rewritten in place, the second run equals a run
+    on a fresh cache (its chain is the new genome's)."""
+    import random
+
+    data = tmp_path / "data"
+    write_parquet(random_pairs(6, 80, seed=2), data, "syn_human")
+    fasta = tmp_path / "g.fa"
+
+    def genome(seed: int) -> None:
+        rng = random.Random(seed)
+        fasta.write_text(">chr1\n" + "".join(rng.choice("ACGT") for _ in range(3000)) + "\n")
+
+    def run(cache):
+        result = evaluate(
+            str(fasta), [TASK], {"data_dir": str(data)}, "kmer-markov", use_cache=cache
+        )
+        return logged_pairs(result, TASK)
+
+    genome(1)
+    run(str(tmp_path / "cache"))
+    genome(2)
+    fresh = run(None)
+    assert run(str(tmp_path / "cache")) == fresh

@@ -315,3 +315,28 @@ def test_an_option_of_another_task_kind_is_said_once_and_changes_nothing(
         )
     )
     assert len(docs["test"]) == 3
+
+
+@pytest.mark.parametrize(
+    "created, metadata, misplaced",
+    [
+        ("likelihood", {"scoring": "embedding", "distance": "cosine"}, "scoring=embedding, distance=cosine"),
+        (None, {"pooling": "mean"}, "pooling=mean"),
+        ("marginal", {"scoring": "pll"}, "scoring=pll"),
+    ],
+)  # fmt: skip
+def test_a_model_argument_given_in_metadata_alone_is_refused(created, metadata, misplaced):
+    """The model never sees --metadata: a scoring it was not created with is refused there, and
+    agrees where lm-eval merged --model_args into the metadata."""
+    from perturbation_bench.active_models import as_scoring
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.tasks.options import parse_options
+
+    with as_scoring("dna-hf", created), pytest.raises(OptionsError) as refused:
+        parse_options(metadata)
+    assert str(refused.value) == (
+        f"{misplaced}: model arguments, read by the model only; give them in --model_args "
+        f"(--metadata reaches the tasks; the model scores with scoring={created or 'its default'})"
+    )
+    with as_scoring("dna-hf", "embedding"):
+        parse_options({"scoring": "embedding", "distance": "cosine", "pooling": "mean"})
