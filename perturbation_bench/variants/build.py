@@ -41,7 +41,7 @@ from perturbation_bench.formats.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLU
 from perturbation_bench.formats.nabench import nabench_rows, read_wild_types
 from perturbation_bench.formats.variant_files import read_variants
 from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
-from perturbation_bench.variants.windows import allele_problem, variant_windows
+from perturbation_bench.variants.windows import allele_problem, check_positions, variant_windows
 from perturbation_bench.wording import tally
 
 VARIANT_KEYS = ("chrom", "pos", "ref", "alt")
@@ -202,44 +202,6 @@ def build_variant_dataset(
     )
     write_excluded(path.parent, (*named_by, *VARIANT_KEYS, "reason"), named)
     return path, written, excluded, counted.count
-
-
-def check_positions(source, genome, named: list[tuple], read: int) -> None:
-    """Refuse a file whose REF mismatches the FASTA at most of its ``read`` variants where, one
-    base later or earlier, most of those REFs match: its positions are 0-based (this build reads
-    1-based positions, as VCF) or shifted. ``named``: the excluded variants, ``(..., chrom, pos,
-    ref, alt, reason)``.
-
-    Raises:
-        DataValidationError: naming the file, the counts and the shift.
-    """
-    mismatched = [row[-5:-1] for row in named if row[-1] == "ref_mismatch"]
-    if 2 * len(mismatched) <= read:
-        return
-    for shift, meaning in ((1, "0-based positions"), (-1, "positions one base too far")):
-        fits = sum(
-            _ref_fits(genome, chrom, int(pos) + shift, ref) for chrom, pos, ref, _ in mismatched
-        )
-        if 2 * fits > len(mismatched):
-            raise DataValidationError(
-                f"{source}: REF does not match the FASTA at {len(mismatched)} of {read} variants, "
-                f"and {fits} of those match one base {'later' if shift > 0 else 'earlier'}: "
-                f"{meaning}? This build reads 1-based positions, as VCF does "
-                f"({'add' if shift > 0 else 'subtract'} 1 to every position)"
-            )
-
-
-def _ref_fits(genome, chrom: str, pos: int, ref: str) -> bool:
-    """Whether ``ref`` is the genome's bases at 1-based ``pos`` of ``chrom`` (its FASTA name
-    resolved as the build resolves it)."""
-    name = resolve_chromosome(chrom, genome)
-    start = pos - 1
-    return (
-        name is not None
-        and 0 <= start
-        and start + len(ref) <= genome.length(name)
-        and (genome.fetch(name, start, start + len(ref)) == ref)
-    )
 
 
 def build_nabench_dataset(

@@ -33,7 +33,8 @@ FASTA (names match with or without a ``chr`` prefix, and ``MT`` matches ``chrM``
 missing (``.``) or has a letter other than A/C/G/T (so has its REF); REF equals ALT; the position
 lies past the chromosome's end; REF does not match the genome at ``p`` (compared in upper case;
 never swapped); REF runs past the window; or, except under ``pad``, a deletion needs bases past
-the chromosome's end.
+the chromosome's end. A file whose REF mismatches at most of its variants, and matches one base
+over, is refused whole (:func:`check_positions`: 0-based or shifted positions).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perturbation_bench.dna import ACGT_ONLY
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.formats.fasta import resolve_chromosome
 from perturbation_bench.pairs.conventions import EDGES
 from perturbation_bench.pairs.windows import clamped_start
 
@@ -180,3 +183,41 @@ def add_arguments(parser) -> None:
 
 FORMATS = ("variants", "mavedb", "nabench")
 """The input formats of ``build variants --from``."""
+
+
+def check_positions(source, genome, named: list[tuple], read: int) -> None:
+    """Refuse a file whose REF mismatches the FASTA at most of its ``read`` variants where, one
+    base later or earlier, most of those REFs match: its positions are 0-based (this build reads
+    1-based positions, as VCF) or shifted. ``named``: the excluded variants, ``(..., chrom, pos,
+    ref, alt, reason)``.
+
+    Raises:
+        DataValidationError: naming the file, the counts and the shift.
+    """
+    mismatched = [row[-5:-1] for row in named if row[-1] == "ref_mismatch"]
+    if 2 * len(mismatched) <= read:
+        return
+    for shift, meaning in ((1, "0-based positions"), (-1, "positions one base too far")):
+        fits = sum(
+            _ref_fits(genome, chrom, int(pos) + shift, ref) for chrom, pos, ref, _ in mismatched
+        )
+        if 2 * fits > len(mismatched):
+            raise DataValidationError(
+                f"{source}: REF does not match the FASTA at {len(mismatched)} of {read} variants, "
+                f"and {fits} of those match one base {'later' if shift > 0 else 'earlier'}: "
+                f"{meaning}? This build reads 1-based positions, as VCF does "
+                f"({'add' if shift > 0 else 'subtract'} 1 to every position)"
+            )
+
+
+def _ref_fits(genome, chrom: str, pos: int, ref: str) -> bool:
+    """Whether ``ref`` is the genome's bases at 1-based ``pos`` of ``chrom`` (its FASTA name
+    resolved as the build resolves it)."""
+    name = resolve_chromosome(chrom, genome)
+    start = pos - 1
+    return (
+        name is not None
+        and 0 <= start
+        and start + len(ref) <= genome.length(name)
+        and (genome.fetch(name, start, start + len(ref)) == ref)
+    )

@@ -109,6 +109,13 @@ CASES = [  # (model, distance, pooling, layer, rc_average)
 ]
 
 
+def table_identity(data) -> str:
+    """The data identity a run records of the ``vep`` config (``pairs/identity.py``)."""
+    from perturbation_bench.pairs.identity import data_identity
+
+    return data_identity(sorted((data / "vep").glob("*.parquet")))
+
+
 @pytest.mark.parametrize("model, distance, pooling, layer, rc_average", CASES)
 def test_the_ranking_metrics_equal_the_anchors_scores_from_the_hidden_states(
     variants, encoder, tiny_models, model, distance, pooling, layer, rc_average
@@ -141,13 +148,6 @@ def test_the_ranking_metrics_equal_the_anchors_scores_from_the_hidden_states(
 
 
 @pytest.mark.parametrize("task", ["perturbation_syn_human", "perturbation_motif_human"])
-def table_identity(data) -> str:
-    """The data identity a run records of the ``vep`` config (``pairs/identity.py``)."""
-    from perturbation_bench.pairs.identity import data_identity
-
-    return data_identity(sorted((data / "vep").glob("*.parquet")))
-
-
 def test_a_paired_task_is_refused_in_one_line(encoder, pair_data, task):
     with pytest.raises(
         OptionsError, match=r"scoring=embedding scores a variant or a motif footprint by a distance"
