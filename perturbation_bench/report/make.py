@@ -57,8 +57,11 @@ from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import check_floors_apply
 from perturbation_bench.report.markdown import to_markdown
 from perturbation_bench.report.output_folder import (
+    MANIFEST,
     check_output_folder,
     make_folder,
+    record_written,
+    remove_previous,
     replace_output,
 )
 from perturbation_bench.report.runs import collect_pairs
@@ -94,6 +97,8 @@ def make_report(
     if export is not None:  # refused before any work (output_folder.py)
         check_output_folder(export[1], f"--export {export[0]}")
     out = make_folder(out, "--out")
+    remove_previous(out)  # an earlier report's files: none of them stays beside this one
+    kept = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     provenance: dict = {}
     pairs, notes = collect_pairs(run_folders, list(by), provenance, names, list(floors))
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
@@ -136,6 +141,8 @@ def make_report(
         report["figures"].update(section.draw(out, inputs, *section.stored(report)))
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "report.md").write_text(to_markdown(report))
+    written = [p for p in out.rglob("*") if p.is_file() and kept.get(p) != p.stat().st_mtime_ns]
+    record_written(out, [p for p in written if p.name != MANIFEST])
     return report
 
 

@@ -1,4 +1,6 @@
-"""Folders this package writes whole: ``report --export traitgym DIR`` and ``leaderboard --out DIR``.
+"""Folders this package writes whole: ``report --export traitgym DIR`` and ``leaderboard --out DIR``
+(and ``report --out DIR``, whose earlier report's files a new report replaces, beside files of
+others, which it keeps).
 
 Such a folder holds what one command wrote and nothing else, so a reader of it (TraitGym reading
 every model file under ``preds/``) sees exactly the runs of that command. The contract:
@@ -80,6 +82,16 @@ def replace_output(path: str | Path, write) -> list[Path]:
     """Remove the previous write's files from ``path``, call ``write(path)`` (which returns the
     paths it wrote), record them in the manifest; the paths written."""
     path = Path(path)
+    remove_previous(path)
+    path.mkdir(parents=True, exist_ok=True)
+    written = list(write(path))
+    record_written(path, written)
+    return written
+
+
+def remove_previous(path: Path) -> None:
+    """Remove the files the manifest of ``path`` lists (the previous write's), and the folders
+    that leaves empty."""
     previous = _manifest(path) if path.is_dir() else []
     for name in previous:
         (path / name).unlink(missing_ok=True)
@@ -87,11 +99,12 @@ def replace_output(path: str | Path, write) -> list[Path]:
         while folder != path and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
-    path.mkdir(parents=True, exist_ok=True)
-    written = list(write(path))
-    names = sorted({str(p.relative_to(path)) for p in written})
+
+
+def record_written(path: Path, written) -> None:
+    """List ``written`` (paths under ``path``) in its manifest, for the next write to remove."""
+    names = sorted({str(Path(p).relative_to(path)) for p in written})
     (path / MANIFEST).write_text("".join(f"{name}\n" for name in names))
-    return written
 
 
 def _manifest(path: Path) -> list[str]:

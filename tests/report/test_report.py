@@ -334,3 +334,27 @@ def test_exon_ranks_from_five_on_are_one_stratum_and_the_others_their_own():
         row["value"]: row["n"] for row in strata(pairs, n_boot=20) if row["column"] == "exon_rank"
     }
     assert rows == {"1": 1, "2": 1, "4": 1, "5+": 4}
+
+
+def test_a_report_replaces_an_earlier_report_s_files_and_keeps_others(tmp_path):
+    """A figure the earlier report drew and this one does not is removed; a file of the user's
+    stays; the manifest lists exactly what this report wrote."""
+    from perturbation_bench.report.output_folder import MANIFEST
+
+    folder = tmp_path / "run" / "model"
+    folder.mkdir(parents=True)
+    with (folder / "samples_perturbation_syn_human_2026-01-01T00-00-00.jsonl").open("w") as f:
+        for i, pair in enumerate([(-2.0, -3.0), (-3.0, -2.0), (-1.0, -4.0)]):
+            doc = {"original_sequence": "ACGT" + "ACGT"[i], "sequence": "ACGA" + "ACGT"[i]}
+            f.write(json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [list(pair)]}) + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    make_report([tmp_path / "run"], out, n_boot=50)
+    first = (out / MANIFEST).read_text().splitlines()
+    assert {"report.md", "report.json", "pairs.parquet"} <= set(first) and "notes.txt" not in first
+    (out / "stale.png").write_text("an earlier report's figure")
+    (out / MANIFEST).write_text("".join(f"{name}\n" for name in [*first, "stale.png"]))
+    make_report([tmp_path / "run"], out, n_boot=50)
+    assert not (out / "stale.png").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / MANIFEST).read_text().splitlines() == first
