@@ -79,9 +79,12 @@ def identity(
 
 def short_name(model_args: dict, model: str | None, fallback: str) -> str:
     """Where a run's name starts: the last path component of ``pretrained`` (a trailing ``/``
-    ignored), else the lm-eval ``model``, else ``fallback`` (the run's folder name)."""
-    pretrained = str(model_args.get("pretrained") or "").rstrip("/")
-    return pretrained.rsplit("/", 1)[-1] or model or fallback
+    ignored; in the Hugging Face cache's ``models--ORG--NAME/snapshots/HASH``, ``NAME``), else
+    the lm-eval ``model``, else ``fallback`` (the run's folder name)."""
+    parts = str(model_args.get("pretrained") or "").rstrip("/").split("/")
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        return parts[-3].split("--")[-1]
+    return parts[-1] or model or fallback
 
 
 def run_names(runs: list[dict], names: dict[str, str] | None = None) -> dict[str, str]:

@@ -320,6 +320,8 @@ def test_an_embedding_run_is_named_by_its_score_and_a_likelihood_run_has_no_none
     [("/tmp/pytest-7/models0/tiny-dna-lm", "dna-hf", "tiny-dna-lm"),
      ("/tmp/pytest-7/models0/tiny-dna-lm/", "dna-hf", "tiny-dna-lm"),
      ("org/dna-lm", "dna-hf", "dna-lm"), (None, "kmer-markov", "kmer-markov"),
+     ("/h/hub/models--org--dna-lm/snapshots/0123abcd", "dna-hf", "dna-lm"),
+     ("/h/snapshots/0123abcd", "dna-hf", "0123abcd"),
      (None, None, "run-folder")],
 )  # fmt: skip
 def test_a_name_starts_from_the_models_short_name(pretrained, model, short):
