@@ -36,6 +36,8 @@ from perturbation_bench.families import reads_bases
 from perturbation_bench.wording import agree, counted, did_you_mean
 
 DEFAULT_SAMPLE = 8
+HF_MODELS = ("hf", "hf-auto", "huggingface")
+"""lm-eval's own names of its transformers model, which scores causal LMs."""
 _NOT_ACGT = re.compile("[^ACGTacgt]")
 
 
@@ -80,8 +82,8 @@ def run(args) -> int:
     model = _package_model(args.model, model_args)
     if model_args.get("plugin"):
         register_plugin(model_args["plugin"])
-    if model is not None and not reads_bases(model):
-        check_checkpoint(model, model_args)
+    if args.model in HF_MODELS or (model is not None and not reads_bases(model)):
+        check_checkpoint(model or args.model, model_args)
     _check_embedding_layer(model_args)
     check_batch_size(args.batch_size)
     tokenizer = None if reads_bases(model) else load_tokenizer(model_args)

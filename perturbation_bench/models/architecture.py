@@ -27,12 +27,13 @@ WHAT = {"causal": "causal (left-to-right) LM", "masked": "masked LM"}
 
 
 def check_architecture(model: str, config, source: str) -> None:
-    """Refuse ``config`` (a transformers config of ``source``) for ``model`` (module docstring).
+    """Refuse ``config`` (a transformers config of ``source``) for ``model`` (module docstring;
+    lm-eval's own ``hf`` model scores causal LMs, as ``dna-hf`` does).
 
     Raises:
         OptionsError: naming the checkpoint, its architecture and the model to use instead.
     """
-    kind = MODELS[model].kind
+    kind = MODELS[model].kind if model in MODELS else "causal"  # lm-eval's hf: a causal LM
     other = "masked" if kind == "causal" else "causal"
     names = list(getattr(config, "architectures", None) or [])
     if names and all(name.endswith(SUFFIXES[other]) for name in names):

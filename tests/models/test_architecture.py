@@ -67,6 +67,16 @@ def test_a_checkpoint_of_the_other_kind_is_refused_before_any_weight(
     assert str(refused.value) == message
 
 
+def test_check_holds_lm_eval_s_own_hf_model_to_causal_checkpoints(
+    bert, pair_data, capsys, no_weights_read
+):
+    assert check(capsys, "hf", bert, pair_data) == (
+        2,
+        f"perturbation-bench error: pretrained={bert} is a masked LM (BertForMaskedLM in its "
+        "config.json); hf scores causal (left-to-right) LMs: run it with --model dna-mlm",
+    )
+
+
 def test_without_architectures_the_model_type_decides(bert, tiny_models, tmp_path):
     from transformers import AutoConfig
 
