@@ -35,7 +35,7 @@ def check_architecture(model: str, config, source: str) -> None:
     """
     kind = MODELS[model].kind if model in MODELS else "causal"  # lm-eval's hf: a causal LM
     other = "masked" if kind == "causal" else "causal"
-    names = list(getattr(config, "architectures", None) or [])
+    names = list(config.architectures or [])  # a PretrainedConfig always has the field
     if names and all(name.endswith(SUFFIXES[other]) for name in names):
         raise OptionsError(
             f"pretrained={source} is a {WHAT[other]} ({', '.join(names)} in its config.json); "
