@@ -43,6 +43,7 @@ from perturbation_bench.tasks.sources import (
     hub_parquet_files,
     local_parquet_files,
 )
+from perturbation_bench.tasks.task_yaml import task_name
 from perturbation_bench.tasks.token_counts import scored_counter
 from perturbation_bench.wording import agree, counted
 
@@ -85,9 +86,13 @@ def task_files(
             )
         config_name = options.config
     elif options.config not in (None, config_name):
+        takers = list(dict.fromkeys(kind.task for kind in KINDS))
         raise OptionsError(
-            f"the config option selects the data of perturbation_custom only; this task reads "
-            f"{config_name!r} (run perturbation_custom for {options.config!r})"
+            f"the config option selects the data of {', '.join(takers[:-1])} and {takers[-1]} "
+            f"only; the task of {config_name!r} reads its own (lm-eval hands every task of a run "
+            "the same options: run "
+            f"{options.config!r} apart, or as its built task {task_name(options.config)} with "
+            "--include_path set to the folder it was built in)"
         )
     if task_data_dir:
         return config_name, local_parquet_files(task_data_dir, config_name)
