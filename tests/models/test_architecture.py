@@ -156,6 +156,7 @@ def test_a_plugin_registers_its_classes_and_a_missing_one_is_refused(tmp_path, m
     monkeypatch.syspath_prepend(str(tmp_path))
     register_plugin("dna_plugin_probe")
     assert importlib.import_module("dna_plugin_probe").calls == [1]
+    register_plugin("json")  # a package that registers nothing is imported and left as it is
     with pytest.raises(OptionsError, match=r"^plugin=no_such_plugin_x: cannot import it"):
         register_plugin("no_such_plugin_x")
 
@@ -179,3 +180,20 @@ def test_a_config_that_ships_its_own_code_needs_trust_remote_code(tmp_path):
         checkpoint_config({"pretrained": str(folder), "trust_remote_code": "true"}).model_type
         == "own-dna"
     )
+
+
+def test_a_config_is_read_at_the_revision_given(monkeypatch):
+    from transformers import AutoConfig
+
+    from perturbation_bench.models.architecture import checkpoint_config
+
+    asked = []
+    monkeypatch.setattr(
+        AutoConfig, "from_pretrained", lambda source, **given: asked.append((source, given))
+    )
+    checkpoint_config({"pretrained": "org/model", "revision": "v2"})
+    checkpoint_config({"pretrained": "org/model"})
+    assert asked == [
+        ("org/model", {"trust_remote_code": False, "revision": "v2"}),
+        ("org/model", {"trust_remote_code": False, "revision": None}),
+    ]

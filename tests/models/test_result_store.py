@@ -464,3 +464,44 @@ def test_a_genome_rewritten_at_the_same_path_is_scored_afresh(tmp_path):
     genome(2)
     fresh = run(None)
     assert run(str(tmp_path / "cache")) == fresh
+
+
+def test_a_pair_answer_is_kept_under_its_partner_and_the_store_says_what_it_served(
+    tmp_path, caplog
+):
+    """An answer that depends on the partner is served to the same pair only; the store clears
+    lm-eval's entries from the file when it opens and logs both counts exactly."""
+    from types import SimpleNamespace
+
+    from sqlitedict import SqliteDict
+
+    from perturbation_bench.models.result_store import ResultStore, split_stored
+
+    lm_eval_cache = SqliteDict(str(tmp_path / "run_rank0.db"), autocommit=True)
+    lm_eval_cache["a"], lm_eval_cache["b"] = 1.0, 2.0
+    assert ResultStore.for_hook(SimpleNamespace(), ["dna-mlm"]) is None
+    with caplog.at_level("INFO", logger="lm_eval"):
+        store = ResultStore.for_hook(SimpleNamespace(dbdict=lm_eval_cache), ["dna-mlm"])
+    assert len(lm_eval_cache) == 0
+    path = f"{tmp_path / 'run_rank0.db'}{STORE_SUFFIX}"
+    assert caplog.messages == [
+        f"{tmp_path / 'run_rank0.db'}: 2 per-request entries cleared (this model keeps its "
+        f"answers in {path})"
+    ]
+
+    def request(sequence: str):
+        return SimpleNamespace(args=("", sequence), doc=None)
+
+    requests = [request("ACGT"), request("ACGA"), request("ACGT"), request("ACGC")]
+    pairs = [(0, 1), (2, 3)]
+    totals = [None] * 4
+    keys, todo = split_stored(store, requests, pairs, totals)
+    assert todo == pairs and keys[0] != keys[2]
+    store.put(keys[0], (-1.5, -2.5))
+    totals = [None] * 4
+    assert split_stored(store, requests, pairs, totals)[1] == [(2, 3)]
+    assert totals == [-1.5, -2.5, None, None]
+    caplog.clear()
+    with caplog.at_level("INFO", logger="lm_eval"):
+        store.taken("dna-mlm", 1, 2, "pairs")
+    assert caplog.messages == [f"dna-mlm: 1 of 2 pairs taken from the cache {path}"]

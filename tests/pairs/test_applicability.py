@@ -149,3 +149,19 @@ def test_a_context_longer_than_every_window_crops_nothing_and_is_not_recorded(co
             check_every_option_taken()
         assert load(configs, None, {"context_bp": 59}).context_bp == 59
         check_every_option_taken()
+
+
+def test_a_setting_of_one_score_is_kept_under_that_score_only():
+    """A score-bound setting (``calibration``) is kept under a score that reads it and dropped
+    under another; a setting bound to no kind applies to every task."""
+    from perturbation_bench.pairs.applicability import applicable
+    from perturbation_bench.pairs.settings import TaskSettings, applies_to
+
+    def calibration_under(score: str):
+        given = TaskSettings(score=score, calibration="run.json")
+        with as_scoring("dna-hf"):
+            return applicable("v", "variants", given, ["calibration"]).calibration
+
+    assert (calibration_under("calibrated_llr"), calibration_under("llr")) == ("run.json", None)
+    unbound = next(s.name for s in SETTINGS if s.option and not s.kinds and not s.scores)
+    assert applies_to(unbound) == "every task"
