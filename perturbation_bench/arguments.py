@@ -174,3 +174,9 @@ def single_base_token_ids(tokenizer) -> list[int]:
             f"{', '.join(missing) or 'each'}"
         )
     return ids
+
+
+def model_source(arguments: dict) -> str | None:
+    """What identifies a model among its arguments: ``pretrained``, or a kmer-markov's
+    ``fasta``."""
+    return arguments.get("pretrained") or arguments.get("fasta")

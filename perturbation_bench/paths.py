@@ -1,7 +1,11 @@
-"""Where the lm-eval task folder of this package lives."""
+"""Where things of this package are: the lm-eval task folder, the demo data, and an object a
+table names by its dotted path (``module.path:name``), so that a lower layer can name code of a
+higher one (a kind's modules, a model's class) without importing it."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 from pathlib import Path
 
 
@@ -19,3 +23,10 @@ def tasks_dir() -> Path:
 def demo_data_dir() -> Path:
     """The small synthetic demo dataset shipped with the package (``data_dir: demo``)."""
     return Path(__file__).resolve().parent / "demo_data"
+
+
+@functools.cache
+def named(target: str):
+    """The object ``target`` names, ``"package.module:name"``, imported when first asked for."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)

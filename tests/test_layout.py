@@ -1,6 +1,8 @@
 """The package's architecture, read from the source (so a lazy import inside a function counts):
 every module belongs to a layer, a layer imports only the layers below it, no two modules import
-each other however indirectly, and every module imports on its own."""
+each other however indirectly, every module imports on its own, and every object a table names
+by dotted path (``paths.named``: a lower layer naming a kind's module or a model's class)
+exists."""
 
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
     "report": {"pairs"},
     "controls": {"pairs", "formats", "dataset", "variants"},
     "bench": {"pairs", "fixtures", "tasks", "models", "formats", "dataset", "variants"},
+    "kinds": {"pairs", "formats", "dataset", "variants", "controls", "tasks", "models", "report"},
     "commands": {
+        "kinds",
         "pairs",
         "fixtures",
         "formats",
@@ -45,14 +49,6 @@ ALLOWED = {  # layer -> the layers its modules may import (besides its own and G
 TOP_LEVEL_MODULES = 10
 MODULE_LINES = 330
 """The longest a module may grow; past it, it is split by job."""
-KIND_ROLES = {
-    "rules": "pairs",
-    "builder": "controls",
-    "command": "commands",
-    "task": "tasks",
-    "section": "report",
-}
-"""A module of a kind's folder (``kinds/<kind>/<role>.py``) -> the layer whose floor it sits on."""
 
 
 def module_name(path: Path) -> str:
@@ -64,14 +60,9 @@ MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def layer_of(module: str) -> str:
-    """The layer of ``perturbation_bench[.x[.y]]``; a kind's module is on its role's floor
-    (:data:`KIND_ROLES`), its folder's ``__init__`` on the ground floor (it imports nothing)."""
+    """The layer of ``perturbation_bench[.x[.y]]``."""
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in GROUND:
-        return "ground"
-    if parts[1] == "kinds":
-        return "ground" if len(parts) < 4 else KIND_ROLES.get(parts[3], f"kinds role {parts[3]}")
-    return parts[1]
+    return "ground" if len(parts) == 1 or parts[1] in GROUND else parts[1]
 
 
 def imported_modules(source: Path, modules=MODULES) -> set[str]:
@@ -187,21 +178,40 @@ def _named(cell: str) -> set[str]:
     return {re.sub(r"(/|\.py)$", "", name) for name in re.findall(r"`([\w./]+)`", cell)}
 
 
-def test_a_kind_s_modules_sit_on_their_roles_floors():
-    assert layer_of("perturbation_bench.kinds.footprints.task") == "tasks"
-    assert layer_of("perturbation_bench.kinds.footprints") == "ground"
-    assert layer_of("perturbation_bench.kinds.footprints.helpers") not in ALLOWED
+def named_targets(source: Path) -> set[str]:
+    """The dotted paths a module's code holds: ``"perturbation_bench.module:name"``, or a
+    module's own ``"perturbation_bench.module"``."""
+    return {
+        node.value
+        for node in ast.walk(ast.parse(source.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"perturbation_bench(\.\w+)+(:\w+)?", node.value)
+    }
 
 
-def test_the_architecture_page_s_role_table_is_the_one_this_test_holds():
-    page = ARCHITECTURE.read_text()
-    table = page[page.index("| role module | floor |") :].split("\n\n")[0].splitlines()[2:]
-    documented = {}
-    for row in table:
-        role, floor = row.strip("|").split("|")[:2]
-        ((name,), (layer,)) = _named(role), _named(floor)
-        documented[name] = layer
-    assert documented == KIND_ROLES
+def test_every_named_target_exists():
+    from perturbation_bench.paths import named
+
+    targets = {t for path in MODULES.values() for t in named_targets(path)}
+    assert len(targets) >= 5  # the package's models, the footprint kind's shape and section
+    missing = []
+    for target in sorted(targets):
+        try:
+            named(target) if ":" in target else importlib.import_module(target)
+        except (ImportError, AttributeError):
+            missing.append(target)
+    assert missing == []
+
+
+def test_no_lower_layer_imports_a_kind_s_module():
+    importers = {
+        module
+        for module, path in MODULES.items()
+        if layer_of(module) != "kinds"
+        and any(layer_of(m) == "kinds" for m in imported_modules(path))
+    }
+    assert {layer_of(m) for m in importers} <= {"commands"}
 
 
 def test_the_architecture_page_s_layer_table_is_the_one_this_test_holds():
@@ -264,19 +274,35 @@ def names_in_code(source: Path):
             yield node.module
 
 
-@pytest.mark.parametrize(
-    ("heading", "word"),
-    [("the footprint kind", "footprint"), ("the MaveDB format", "mavedb")],
-)
-def test_each_example_lives_in_the_modules_the_architecture_page_lists(heading, word):
+def example_table(heading: str) -> set[str]:
+    """The modules the table of the architecture page's example ``heading`` lists, and checks
+    that its prose counts them."""
     page = ARCHITECTURE.read_text()
     example = page[page.index(f"### One real example: {heading}") :]
     table = example[: example.index("\n\n", example.index("| module |"))]
     listed = set(re.findall(r"^\| `([\w/]+\.py)` \|", table, flags=re.MULTILINE))
+    assert f"these {len(listed)} package modules" in example
+    return listed
+
+
+def test_a_kind_is_its_folder_and_the_table_lines_that_import_or_name_it():
+    """The modules outside ``kinds/footprints/`` that import one of its modules or name one by
+    dotted path: the footprint example's table, and no more than three."""
+    folder = "perturbation_bench.kinds.footprints"
+    outside = {
+        str(path.relative_to(PACKAGE))
+        for module, path in MODULES.items()
+        if not module.startswith(folder)
+        and any(m.startswith(folder) for m in imported_modules(path) | named_targets(path))
+    }
+    assert outside == example_table("the footprint kind")
+    assert len(outside) <= 3
+
+
+def test_the_format_example_lives_in_the_modules_the_architecture_page_lists():
     naming = {
         str(path.relative_to(PACKAGE))
         for path in PACKAGE.rglob("*.py")
-        if any(word in name.lower() for name in names_in_code(path))
+        if any("mavedb" in name.lower() for name in names_in_code(path))
     }
-    assert naming == listed
-    assert f"these {len(listed)} package modules" in example
+    assert naming == example_table("the MaveDB format")

@@ -78,16 +78,14 @@ def evaluate_to(
     """Score ``tasks`` with lm-eval's ``model`` on the CPU, only this package's tasks indexed,
     the model arguments merged into the task metadata as lm-eval's CLI merges them; results and
     samples saved in ``folder`` as ``lm_eval --output_path folder --log_samples`` saves them."""
-    import importlib
-
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     from perturbation_bench.families import MODELS as REGISTERED
-    from perturbation_bench.paths import tasks_dir
+    from perturbation_bench.paths import named, tasks_dir
 
-    importlib.import_module(REGISTERED[model].target.split(":")[0])  # registers it
+    named(REGISTERED[model].target)  # imported, its module registers it
     manager = TaskManager(
         include_path=[str(tasks_dir())], include_defaults=False, metadata=model_args | metadata
     )

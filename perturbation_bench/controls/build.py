@@ -33,12 +33,17 @@ from pathlib import Path
 
 from perturbation_bench import __version__
 from perturbation_bench.controls.shuffles import element_rng, shuffle
-from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.dna import BASES, reverse_complement
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.formats.fasta import resolve_chromosome
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
-from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
+from perturbation_bench.pairs.layout import (
+    config_folder,
+    unique_pairs,
+    write_excluded,
+    write_pairs,
+    write_report,
+)
 from perturbation_bench.pairs.windows import centred_start
 from perturbation_bench.wording import tally
 

@@ -12,12 +12,11 @@ DART-Eval's rule, so an element's control does not depend on which other element
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from perturbation_bench.controls.klet import klet_shuffle
 from perturbation_bench.dna import BASES, SHUFFLE_ORDERS
+from perturbation_bench.pairs.identity import keyed_rng
 
 SHUFFLES = tuple(SHUFFLE_ORDERS)
 """The shuffle kinds, each keeping the K-mer counts of ``dna.SHUFFLE_ORDERS``."""
@@ -28,13 +27,6 @@ STRANDS = ("forward", "both", "random")
 def element_rng(seed: int, chrom: str, start: int, end: int) -> np.random.Generator:
     """The generator of one element (module docstring)."""
     return keyed_rng(seed, chrom, start, end)
-
-
-def keyed_rng(*key) -> np.random.Generator:
-    """A generator seeded by ``sha256(repr(key))`` mod 2**128: one per key, whatever else is
-    drawn (the elements here, a motif in one background in ``kinds/footprints/builder.py``)."""
-    digest = hashlib.sha256(repr(key).encode()).hexdigest()
-    return np.random.default_rng(int(digest, 16) % 2**128)
 
 
 def shuffle(sequence: str, kind: str, rng: np.random.Generator) -> str:

@@ -54,9 +54,7 @@ from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.formats.annotation import CdsExon
 from perturbation_bench.formats.fasta import Genome
-from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
-from perturbation_bench.pairs.identity import pair_id
-from perturbation_bench.pairs.layout import config_folder, write_pairs, write_report
+from perturbation_bench.pairs.layout import config_folder, unique_pairs, write_pairs, write_report
 from perturbation_bench.pairs.windows import clamped_start
 from perturbation_bench.wording import tally
 
@@ -158,30 +156,6 @@ def candidate_rows(
             excluded[row] += 1
         else:
             yield row
-
-
-def unique_pairs(rows: Iterator[dict], excluded: Counter, on_duplicate=None, on_conflict=None):
-    """``rows`` less the repeats of an earlier row's pair (``original_sequence``, ``sequence``
-    and, in an assay, ``assay``: ``pairs/identity.pair_id``), the first kept: ``duplicate_pair``
-    (e.g. isoforms of two genes sharing the changed exon), handed to ``on_duplicate(row)``, or
-    ``conflicting_label`` where its ``label`` differs from the earlier row's (a missing label
-    agrees with a missing one only), handed to ``on_conflict(row, earlier_label)``; counted in
-    ``excluded``. Memory: an id and a label per distinct pair."""
-    seen: dict = {}
-    for row in rows:
-        digest = pair_id(row[ORIGINAL], row[PERTURBED], row.get("assay"))
-        if digest not in seen:
-            seen[digest] = row.get("label")
-            yield row
-            continue
-        labels = (seen[digest], row.get("label"))
-        missing = [x is None or x != x for x in labels]
-        same = all(missing) or (not any(missing) and labels[0] == labels[1])
-        excluded["duplicate_pair" if same else "conflicting_label"] += 1
-        if same and on_duplicate is not None:
-            on_duplicate(row)
-        elif not same and on_conflict is not None:
-            on_conflict(row, labels[0])
 
 
 def seeded_sample(rows: Iterator[dict], size: int, seed: int, excluded: Counter) -> list[dict]:

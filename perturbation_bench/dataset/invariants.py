@@ -24,17 +24,8 @@ Controls (``build controls``), with the element's span in the window
 - ``control_matches_genome`` (needs ``--fasta``): ``original_sequence`` equals the genome from
   ``window_start`` on ``chrom``, reverse-complemented for strand ``-``.
 
-Motif footprints (``build footprints``), read on the forward strand (a ``reverse`` row's three
-windows reverse-complemented, its insert ``[L - insert_end, L - insert_start)``), the copies
-where ``kinds/footprints/rules.insert_starts`` puts them (at the centre, DART-Eval's
-``insert_motif`` for one copy):
-
-- ``insert_at_centre``: the insert spans ``[insert_start, insert_end)`` and starts there, and
-  ``original_sequence`` is ``background_sequence`` with ``consensus`` at each copy, every other
-  base the background's;
-- ``control_is_permutation``: ``control_insert`` holds the bases of ``consensus`` in another
-  order, and ``sequence`` is ``background_sequence`` with it at the same copies, every other
-  base the background's.
+A kind that declares its document shape (``pairs/shape.py``) adds its own invariants there
+(the footprint kind: ``kinds/footprints/invariants.py``).
 """
 
 from __future__ import annotations
@@ -45,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.dataset.codons import load_codon_table
-from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts, reverse_complement
+from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts
 from perturbation_bench.formats.fasta import Genome
-from perturbation_bench.kinds.footprints.rules import DOSE_AXES, dose_of, insert_starts, with_copies
+from perturbation_bench.pairs.kinds import KINDS
 
 
 @dataclass
@@ -112,38 +103,6 @@ def _composition_kept(row: dict) -> bool:
     )
 
 
-def _with_inserts(row: dict, insert: str) -> str | None:
-    """The forward strand of ``row``'s background with ``row[insert]`` at each copy, at the
-    centre (module docstring); None when the row's insert is not spanned or placed so."""
-    background = row["background_sequence"]
-    start, end = row["insert_start"], row["insert_end"]
-    if row["orientation"] == "reverse":
-        background = reverse_complement(background)
-        start, end = len(background) - end, len(background) - start
-    width = len(row["consensus"])
-    starts = insert_starts(len(background), width, *dose_of(row))
-    if starts is None or (starts[0], starts[-1] + width) != (start, end):
-        return None
-    return with_copies(background, row[insert], starts)
-
-
-def _forward(row: dict, name: str) -> str:
-    return reverse_complement(row[name]) if row["orientation"] == "reverse" else row[name]
-
-
-def _insert_at_centre(row: dict) -> bool:
-    return _with_inserts(row, "consensus") == _forward(row, "original_sequence")
-
-
-def _control_is_permutation(row: dict) -> bool:
-    control, consensus = row["control_insert"], row["consensus"]
-    return (
-        sorted(control) == sorted(consensus)
-        and control != consensus
-        and _with_inserts(row, "control_insert") == _forward(row, "sequence")
-    )
-
-
 def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     """The row invariants of the module docstring (``matches_genome`` is skipped without ``fasta``)."""
     code = load_codon_table("human")  # the standard genetic code
@@ -201,23 +160,7 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
             "composition_kept", (*element, "shuffle"), _composition_kept, kinds=("controls",)
         ),
     ]
-    footprint = (
-        "original_sequence",
-        "sequence",
-        "background_sequence",
-        "consensus",
-        "control_insert",
-        *DOSE_AXES,
-        "orientation",
-        "insert_start",
-        "insert_end",
-    )
-    checks += [
-        Invariant("insert_at_centre", footprint, _insert_at_centre, kinds=("footprints",)),
-        Invariant(
-            "control_is_permutation", footprint, _control_is_permutation, kinds=("footprints",)
-        ),
-    ]
+    checks += [check for kind in KINDS for check in kind.invariants()]
     genome = Genome(fasta) if fasta is not None else None
 
     def matches_genome(chrom, start, end, r):

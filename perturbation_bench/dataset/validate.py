@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from perturbation_bench.dataset.invariants import Invariant, invariants
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
-from perturbation_bench.pairs.kinds import kind_of
+from perturbation_bench.pairs.kinds import copies, kind_of
 from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
@@ -35,8 +35,10 @@ def parquet_files(path: str | Path) -> list[Path]:
     return files
 
 
-SEQUENCE_FIELDS = ("original_sequence", "sequence", "background_sequence", "actual_motif")
-"""Columns read in upper case (module docstring)."""
+def sequence_fields() -> tuple[str, ...]:
+    """Columns read in upper case (module docstring): the pair's, each kind's further
+    sequences (``pairs/shape.py``) and a motif pair's repeat."""
+    return ("original_sequence", "sequence", *(c.column for c in copies()), "actual_motif")
 
 
 def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
@@ -46,7 +48,7 @@ def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:
         row = 0
         for batch in parquet.iter_batches(batch_size=256):
             for record in batch.to_pylist():
-                for name in SEQUENCE_FIELDS:
+                for name in sequence_fields():
                     if isinstance(record.get(name), str):
                         record[name] = record[name].upper()
                 yield path, row, columns, record

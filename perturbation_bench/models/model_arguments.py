@@ -27,6 +27,7 @@ from typing import Any
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import MODELS
+from perturbation_bench.paths import named
 from perturbation_bench.wording import did_you_mean
 
 LM_EVAL_PASSES = ("batch_size", "max_batch_size", "device")
@@ -44,13 +45,8 @@ def model_class(model: str):
     """
     from lm_eval.api.registry import get_model
 
-    from perturbation_bench.families import MODELS
-
     if model in MODELS:  # this package's own, whether or not the autoload hook registered it
-        import importlib
-
-        module, name = MODELS[model].target.split(":")
-        return getattr(importlib.import_module(module), name)
+        return named(MODELS[model].target)
     try:
         return get_model(model)
     except ImportError:

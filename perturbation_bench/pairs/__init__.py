@@ -7,6 +7,8 @@ stated here once:
 - ``files.py``: reading pair parquet files and the rules every pair must pass;
 - ``kinds.py``: the kinds of pair files (syn, motif, controls, variants, footprints), one table
   of what each one's files, build, task, options and report fields are;
+- ``shape.py``: what a kind's documents hold and ask (further sequences, comparisons), declared
+  by the kind and read by the files' check, the documents, their requests and the report;
 - ``layout.py``: the on-disk layout every build writes and every reader finds;
 - ``changes.py``: where the two sequences differ (the changed span), and the perturbed copy
   stored as that span and rebuilt from it;
@@ -24,7 +26,8 @@ stated here once:
 - ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
   quantitative label's declared direction;
 - ``conventions.py``: upstream scoring conventions, and which settings apply to which model;
-- ``identity.py``: the content hash of a pair and of a dataset's files.
+- ``identity.py``: the content hash of a pair and of a dataset's files, and a generator seeded
+  by a key.
 
 Imports only the ground floor (``dna.py``, ``errors.py``, ``families.py``, ...).
 """

@@ -53,12 +53,6 @@ def cell_of(window: str, site: int, alt: str) -> str | None:
     return f"{pentanuc}_{alt.upper()}" if set(pentanuc) <= set("ACGT") else None
 
 
-def model_source(arguments: dict) -> str | None:
-    """What identifies a model among its arguments: ``pretrained``, or a kmer-markov's
-    ``fasta``."""
-    return arguments.get("pretrained") or arguments.get("fasta")
-
-
 def cell_means(table, path, score: str, source: str, rc_average: bool, window_bp: int):
     """``{cell: (mean, sites)}`` of ``table`` (a pandas table of :data:`COLUMNS`, read from
     ``path``) for a run of ``source`` scored with the calibrated ``score`` on ``window_bp``

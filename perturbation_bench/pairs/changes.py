@@ -6,8 +6,8 @@ each row, the changed span ``[s, e)`` runs from the first to the last differing 
 an identical pair has ``s = e = 0`` and ``changed = False``.
 
 The tasks store a pair as its original and the changed span of the perturbed copy
-(``fields.CHANGE_START``, ``fields.CHANGE``, compared exactly, case included; a footprint pair's
-raw background likewise), so::
+(``fields.CHANGE_START``, ``fields.CHANGE``, compared exactly, case included; a further
+sequence a kind declares likewise, ``shape.Copy``), so::
 
     sequence = original[:s] + change + original[s + len(change):]      (perturbed_sequence)
 
@@ -22,14 +22,8 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from perturbation_bench.pairs.fields import (
-    BACKGROUND_CHANGE,
-    BACKGROUND_START,
-    CHANGE,
-    CHANGE_START,
-    ORIGINAL,
-    PERTURBED,
-)
+from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL, PERTURBED
+from perturbation_bench.pairs.shape import Copy
 
 _CASE_BIT = 0x20
 """Upper and lower case of a letter differ in this bit only (ASCII)."""
@@ -103,15 +97,18 @@ def perturbed_sequence(doc: dict) -> str:
     """A document's perturbed sequence: its ``sequence``, or rebuilt from its changed span."""
     if PERTURBED in doc:
         return doc[PERTURBED]
-    original, start, change = doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE]
-    return original[:start] + change + original[start + len(change) :]
+    return _patched(doc[ORIGINAL], doc[CHANGE_START], doc[CHANGE])
 
 
-def background_sequence(doc: dict) -> str | None:
-    """A footprint document's raw background, rebuilt from its changed span
-    (``fields.BACKGROUND_START``, ``fields.BACKGROUND_CHANGE``: a document holds it so) as the
-    perturbed copy is; None for a document without one."""
-    if doc.get(BACKGROUND_CHANGE) is None:
+def copy_sequence(doc: dict, copy: Copy) -> str | None:
+    """A document's further sequence ``copy`` (a footprint's background), rebuilt from its
+    changed span as the perturbed copy is; None for a document without it."""
+    if doc.get(copy.change) is None:
         return None
-    original, start, change = doc[ORIGINAL], doc[BACKGROUND_START], doc[BACKGROUND_CHANGE]
+    return _patched(doc[ORIGINAL], doc[copy.start], doc[copy.change])
+
+
+def _patched(original: str, start: int, change: str) -> str:
+    """``original`` with ``change`` in place of its characters from ``start`` (module
+    docstring)."""
     return original[:start] + change + original[start + len(change) :]

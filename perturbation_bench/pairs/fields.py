@@ -11,17 +11,16 @@ fields the tasks add, all named ``scoring_*`` so that they never collide with a 
     scoring_token_counts   scored tokens per continuation (``reduction: mean`` only)
     scoring_task           the task's settings, one object shared by every document (settings.py)
     scoring_calibration    a calibrated score's mean over the variant's cell (calibration.py)
-    scoring_background_start, scoring_background_change
-                           a footprint pair's raw background (``background_sequence`` of its
-                           file) as its changed span against the original, like the perturbed copy
+    scoring_<name>_start, scoring_<name>_change
+                           a further sequence a kind declares (``shape.py``: a footprint pair's
+                           background) as its changed span against the original, like the
+                           perturbed copy
 """
 
 ORIGINAL = "original_sequence"
 PERTURBED = "sequence"
 SEQUENCE_COLUMNS = (ORIGINAL, PERTURBED)
 """The two sequence columns of a pair file: the real window, the perturbed copy."""
-BACKGROUND = "background_sequence"
-"""A footprint pair file's third sequence column: the background the motif went into."""
 
 CHANGE_START = "scoring_change_start"
 CHANGE = "scoring_change"
@@ -30,5 +29,3 @@ CROP_START = "scoring_crop_start"
 TOKEN_COUNTS = "scoring_token_counts"
 TASK = "scoring_task"
 CALIBRATION = "scoring_calibration"
-BACKGROUND_START = "scoring_background_start"
-BACKGROUND_CHANGE = "scoring_background_change"

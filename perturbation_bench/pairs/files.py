@@ -6,8 +6,8 @@ the 0-based row within that file and the reason in the error:
 
 - the file is a readable parquet file and has rows;
 - it has the string columns ``original_sequence`` (the real window) and ``sequence`` (the
-  perturbed one); a footprint file (``build footprints``) also ``background_sequence``, held to
-  the rules of ``sequence``;
+  perturbed one); the further sequences its kind declares (``shape.py``: a footprint file's
+  ``background_sequence``), held to the rules of ``sequence``;
 - no value is null, empty or shorter than one k-mer (``kmer_size``, the k-mer size in use);
 - every sequence of a row has the same length;
 - letters are A, C, G, T or N, in either case.
@@ -29,18 +29,21 @@ import pyarrow.parquet as pq
 from perturbation_bench.dna import LETTERS, first_foreign_letter
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import Spans, changed_spans, changed_text, string_bytes
-from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED, SEQUENCE_COLUMNS
+from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED, SEQUENCE_COLUMNS
+from perturbation_bench.pairs.kinds import copies
+from perturbation_bench.pairs.shape import Copy
 
 
 def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
-    """Read one parquet file (all columns, or ``columns`` plus the sequences, a footprint
-    file's background among them) and check it.
+    """Read one parquet file (all columns, or ``columns`` plus the sequences, the further
+    sequences of every kind among them) and check it.
 
     Raises:
         DataValidationError: the file is unreadable or breaks the contract (module docstring).
     """
     if columns is not None:
-        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS, BACKGROUND]))
+        further = (copy.column for copy in copies())
+        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS, *further]))
     try:
         available = pq.read_schema(path).names
         wanted = None if columns is None else [c for c in columns if c in available]
@@ -99,14 +102,13 @@ def iter_pair_batches(
 
 class PairScan(NamedTuple):
     """What checking a table found, per row: whether any sequence has lower-case (soft-masked)
-    letters, the perturbed sequence's changed span, and that span's text; for a footprint file
-    (a ``background_sequence`` column) the background's span and text too, else None."""
+    letters, the perturbed sequence's changed span, and that span's text; and those of each
+    further sequence the table holds (``shape.Copy``, in the order of ``kinds.copies``)."""
 
     soft_masked: np.ndarray
     spans: Spans
     changes: pa.Array
-    background_spans: Spans | None = None
-    background_changes: pa.Array | None = None
+    copies: tuple[tuple[Copy, Spans, pa.Array], ...] = ()
 
 
 def check_pairs(
@@ -117,7 +119,8 @@ def check_pairs(
 
     The perturbed sequence equals the original outside its changed span, so its letters are
     checked within the span only (``sequence`` outside it is ``original_sequence``, checked whole).
-    A ``background_sequence`` column, where there is one, is checked by the rules of ``sequence``.
+    A further sequence's column (``shape.Copy``), where there is one, is checked by the rules
+    of ``sequence``.
     """
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
@@ -134,18 +137,15 @@ def check_pairs(
     spans, changes, changed_lower = _check_copy(
         table, PERTURBED, original, original_length, source, kmer_size
     )
-    if BACKGROUND not in table.column_names:
-        return PairScan(lower | changed_lower, spans, changes)
-    background_spans, background_changes, background_lower = _check_copy(
-        table, BACKGROUND, original, original_length, source, kmer_size
-    )
-    return PairScan(
-        lower | changed_lower | background_lower,
-        spans,
-        changes,
-        background_spans,
-        background_changes,
-    )
+    soft_masked, held = lower | changed_lower, []
+    for copy in copies():
+        if copy.column in table.column_names:
+            *found, copy_lower = _check_copy(
+                table, copy.column, original, original_length, source, kmer_size
+            )
+            soft_masked |= copy_lower
+            held.append((copy, *found))
+    return PairScan(soft_masked, spans, changes, tuple(held))
 
 
 def _check_strings(table, name: str, source, kmer_size: int):

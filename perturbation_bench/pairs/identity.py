@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
+
 
 def pair_id(original: str, perturbed: str, assay: str | None = None) -> str:
     """``sha256(original + "\\n" + perturbed)``, first 16 hex digits: the same pair has the same id
@@ -24,3 +26,10 @@ def data_identity(files) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return f"sha256:{digest.hexdigest()}"
+
+
+def keyed_rng(*key) -> np.random.Generator:
+    """A generator seeded by ``sha256(repr(key))`` mod 2**128: one per key, whatever else is
+    drawn (the elements here, a motif in one background in ``kinds/footprints/builder.py``)."""
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()
+    return np.random.default_rng(int(digest, 16) % 2**128)

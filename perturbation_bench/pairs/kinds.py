@@ -11,13 +11,15 @@ Each :class:`Kind` of :data:`KINDS` declares:
     template       the task YAML template a built config of this kind includes (its metrics)
     task           the package's task that reads any config of this kind (``config`` and
                    ``data_dir`` options)
-    columns        the columns its task reads besides the pair's, refused by name when missing
+    shape          what its documents hold and ask (``pairs/shape.py``: further sequences,
+                   comparisons, the columns its task reads, the fields the report keeps per
+                   sample, its row invariants), given here or named by dotted path in the
+                   kind's folder (``paths.named``), so no module of this floor imports a kind's
 
 and, read off the settings table (``pairs/settings.py``, whose rows name the kinds that take
 them): ``settings``, the task settings its task fills in, None in every other task's settings,
 and ``options``, those of them set by the user (lm-eval hands every task of a run the same
 metadata: the others ignore them and say so once, ``pairs/applicability.py``).
-    sample_fields  the document fields the report keeps per sample (``report/runs.py``)
 
 A new kind is one row here, its builder (with its ``build`` kind), its template YAML and, where
 its task does more than a pair's, its loader and metrics in ``tasks/`` and its report section
@@ -26,11 +28,12 @@ its task does more than a pair's, its loader and metrics in ``tasks/`` and its r
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from perturbation_bench.kinds.footprints.rules import DOSE_AXES
-from perturbation_bench.pairs.fields import BACKGROUND
 from perturbation_bench.pairs.settings import SETTING, SETTINGS
+from perturbation_bench.pairs.shape import PAIR_SHAPE, Copy, DocumentShape
+from perturbation_bench.paths import named
 
 TEMPLATE = "_perturbation_template_yaml"
 """The template of the pair tasks: pairwise accuracy and its companions."""
@@ -45,8 +48,16 @@ class Kind:
     builds: tuple[str, ...]
     template: str = TEMPLATE
     task: str = "perturbation_custom"
-    columns: tuple[str, ...] = ()
-    sample_fields: tuple[str, ...] = ()
+    shape: DocumentShape | str = PAIR_SHAPE
+
+    @property
+    def document(self) -> DocumentShape:
+        """Its :class:`~perturbation_bench.pairs.shape.DocumentShape`, imported if named."""
+        return named(self.shape) if isinstance(self.shape, str) else self.shape
+
+    def invariants(self) -> list:
+        """Its row invariants (``dataset/invariants.Invariant``), none if it declares none."""
+        return named(self.document.invariants)() if self.document.invariants else []
 
     @property
     def settings(self) -> tuple[str, ...]:
@@ -65,12 +76,13 @@ KINDS = (
     Kind("motif", "motif", ("motif",)),
     Kind("controls", "shuffle", ("controls",)),
     Kind("variants", "alt", ("variants", "calibration"), template="_perturbation_variants_template_yaml",
-         task="perturbation_variants", columns=("chrom", "pos", "ref", "alt"),
-         sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
-                        "label_direction", "calibration_cell")),
-    Kind("footprints", BACKGROUND, ("footprints",), template="_perturbation_footprints_template_yaml",
-         task="perturbation_footprints", columns=(BACKGROUND, "motif", *DOSE_AXES),
-         sample_fields=("motif", *DOSE_AXES, "orientation", "background_id")),
+         task="perturbation_variants", shape=DocumentShape(
+             columns=("chrom", "pos", "ref", "alt"),
+             sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
+                            "label_direction", "calibration_cell"))),
+    Kind("footprints", "background_sequence", ("footprints",),
+         template="_perturbation_footprints_template_yaml", task="perturbation_footprints",
+         shape="perturbation_bench.kinds.footprints.shape:SHAPE"),
 )
 # fmt: on
 KIND = {kind.name: kind for kind in KINDS}
@@ -80,8 +92,33 @@ BUILT_BY = {build: kind for kind in KINDS for build in kind.builds}
 ``saturation`` write variant tables, not pairs)."""
 ONE_KIND_OPTIONS = {option: kind for kind in KINDS for option in kind.options}
 """The options that apply to one kind's task, with that kind."""
-SAMPLE_FIELDS = tuple(dict.fromkeys(name for kind in KINDS for name in kind.sample_fields))
-"""The document fields the report keeps per sample, every kind's, each once."""
+
+
+@functools.cache
+def sample_fields() -> tuple[str, ...]:
+    """The document fields the report keeps per sample, every kind's, each once."""
+    return tuple(dict.fromkeys(n for kind in KINDS for n in kind.document.sample_fields))
+
+
+@functools.cache
+def margin_fields() -> tuple[str, ...]:
+    """The sample fields of every kind's comparisons after the pair's, each once."""
+    return tuple(dict.fromkeys(n for kind in KINDS for n in kind.document.margins))
+
+
+@functools.cache
+def copies() -> tuple[Copy, ...]:
+    """Every kind's further sequence columns (``pairs/shape.Copy``)."""
+    return tuple(dict.fromkeys(copy for kind in KINDS for copy in kind.document.copies))
+
+
+def shape_of(doc: dict) -> DocumentShape:
+    """The shape of a document: that of the kind whose copies it holds, else the pair's."""
+    for kind in KINDS:
+        held = kind.document.copies
+        if held and all(doc.get(copy.change) is not None for copy in held):
+            return kind.document
+    return PAIR_SHAPE
 
 
 def kind_of(columns) -> str | None:

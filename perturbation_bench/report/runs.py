@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perturbation_bench.arguments import model_source
 from perturbation_bench.errors import DataSourceError
 from perturbation_bench.families import is_floor, scoring_of
-from perturbation_bench.pairs.calibration import model_source
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs

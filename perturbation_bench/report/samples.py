@@ -4,9 +4,10 @@ Samples files are streamed line by line (one 8 kb pair is ~30 KB of JSON);
 :func:`stream_sample_pairs` turns each line into one row: pair identity (``pair_id``, a hash of
 both sequences and the pair's assay where it has one, so two runs' pairs match whatever their
 order, and two assays' replicates of a pair stay two), both LLs and the pair's outcome,
-the strand margins of a sample scored on both strands, a footprint sample's margins against its
-background, the task's settings as the row needs them, the fields each kind keeps
-(``pairs/kinds.SAMPLE_FIELDS``), the strata, the task's ``config`` (its name without a ``_<L>bp``
+the strand margins of a sample scored on both strands, the margins of the further comparisons
+its kind declares (``pairs/shape.py``: a footprint sample's against its background), the task's
+settings as the row needs them, the fields each kind keeps (``pairs/kinds.sample_fields``), the
+strata, the task's ``config`` (its name without a ``_<L>bp``
 suffix) and the ``context_bp`` the pair was scored at (its crop, or its whole length).
 """
 
@@ -19,9 +20,9 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
+from perturbation_bench.pairs.fields import ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
-from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
+from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_of
 from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.scores import MARGINAL_SCORES, MODEL_SCORES
@@ -88,7 +89,7 @@ def stream_sample_pairs(
                 ) from None
             outcome = pair_outcome(ll_original, ll_perturbed)
             forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
-            motif_margin, control_margin = background_margins(doc, sample["filtered_resps"])
+            margins = comparison_margins(doc, sample["filtered_resps"])
             score = _score(doc, settings.score, sample["filtered_resps"])
             yield {
                 "pair_id": pair_id(original, perturbed, doc.get("assay")),
@@ -105,10 +106,9 @@ def stream_sample_pairs(
                 "margin_reverse": reverse,
                 "data": settings.data,
                 "shard": settings.shard,
-                **{name: doc.get(name) for name in SAMPLE_FIELDS},
+                **{name: doc.get(name) for name in sample_fields()},
                 **({"label": None} if score != score else {}),  # no score, no ranking (NaN jsd)
-                "motif_margin": motif_margin,
-                "control_margin": control_margin,
+                **margins,
                 "ties_rule": settings.ties,
                 "score_kind": score_name or settings.score,
                 "convention": settings.convention,
@@ -133,16 +133,19 @@ def _score(doc: dict, score: str | None, filtered) -> float:
     return document_score(score, doc, pair, others)
 
 
-def background_margins(doc: dict, filtered) -> tuple[float | None, float | None]:
-    """A footprint sample's ``(LL(motif) - LL(background), LL(control) - LL(background))``,
-    from its second and third comparisons (``tasks/document_requests.py``: lm-eval's filtered
-    responses hold each comparison's pair once per request of it); ``(None, None)`` for the
-    samples of other tasks."""
-    if doc.get(BACKGROUND_CHANGE) is None:
-        return None, None
-    per_comparison = len(filtered) // 3
-    motif, control = (filtered[per_comparison * k] for k in (1, 2))
-    return float(motif[0]) - float(motif[1]), float(control[0]) - float(control[1])
+def comparison_margins(doc: dict, filtered) -> dict[str, float | None]:
+    """Every kind's margin fields (``pairs/kinds.margin_fields``), None but those of the
+    sample's own shape: ``LL(first) - LL(second)`` of each comparison after the pair's (a
+    footprint's motif and control windows against the background), from lm-eval's filtered
+    responses, which hold each comparison's pair once per request of it
+    (``tasks/document_requests.py``)."""
+    margins = dict.fromkeys(margin_fields())
+    comparisons = shape_of(doc).comparisons
+    per_comparison = len(filtered) // len(comparisons)
+    for k, comparison in enumerate(comparisons[1:], start=1):
+        first, second = filtered[per_comparison * k]
+        margins[comparison.margin] = float(first) - float(second)
+    return margins
 
 
 def strand_margins(resps) -> tuple[float | None, float | None]:

@@ -5,7 +5,9 @@ A :class:`Section` declares the runs it reads, the keys it fills in ``report.jso
 the runs' pairs (``tables``), its Markdown (``markdown``, called with its tables in the order of
 ``keys``), the figures and files it writes (``draw``) and its notes (``notes``). :data:`SECTIONS`
 is in the order of ``report.md``; a new section is one entry here and the module that computes
-and writes it, as ``bench/`` is one module per benchmark.
+and writes it, as ``bench/`` is one module per benchmark. A kind's section lives in its folder
+(``kinds/<kind>/section.py``), above this floor: its entry names that module's functions by
+dotted path (:func:`kind_section`), imported when the report first calls them.
 
 Every section reads :class:`Inputs`: all the pairs, and ``preferences``, those of runs that prefer
 one window (an embedding distance has no direction: it enters the variant sections only).
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perturbation_bench.kinds.footprints import section as footprints
+from perturbation_bench.paths import named
 from perturbation_bench.report import (
     assays,
     calibration,
@@ -74,6 +76,18 @@ class Section:
         """Its tables as ``report.json`` holds them, in the order of ``keys``."""
         place = report[self.under] if self.under else report
         return tuple(place[key] for key in self.keys)
+
+
+def kind_section(name: str, runs: str, keys: tuple[str, ...], module: str) -> Section:
+    """The section of a kind whose ``module`` (dotted path) defines ``section_tables``,
+    ``markdown`` and ``write_files`` (module docstring)."""
+
+    def later(function: str) -> Callable:
+        return lambda *args: named(f"{module}:{function}")(*args)
+
+    return Section(
+        name, runs, keys, later("section_tables"), later("markdown"), draw=later("write_files")
+    )
 
 
 def _accuracy(inputs: Inputs) -> tuple:
@@ -182,8 +196,8 @@ SECTIONS = (
             matched.markdown, under="variants"),
     Section("strands", "variant runs with rc_average", ("strands",),
             lambda i: (strands.strand_consistency(i.pairs),), strands.markdown, under="variants"),
-    Section("footprints", "footprint tasks", ("footprints",), footprints.section_tables,
-            footprints.markdown, draw=footprints.write_files),
+    kind_section("footprints", "footprint tasks", ("footprints",),
+                 "perturbation_bench.kinds.footprints.section"),
     Section("variant ranking", "variant tasks with labels or a consequence column",
             ("summary", "strata", "auprc_differences", "class_ladder"), _ranking,
             variant_markdown.markdown, under="variants", draw=_draw_ranking,

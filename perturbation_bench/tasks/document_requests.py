@@ -6,15 +6,10 @@ family's DNA prefix, the choices are ``[original, perturbed]`` (``[o, p, rc(o), 
 formatted (upper case, trimmed to whole k-mers). The formatting comes from the task's settings,
 one object shared by the task's documents (``pairs/settings.py``).
 
-A footprint document (``build footprints``: motif window ``o``, control window ``p``, raw
-background ``r``) asks for three comparisons, each a pair's requests as above, in this order::
-
-    (o, p)    the motif against its control        (the pair of every task)
-    (o, r)    the motif against the background
-    (p, r)    the control against the background
-
-so that every model of this package, which scores pairs, gives each of the three a log-likelihood on
-the same terms (DART-Eval's accuracy vs background, ``kinds/footprints/rules.py``).
+A document of a kind that declares more comparisons (``pairs/shape.py``: a footprint
+document's motif and control windows each against its background) asks for each, in the
+order declared, each a pair's requests as above, so that every model of this package, which
+scores pairs, gives each a log-likelihood on the same terms.
 
 A variant document scored by its four-allele marginal (``score: marginal_llr`` or ``entropy``,
 ``pairs/marginal.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows
@@ -23,16 +18,12 @@ of the two other bases at the site, in ``ACGT`` order.
 
 from __future__ import annotations
 
-from perturbation_bench.pairs.changes import background_sequence, perturbed_sequence
-from perturbation_bench.pairs.fields import (
-    BACKGROUND_CHANGE,
-    CROP_START,
-    ORIGINAL,
-    SOFT_MASKED,
-    TASK,
-)
+from perturbation_bench.pairs.changes import copy_sequence, perturbed_sequence
+from perturbation_bench.pairs.fields import CROP_START, ORIGINAL, SOFT_MASKED, TASK
+from perturbation_bench.pairs.kinds import shape_of
 from perturbation_bench.pairs.marginal import other_windows
 from perturbation_bench.pairs.scores import MARGINAL_SCORES
+from perturbation_bench.pairs.shape import ORIGINAL_NAME, PERTURBED_NAME
 
 
 def doc_to_context(doc) -> str:
@@ -43,21 +34,20 @@ def doc_to_context(doc) -> str:
 def comparisons(doc) -> list[tuple[str, str]]:
     """The pairs of sequences a document's requests compare, in request order (module
     docstring), uncropped."""
-    original, perturbed = doc[ORIGINAL], perturbed_sequence(doc)
-    background = background_sequence(doc)
-    if background is not None:
-        return [(original, perturbed), (original, background), (perturbed, background)]
-    if doc[TASK].score in MARGINAL_SCORES:
-        return [(original, perturbed), other_windows(doc)]
-    return [(original, perturbed)]
+    shape = shape_of(doc)
+    if len(shape.comparisons) > 1:
+        sequences = {ORIGINAL_NAME: doc[ORIGINAL], PERTURBED_NAME: perturbed_sequence(doc)}
+        sequences |= {copy.name: copy_sequence(doc, copy) for copy in shape.copies}
+        return [(sequences[c.first], sequences[c.second]) for c in shape.comparisons]
+    pair = (doc[ORIGINAL], perturbed_sequence(doc))
+    return [pair, other_windows(doc)] if doc[TASK].score in MARGINAL_SCORES else [pair]
 
 
 def comparison_count(doc) -> int:
-    """How many comparisons a document asks for (module docstring): three for a footprint
-    document, two for a variant scored by its marginal, else one."""
-    if doc.get(BACKGROUND_CHANGE) is not None:
-        return 3
-    return 2 if doc[TASK].score in MARGINAL_SCORES else 1
+    """How many comparisons a document asks for (module docstring): its shape's, or two for a
+    variant scored by its marginal."""
+    declared = len(shape_of(doc).comparisons)
+    return 2 if declared == 1 and doc[TASK].score in MARGINAL_SCORES else declared
 
 
 def doc_to_sequences(doc) -> list[str]:

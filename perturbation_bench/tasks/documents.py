@@ -2,7 +2,7 @@
 
 One document per pair: a dict of the file's columns, except that the perturbed sequence is kept
 as its changed span (``pairs/changes.py``: ``scoring_change_start``, ``scoring_change``; a
-footprint pair's background the same way), so a window is held once, not twice or three times; ``scoring_soft_masked`` says whether the pair has lower-case
+further sequence its kind declares the same way, ``pairs/shape.py``), so a window is held once, not twice or three times; ``scoring_soft_masked`` says whether the pair has lower-case
 letters; with a crop (context-length tasks) also ``scoring_crop_start``; and ``scoring_task``,
 the task's settings, one object for all (``pairs/fields.py`` names every field).
 The files are read :data:`~perturbation_bench.pairs.files.BATCH_ROWS` rows at a time; the rows a
@@ -29,9 +29,6 @@ import pyarrow.compute as pc
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.changes import changed_spans
 from perturbation_bench.pairs.fields import (
-    BACKGROUND,
-    BACKGROUND_CHANGE,
-    BACKGROUND_START,
     CHANGE,
     CHANGE_START,
     CROP_START,
@@ -159,20 +156,20 @@ def read_documents(
 
 
 def _documents_batch(batch: pa.RecordBatch, scan: PairScan, crops: np.ndarray | None):
-    """``batch`` as documents store it: ``sequence`` (and a footprint pair's
-    ``background_sequence``) replaced by its changed span (start and text), the soft-masked
-    flag, and the crop starts (with a crop)."""
+    """``batch`` as documents store it: ``sequence`` (and each further sequence its kind
+    declares) replaced by its changed span (start and text), the soft-masked flag, and the crop
+    starts (with a crop)."""
     batch = (
         batch.drop_columns([PERTURBED])
         .append_column(CHANGE_START, pa.array(scan.spans.starts))
         .append_column(CHANGE, scan.changes)
         .append_column(SOFT_MASKED, pa.array(scan.soft_masked))
     )
-    if scan.background_spans is not None:
+    for copy, spans, changes in scan.copies:
         batch = (
-            batch.drop_columns([BACKGROUND])
-            .append_column(BACKGROUND_START, pa.array(scan.background_spans.starts))
-            .append_column(BACKGROUND_CHANGE, scan.background_changes)
+            batch.drop_columns([copy.column])
+            .append_column(copy.start, pa.array(spans.starts))
+            .append_column(copy.change, changes)
         )
     return batch if crops is None else batch.append_column(CROP_START, pa.array(crops))
 

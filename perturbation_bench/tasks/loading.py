@@ -215,7 +215,7 @@ def check_kind_columns(kind: Kind, files: list[Path]) -> None:
         OptionsError: naming the file, the columns it lacks and the build that writes them.
     """
     for path in files:
-        missing = [name for name in kind.columns if name not in pq.read_schema(path).names]
+        missing = [name for name in kind.document.columns if name not in pq.read_schema(path).names]
         if missing:
             raise OptionsError(
                 f"{path}: {kind.task} reads configs built by 'perturbation-bench build "

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import scoring_kind, scoring_model
-from perturbation_bench.arguments import load_tokenizer, single_base_token_ids
+from perturbation_bench.arguments import load_tokenizer, model_source, single_base_token_ids
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.assays import oriented
@@ -38,7 +38,6 @@ from perturbation_bench.pairs.calibration import (
     calibration_offsets,
     cell_means,
     cell_of,
-    model_source,
 )
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL, TASK

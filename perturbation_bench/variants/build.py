@@ -17,7 +17,7 @@ NABench's assay files make their pairs without a genome (:func:`build_nabench_da
 ``chrom`` is written as the file names it; ``variant_id`` is the file's (VCF ID, or a
 ``variant_id`` column) or else ``chrom:pos:ref:alt``. Variants that cannot make a pair are
 excluded and counted per reason (``windows.py``), and so is one whose pair repeats an earlier
-one's within its assay (``dataset/build.unique_pairs``): ``duplicate_pair`` (the same record
+one's within its assay (``pairs/layout.unique_pairs``): ``duplicate_pair`` (the same record
 twice), or ``conflicting_label`` where their labels differ (both named); the counts are printed and written to
 ``<config>/_build_report.json``, each excluded variant is named in ``<config>/_excluded.tsv``
 (chrom, pos, ref, alt, reason), and variants read = rows written + excluded. Rows stream to
@@ -33,14 +33,19 @@ from pathlib import Path
 import pyarrow as pa
 
 from perturbation_bench import __version__
-from perturbation_bench.dataset.build import unique_pairs
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.formats.fasta import resolve_chromosome
 from perturbation_bench.formats.mavedb import read_mavedb
 from perturbation_bench.formats.nabench import EXCLUDED_COLUMNS as NABENCH_EXCLUDED
 from perturbation_bench.formats.nabench import nabench_rows, read_wild_types
 from perturbation_bench.formats.variant_files import read_variants
-from perturbation_bench.pairs.layout import config_folder, write_excluded, write_pairs, write_report
+from perturbation_bench.pairs.layout import (
+    config_folder,
+    unique_pairs,
+    write_excluded,
+    write_pairs,
+    write_report,
+)
 from perturbation_bench.variants.windows import allele_problem, check_positions, variant_windows
 from perturbation_bench.wording import tally
 

@@ -9,7 +9,8 @@ import pytest
 from dna_fixtures import reverse_complement as revcomp
 from perturbation_bench.errors import DataValidationError, OptionsError, PairingError
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
-from perturbation_bench.pairs.changes import background_sequence, perturbed_sequence
+from perturbation_bench.kinds.footprints.shape import BACKGROUND
+from perturbation_bench.pairs.changes import copy_sequence, perturbed_sequence
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.tasks.document_requests import doc_to_sequences, requests_per_document
 from perturbation_bench.tasks.documents import NOT_HELD
@@ -45,7 +46,7 @@ def test_a_footprint_document_holds_its_background_as_a_span_and_asks_for_three_
         docs = load_pairs(**metadata)["test"]
         for doc, row in zip(docs, rows, strict=True):
             assert "background_sequence" not in doc
-            assert background_sequence(doc) == row["background_sequence"]
+            assert copy_sequence(doc, BACKGROUND) == row["background_sequence"]
             o, p, r = (
                 row[k].upper() for k in ("original_sequence", "sequence", "background_sequence")
             )

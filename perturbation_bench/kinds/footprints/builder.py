@@ -12,7 +12,7 @@ row holds::
 
 where ``q`` is a uniform permutation of the bases of ``c`` other than ``c`` itself, drawn again
 until it differs, from a generator seeded by ``(seed, motif, background)``
-(``controls/shuffles.keyed_rng``): one ``q`` per motif and background, the same at every dose and
+(``pairs/identity.keyed_rng``): one ``q`` per motif and background, the same at every dose and
 orientation, so doses differ in the number and the spacing of copies alone (one copy has no spacing:
 its rows say 0). ``--orientation``: ``forward`` (the windows as given), ``reverse`` (all three
 reverse-complemented) or ``both`` (a row of each, DART-Eval's setting, its reverse strand).
@@ -35,7 +35,8 @@ from pathlib import Path
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.kinds.footprints.rules import DOSE_AXES, dose_of, insert_starts, with_copies
-from perturbation_bench.pairs.fields import BACKGROUND, ORIGINAL, PERTURBED
+from perturbation_bench.kinds.footprints.shape import BACKGROUND
+from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 
 ORIENTATIONS = ("forward", "reverse", "both")
 
@@ -130,7 +131,7 @@ def footprint_rows(background, motif, control: str, dose: tuple[int, int], seed,
         "random_seed": seed,
         ORIGINAL: with_copies(background.sequence, motif.consensus, starts),
         PERTURBED: with_copies(background.sequence, control, starts),
-        BACKGROUND: background.sequence,
+        BACKGROUND.column: background.sequence,
     }
     length = len(background.sequence)
     reverse = {
@@ -139,7 +140,10 @@ def footprint_rows(background, motif, control: str, dose: tuple[int, int], seed,
         "orientation": "reverse",
         "insert_start": length - end,
         "insert_end": length - starts[0],
-        **{name: reverse_complement(forward[name]) for name in (ORIGINAL, PERTURBED, BACKGROUND)},
+        **{
+            name: reverse_complement(forward[name])
+            for name in (ORIGINAL, PERTURBED, BACKGROUND.column)
+        },
     }
     forward["benchmark_id"] += ":+"
     return {"forward": [forward], "reverse": [reverse], "both": [forward, reverse]}[orientation]
@@ -166,10 +170,10 @@ def build_footprints(
     """
 
     from perturbation_bench import __version__
-    from perturbation_bench.dataset.build import unique_pairs
     from perturbation_bench.errors import DataValidationError
     from perturbation_bench.pairs.layout import (
         config_folder,
+        unique_pairs,
         write_excluded,
         write_pairs,
         write_report,
@@ -227,7 +231,7 @@ def _rows(backgrounds, motifs, dose_list, seed: int, orientation: str, excluded)
     dose whose inserts do not fit the background excluded."""
     from tqdm import tqdm
 
-    from perturbation_bench.controls.shuffles import keyed_rng
+    from perturbation_bench.pairs.identity import keyed_rng
 
     strands = 2 if orientation == "both" else 1
     for background in tqdm(backgrounds, desc="footprints", unit="background"):

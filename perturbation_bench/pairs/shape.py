@@ -1,0 +1,92 @@
+"""What a kind's documents hold and ask, declared by the kind and read by the core.
+
+Every document holds its pair: ``original_sequence`` and the perturbed copy ``sequence`` (kept as
+its changed span, ``changes.py``). A kind declares the rest in one :class:`DocumentShape` (its row
+of ``pairs/kinds.py`` holds it, or names it by dotted path in the kind's folder), and the files'
+check (``files.py``), the documents (``tasks/documents.py``), their requests
+(``tasks/document_requests.py``), the report's samples (``report/samples.py``) and ``validate``
+read it from there:
+
+    copies         further sequence columns, each a copy of the original changed in one span:
+                   checked by the rules of ``sequence`` and kept, as it is, as its changed span
+                   (``scoring_<name>_start``, ``scoring_<name>_change``: :class:`Copy`)
+    comparisons    the pairs of sequences a document asks lm-eval to compare, in request order,
+                   the pair itself first; each is asked as a pair is (``requests.py``), so a
+                   document makes ``requests per pair x len(comparisons)`` requests
+    columns        the columns its task reads besides the pair's, refused by name when missing
+    sample_fields  the document fields the report keeps per sample
+    invariants     the dotted path of a function of no arguments that returns its row
+                   invariants (``perturbation-bench validate``, ``dataset/invariants.py``)
+
+A sequence of a comparison is named ``original``, ``perturbed`` or a copy's ``name``; a
+comparison after the first records ``LL(first) - LL(second)`` in the sample field ``margin``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ORIGINAL_NAME, PERTURBED_NAME = "original", "perturbed"
+"""The names of the pair's two sequences in a comparison."""
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A sequence column held as a copy of the original changed in one span (module docstring)."""
+
+    column: str
+    name: str
+
+    @property
+    def start(self) -> str:
+        """The document field of where its changed span starts."""
+        return f"scoring_{self.name}_start"
+
+    @property
+    def change(self) -> str:
+        """The document field of its characters in that span."""
+        return f"scoring_{self.name}_change"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two sequences a document compares, by name; ``margin``: the sample field of
+    ``LL(first) - LL(second)`` (None for the pair's own, which the report reads as the pair)."""
+
+    first: str
+    second: str
+    margin: str | None = None
+
+
+PAIR = Comparison(ORIGINAL_NAME, PERTURBED_NAME)
+"""The comparison of every document: its original against its perturbed copy."""
+
+
+@dataclass(frozen=True)
+class DocumentShape:
+    """What one kind's documents hold and ask (module docstring)."""
+
+    copies: tuple[Copy, ...] = ()
+    comparisons: tuple[Comparison, ...] = (PAIR,)
+    columns: tuple[str, ...] = ()
+    sample_fields: tuple[str, ...] = ()
+    invariants: str | None = None
+
+    def __post_init__(self) -> None:
+        names = {ORIGINAL_NAME, PERTURBED_NAME, *(copy.name for copy in self.copies)}
+        unknown = {n for c in self.comparisons for n in (c.first, c.second)} - names
+        unnamed = [c for c in self.comparisons[1:] if not c.margin]
+        if self.comparisons[:1] != (PAIR,) or unknown or unnamed:
+            raise ValueError(
+                f"a document shape compares its pair first, then any of {sorted(names)}, each "
+                "comparison after the pair with its margin's field"
+            )
+
+    @property
+    def margins(self) -> tuple[str, ...]:
+        """The sample fields of its comparisons after the pair's."""
+        return tuple(c.margin for c in self.comparisons[1:])
+
+
+PAIR_SHAPE = DocumentShape()
+"""The shape of a kind that declares nothing more: the pair, compared once."""
