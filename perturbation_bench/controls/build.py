@@ -168,7 +168,7 @@ def build_controls(
 
     rows = [
         row
-        for pair in unique_pairs(pairs(), excluded, on_duplicate)
+        for pair in unique_pairs(pairs(), excluded, "controls", on_duplicate)
         for row in oriented(pair, strands)
     ]
     if not rows:

@@ -283,7 +283,9 @@ def build_dataset(
     """
     folder = config_folder(out, settings.config)
     excluded: Counter = Counter()
-    rows = unique_pairs(candidate_rows(genome, exons, settings, table, excluded), excluded)
+    rows = unique_pairs(
+        candidate_rows(genome, exons, settings, table, excluded), excluded, settings.kind
+    )
     if settings.max_pairs is not None:
         rows = iter(seeded_sample(rows, settings.max_pairs, settings.seed, excluded))
     schema = SCHEMAS[settings.kind]

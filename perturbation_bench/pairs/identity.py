@@ -8,13 +8,14 @@ import hashlib
 import numpy as np
 
 
-def pair_id(original: str, perturbed: str, assay: str | None = None) -> str:
+def pair_id(original: str, perturbed: str, *within: str | None) -> str:
     """``sha256(original + "\\n" + perturbed)``, first 16 hex digits: the same pair has the same id
-    in every file and every run. A pair of an assay (``assays.py``) is that assay's:
+    in every file and every run. A pair ``within`` something its kind declares
+    (``shape.DocumentShape.identity``: a variant's assay, ``assays.py``) is that one's:
     ``sha256(assay + "\\n" + original + "\\n" + perturbed)``, so two assays that measure the same
-    pair (replicates, assays sharing a wild type) keep a pair each; a pair without an assay
-    keeps the id it always had."""
-    key = f"{original}\n{perturbed}" if assay is None else f"{assay}\n{original}\n{perturbed}"
+    pair (replicates, assays sharing a wild type) keep a pair each; a None is left out, so a
+    pair without an assay keeps the id it always had."""
+    key = "\n".join([*(part for part in within if part is not None), original, perturbed])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 

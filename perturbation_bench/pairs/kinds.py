@@ -79,7 +79,7 @@ KINDS = (
          task="perturbation_variants", shape=DocumentShape(
              columns=("chrom", "pos", "ref", "alt"),
              sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
-                            "label_direction", "calibration_cell"))),
+                            "label_direction", "calibration_cell"), identity=("assay",))),
     Kind("footprints", "background_sequence", ("footprints",),
          template="_perturbation_footprints_template_yaml", task="perturbation_footprints",
          shape="perturbation_bench.kinds.footprints.shape:SHAPE"),
@@ -113,10 +113,12 @@ def copies() -> tuple[Copy, ...]:
 
 
 def shape_of(doc: dict) -> DocumentShape:
-    """The shape of a document: that of the kind whose copies it holds, else the pair's."""
-    for kind in KINDS:
-        held = kind.document.copies
-        if held and all(doc.get(copy.change) is not None for copy in held):
+    """The shape of a document's kind: the last kind whose marker the document holds (not
+    None), or, for a kind with further sequences, their spans, which replace the marker column
+    there (``tasks/documents.py``); the pair's for a document of no kind."""
+    for kind in reversed(KINDS):
+        held = [copy.change for copy in kind.document.copies] or [kind.marker]
+        if all(doc.get(name) is not None for name in held):
             return kind.document
     return PAIR_SHAPE
 

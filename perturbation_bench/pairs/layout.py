@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
-from perturbation_bench.pairs.identity import pair_id
+from perturbation_bench.pairs.kinds import KIND
 
 PARQUET_GLOB = "*.parquet"
 PARQUET_NAME = "test-00000-of-00001.parquet"
@@ -81,16 +81,20 @@ def write_excluded(folder: Path, columns: tuple[str, ...], rows: Iterable[tuple]
     return path
 
 
-def unique_pairs(rows: Iterator[dict], excluded: Counter, on_duplicate=None, on_conflict=None):
-    """``rows`` less the repeats of an earlier row's pair (``original_sequence``, ``sequence``
-    and, in an assay, ``assay``: ``pairs/identity.pair_id``), the first kept: ``duplicate_pair``
+def unique_pairs(
+    rows: Iterator[dict], excluded: Counter, kind: str, on_duplicate=None, on_conflict=None
+):
+    """``rows`` of pairs of ``kind`` less the repeats of an earlier row's pair (its id,
+    ``shape.DocumentShape.pair_id``: ``original_sequence``, ``sequence`` and what else the
+    kind declares, a variant's ``assay``), the first kept: ``duplicate_pair``
     (e.g. isoforms of two genes sharing the changed exon), handed to ``on_duplicate(row)``, or
     ``conflicting_label`` where its ``label`` differs from the earlier row's (a missing label
     agrees with a missing one only), handed to ``on_conflict(row, earlier_label)``; counted in
     ``excluded``. Memory: an id and a label per distinct pair."""
     seen: dict = {}
+    shape = KIND[kind].document
     for row in rows:
-        digest = pair_id(row[ORIGINAL], row[PERTURBED], row.get("assay"))
+        digest = shape.pair_id(row[ORIGINAL], row[PERTURBED], row)
         if digest not in seen:
             seen[digest] = row.get("label")
             yield row

@@ -15,6 +15,9 @@ read it from there:
                    document makes ``requests per pair x len(comparisons)`` requests
     columns        the columns its task reads besides the pair's, refused by name when missing
     sample_fields  the document fields the report keeps per sample
+    identity       the columns that enter a pair's id besides its two sequences
+                   (``identity.pair_id``: a variant's ``assay``, so two assays' replicates
+                   of one pair stay two pairs)
     invariants     the dotted path of a function of no arguments that returns its row
                    invariants (``perturbation-bench validate``, ``dataset/invariants.py``)
 
@@ -25,6 +28,8 @@ comparison after the first records ``LL(first) - LL(second)`` in the sample fiel
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from perturbation_bench.pairs.identity import pair_id
 
 ORIGINAL_NAME, PERTURBED_NAME = "original", "perturbed"
 """The names of the pair's two sequences in a comparison."""
@@ -70,6 +75,7 @@ class DocumentShape:
     comparisons: tuple[Comparison, ...] = (PAIR,)
     columns: tuple[str, ...] = ()
     sample_fields: tuple[str, ...] = ()
+    identity: tuple[str, ...] = ()
     invariants: str | None = None
 
     def __post_init__(self) -> None:
@@ -81,6 +87,10 @@ class DocumentShape:
                 f"a document shape compares its pair first, then any of {sorted(names)}, each "
                 "comparison after the pair with its margin's field"
             )
+
+    def pair_id(self, original: str, perturbed: str, row) -> str:
+        """The id of a pair of this shape: its sequences and ``row``'s :attr:`identity`."""
+        return pair_id(original, perturbed, *(row.get(name) for name in self.identity))
 
     @property
     def margins(self) -> tuple[str, ...]:

@@ -21,7 +21,6 @@ from pathlib import Path
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import ORIGINAL
-from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_of
 from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
@@ -92,7 +91,7 @@ def stream_sample_pairs(
             margins = comparison_margins(doc, sample["filtered_resps"])
             score = _score(doc, settings.score, sample["filtered_resps"])
             yield {
-                "pair_id": pair_id(original, perturbed, doc.get("assay")),
+                "pair_id": shape_of(doc).pair_id(original, perturbed, doc),
                 "task": task,
                 "model": model,
                 "scale": settings.score if settings.score in MODEL_SCORES else scale,

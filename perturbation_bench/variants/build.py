@@ -184,6 +184,7 @@ def build_variant_dataset(
     rows = unique_pairs(
         variant_rows(counted, genome, window, excluded, named, edge, named_by),
         excluded,
+        "variants",
         *_namers(named, lambda row: (*(row[k] for k in named_by), *(row[k] for k in VARIANT_KEYS))),
     )
     settings = {
@@ -221,6 +222,7 @@ def build_nabench_dataset(
     rows = unique_pairs(
         nabench_rows(paths, read_wild_types(metadata), excluded, named, seen),
         excluded,
+        "variants",
         *_namers(named, lambda row: (row["assay"], "", row["mutant"])),
     )
     settings = {

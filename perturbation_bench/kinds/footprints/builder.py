@@ -196,7 +196,9 @@ def build_footprints(
 
     folder = config_folder(out, config)
     rows = _rows(backgrounds, usable, dose_list, seed, orientation, excluded)
-    path, written = write_pairs(folder, unique_pairs(rows, excluded.counts, excluded.duplicate))
+    path, written = write_pairs(
+        folder, unique_pairs(rows, excluded.counts, "footprints", excluded.duplicate)
+    )
     read = len(backgrounds) * len(motifs) * len(dose_list) * strands
     if not written:
         raise DataValidationError(
