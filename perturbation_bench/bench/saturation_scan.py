@@ -15,7 +15,7 @@ Ideal speed-ups, for a change at the fraction ``p`` of the window (``p = 0.5`` h
 each position's reference and its three alternates as one group, ``p + 4 (1 - p)`` windows of
 work instead of ``3 (p + 2 (1 - p))`` with pair-wise prefix sharing, 1.8x.
 
-``--saturation-score marginal_llr`` (or ``entropy``, ``pairs/marginal.py``) scores the scan by
+``--saturation-score marginal_llr`` (or ``entropy``, ``pairs/four_allele.py``) scores the scan by
 the four-allele marginal: each variant asks for its site's four windows, which the three
 alternates of a site share. ``dna-mlm`` then runs one masked pass per position instead of two
 per variant, 6x; ``dna-hf`` runs the four windows of a position once, ``p + 4 (1 - p)``, instead
@@ -37,7 +37,7 @@ from perturbation_bench.bench.measuring import (
     measure,
 )
 from perturbation_bench.dna import BASES
-from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE
+from perturbation_bench.pairs.scores import SCORE
 
 WINDOW, HIDDEN, LAYERS, AT = 1024, 512, 4, 0.5
 TASK, CONFIG = "perturbation_variants", "saturation"
@@ -45,7 +45,7 @@ TASK, CONFIG = "perturbation_variants", "saturation"
 
 def ideal_speedup(method: str, p: float = AT, score: str = "llr") -> float:
     """The ideal ratios of the module docstring."""
-    if score in MARGINAL_SCORES:
+    if SCORE[score].reading.comparisons > 1:
         return 6.0 if method == "dna-mlm" else 3.0
     return 3.0 if method == "dna-mlm" else 3 * (p + 2 * (1 - p)) / (p + 4 * (1 - p))
 

@@ -51,7 +51,6 @@ from perturbation_bench.models.causal_scoring import (
     split_output_layer,
 )
 from perturbation_bench.models.tokens import describe_request
-from perturbation_bench.pairs.scores import MODEL_SCORES
 from perturbation_bench.pairs.settings import settings_of
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
@@ -60,7 +59,7 @@ log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbos
 def reads_downstream(request) -> bool:
     """Whether a request's task is scored by a score the model computes (``score: jsd``)."""
     settings = settings_of(getattr(request, "doc", None))
-    return settings is not None and settings.score in MODEL_SCORES
+    return settings is not None and settings.reading.by_model
 
 
 def downstream_jsd(logits_ref: torch.Tensor, logits_alt: torch.Tensor, rows, bases) -> float:

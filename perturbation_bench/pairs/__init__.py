@@ -21,7 +21,7 @@ stated here once:
 - ``outcome.py``: the decision rule and the per-pair values (correct, tie, margin);
 - ``ranking.py``: the variant ranking metrics (AUROC, AUPRC, by chromosome) and correlations;
 - ``scores.py``: the variant scores, one table (what each reads, its TraitGym name);
-  ``marginal.py``: the four-allele marginal of a single-base variant and its scores;
+  ``four_allele.py``: the four-allele reading of a single-base variant (its marginal, scores);
   ``calibration.py``: context-calibrated scores (cells, the calibration table, the offsets);
 - ``assays.py``: those metrics per assay, the n-per-class gate, the macro over assays, and a
   quantitative label's declared direction;

@@ -31,6 +31,7 @@ table without rows of the run's model or window.
 from __future__ import annotations
 
 from perturbation_bench.errors import DataSourceError, OptionsError
+from perturbation_bench.pairs.scores import calibrating
 
 CELL = "calibration_cell"
 """The column of a calibration config that names each site's cell."""
@@ -38,8 +39,6 @@ FLANK = 2
 """Bases on each side of the site in its cell's 5-mer."""
 MIN_SITES = 5
 """The fewest sites of a cell whose mean calibrates a score."""
-CALIBRATED = {"calibrated_llr": ("llr", "marginal_llr"), "calibrated_entropy": ("entropy",)}
-"""Each calibrated score -> the scores of the calibration runs whose means it reads."""
 COLUMNS = ("source", "score", "rc_average", "window_bp", "cell", "mean", "sites")
 
 
@@ -67,7 +66,7 @@ def cell_means(table, path, score: str, source: str, rc_average: bool, window_bp
         raise DataSourceError(
             f"calibration {path}: not a calibration table (no {', '.join(missing)})"
         )
-    rows = table[table["score"].isin(CALIBRATED[score])]
+    rows = table[table["score"].isin(calibrating(score))]
     for column, value, what in (
         ("source", source, "model"),
         ("rc_average", rc_average, "rc_average"),
@@ -77,7 +76,7 @@ def cell_means(table, path, score: str, source: str, rc_average: bool, window_bp
         if kept.empty:
             found = ", ".join(sorted({str(v) for v in rows[column]})) or "none"
             raise OptionsError(
-                f"calibration {path}: no {' or '.join(CALIBRATED[score])} means for this run's "
+                f"calibration {path}: no {' or '.join(calibrating(score))} means for this run's "
                 f"{what} {value!r} (the table has {found}); calibrate with the same model, "
                 "strands and window"
             )

@@ -37,7 +37,6 @@ from perturbation_bench.families import (
     reads_bases,
     scoring_of,
 )
-from perturbation_bench.pairs.scores import SCORE
 from perturbation_bench.pairs.settings import TaskSettings, settings_of
 
 EDGES = ("shift", "pad", "truncate")
@@ -161,7 +160,7 @@ def check_model(model: str | None, settings: TaskSettings, scoring: str | None =
             f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
             "score itself (leave score out)"
         )
-    computed_by = SCORE[settings.score].models if settings.score in SCORE else ()
+    computed_by = settings.variant_score.models if settings.variant_score else ()
     if computed_by and (
         model not in computed_by or scoring not in (None, MODELS[model].scorings[0])
     ):

@@ -37,10 +37,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from perturbation_bench.pairs.scores import MARGIN, SCORE
 
-def variant_score(margin: float, score: str = "llr") -> float:
-    """``s`` of the module docstring for one variant."""
-    return abs(margin) if score == "abs_llr" else margin
+
+def variant_score(margin: float, score: str) -> float:
+    """``s`` of the module docstring for one variant's margin under a score read off the
+    margin (``scores.py``); the margin itself under any other."""
+    row = SCORE.get(score)
+    return row.of(margin) if row is not None and row.reading is MARGIN else margin
 
 
 def auroc(labels, scores) -> float:

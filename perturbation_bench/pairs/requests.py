@@ -112,7 +112,7 @@ def comparison_links(requests) -> list[tuple[int, int]]:
     """Links between the comparisons of one document on one strand: each later comparison's
     first request of a strand with the first comparison's, for a scorer that scores linked
     requests as one group, their common prefix once (``models/causal_plan.py``): a marginal
-    document's four alleles (``pairs/marginal.py``), a footprint document's three windows.
+    document's four alleles (``pairs/four_allele.py``), a footprint document's three windows.
     Documents of tasks of other packages have no comparisons and no links."""
     links = []
     for indices in _documents(requests).values():

@@ -44,7 +44,7 @@ from typing import Any
 
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
-from perturbation_bench.pairs.scores import CALIBRATED_SCORES, SCORE
+from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MARGIN, SCORE, Reading, VariantScore
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ SETTINGS = (
     Setting("context_bp", None, "pairs cropped to this many bp around their changes; None: "
             "the whole window", logged_as="scoring_context_bp"),
     Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
-            "marginal's in marginal.py); None in other tasks' settings",
+            "reading's in four_allele.py); None in other tasks' settings",
             choices=tuple(SCORE), logged_as="scoring_score", kinds=("variants",),
             read_by_model=True),
     Setting("calibration", None, "the calibration table a calibrated score reads "
@@ -181,6 +181,16 @@ class TaskSettings(dict):
         """Copies and pickles rebuild the settings from their values (a frozen dict cannot be
         filled item by item)."""
         return _rebuilt, (dict(self),)
+
+    @property
+    def variant_score(self) -> VariantScore | None:
+        """The variant score (``scores.py``) its ``score`` names; None in a pair task."""
+        return SCORE.get(self["score"])
+
+    @property
+    def reading(self) -> Reading:
+        """How its documents' scores are read: its variant score's, or a pair task's margin."""
+        return self.variant_score.reading if self.variant_score else MARGIN
 
     @property
     def bare_start(self) -> bool:

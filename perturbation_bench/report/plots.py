@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from perturbation_bench.families import SCORINGS  # noqa: E402
-from perturbation_bench.pairs.scores import MODEL_SCORES, SCORE  # noqa: E402
+from perturbation_bench.pairs.scores import SCORES  # noqa: E402
 
 SIZE, DPI = (9, 5), 100
 PANEL_WIDTH = 3.5
@@ -182,7 +182,7 @@ def accuracy_by_codons_changed(strata_rows: list[dict], path: Path) -> None:
 
 SCALE_LABELS = {
     **{scoring.scale: scoring.label for scoring in SCORINGS},
-    **{name: f"{name}: {SCORE[name].formula}" for name in MODEL_SCORES},
+    **{score.name: f"{score.name}: {score.formula}" for score in SCORES if score.reading.by_model},
 }
 """What a run's margins are, by scale (a score the model computes is its own scale)."""
 

@@ -22,9 +22,8 @@ from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import perturbed_sequence
 from perturbation_bench.pairs.fields import ORIGINAL
 from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_of
-from perturbation_bench.pairs.marginal import document_score
 from perturbation_bench.pairs.outcome import pair_outcome
-from perturbation_bench.pairs.scores import MARGINAL_SCORES, MODEL_SCORES
+from perturbation_bench.pairs.scores import LLR, VariantScore
 from perturbation_bench.pairs.settings import logged_settings
 
 STRATA = (
@@ -89,12 +88,12 @@ def stream_sample_pairs(
             outcome = pair_outcome(ll_original, ll_perturbed)
             forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
             margins = comparison_margins(doc, sample["filtered_resps"])
-            score = _score(doc, settings.score, sample["filtered_resps"])
+            score = _score(doc, settings.variant_score, sample["filtered_resps"])
             yield {
                 "pair_id": shape_of(doc).pair_id(original, perturbed, doc),
                 "task": task,
                 "model": model,
-                "scale": settings.score if settings.score in MODEL_SCORES else scale,
+                "scale": settings.score if settings.reading.by_model else scale,
                 "doc_id": int(sample.get("doc_id", number - 1)),
                 "ll_original": ll_original,
                 "ll_perturbed": ll_perturbed,
@@ -122,14 +121,16 @@ def stream_sample_pairs(
             }
 
 
-def _score(doc: dict, score: str | None, filtered) -> float:
-    """The variant score ``s`` of a sample: read off its margin (``pairs/ranking.py``), or for
-    a marginal score off its two comparisons (``pairs/marginal.py``: the pair, then the two
-    other bases)."""
-    if score not in MARGINAL_SCORES:
-        return document_score(score or "llr", doc, [float(ll) for ll in filtered[0]])
-    pair, others = ([float(ll) for ll in filtered[k]] for k in (0, len(filtered) // 2))
-    return document_score(score, doc, pair, others)
+def _score(doc: dict, score: VariantScore | None, filtered) -> float:
+    """The variant score ``s`` of a sample (``pairs/scores.VariantScore.value``; a pair task's,
+    ``llr``), from its comparisons (a four-allele score's two: the pair, then the two other
+    bases)."""
+    score = score or LLR
+    comparisons = [
+        [float(ll) for ll in filtered[k * len(filtered) // score.reading.comparisons]]
+        for k in range(score.reading.comparisons)
+    ]
+    return score.value(doc, *comparisons)
 
 
 def comparison_margins(doc: dict, filtered) -> dict[str, float | None]:

@@ -11,18 +11,17 @@ document's motif and control windows each against its background) asks for each,
 order declared, each a pair's requests as above, so that every model of this package, which
 scores pairs, gives each a log-likelihood on the same terms.
 
-A variant document scored by its four-allele marginal (``score: marginal_llr`` or ``entropy``,
-``pairs/marginal.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows
-of the two other bases at the site, in ``ACGT`` order.
+A variant document scored by its four-allele reading (``score: marginal_llr`` or ``entropy``,
+``pairs/four_allele.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows
+of the two other bases at the site, in ``ACGT`` order (``pairs/scores.Reading.comparisons``).
 """
 
 from __future__ import annotations
 
 from perturbation_bench.pairs.changes import copy_sequence, perturbed_sequence
 from perturbation_bench.pairs.fields import CROP_START, ORIGINAL, SOFT_MASKED, TASK
+from perturbation_bench.pairs.four_allele import other_windows
 from perturbation_bench.pairs.kinds import shape_of
-from perturbation_bench.pairs.marginal import other_windows
-from perturbation_bench.pairs.scores import MARGINAL_SCORES
 from perturbation_bench.pairs.shape import ORIGINAL_NAME, PERTURBED_NAME
 
 
@@ -40,14 +39,14 @@ def comparisons(doc) -> list[tuple[str, str]]:
         sequences |= {copy.name: copy_sequence(doc, copy) for copy in shape.copies}
         return [(sequences[c.first], sequences[c.second]) for c in shape.comparisons]
     pair = (doc[ORIGINAL], perturbed_sequence(doc))
-    return [pair, other_windows(doc)] if doc[TASK].score in MARGINAL_SCORES else [pair]
+    return [pair, other_windows(doc)] if doc[TASK].reading.comparisons > 1 else [pair]
 
 
 def comparison_count(doc) -> int:
-    """How many comparisons a document asks for (module docstring): its shape's, or two for a
-    variant scored by its marginal."""
+    """How many comparisons a document asks for (module docstring): its shape's, or its
+    score's reading's (two for a four-allele score)."""
     declared = len(shape_of(doc).comparisons)
-    return 2 if declared == 1 and doc[TASK].score in MARGINAL_SCORES else declared
+    return declared if declared > 1 else doc[TASK].reading.comparisons
 
 
 def doc_to_sequences(doc) -> list[str]:

@@ -28,7 +28,6 @@ from lm_eval.api.filter import Filter
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
 from perturbation_bench.pairs.requests import strand_average
-from perturbation_bench.pairs.scores import MODEL_SCORES
 from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.tasks.document_requests import (
     requests_per_comparison,
@@ -112,7 +111,7 @@ def _nan_allowed(doc) -> bool:
     (``score: jsd`` at a chromosome's last base, ``models/jsd_scoring.py``), not a
     log-likelihood that overflowed."""
     settings = settings_of(doc)
-    return settings is not None and settings.score in MODEL_SCORES
+    return settings is not None and settings.reading.by_model
 
 
 def _describe(doc) -> str:

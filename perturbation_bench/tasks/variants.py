@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.active_models import scoring_kind, scoring_model
 from perturbation_bench.arguments import load_tokenizer, model_source, single_base_token_ids
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.assays import oriented
@@ -42,8 +43,6 @@ from perturbation_bench.pairs.calibration import (
 from perturbation_bench.pairs.conventions import CONVENTIONS
 from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL, TASK
 from perturbation_bench.pairs.kinds import KIND
-from perturbation_bench.pairs.marginal import ALLELES, document_score
-from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MODEL_SCORES, SINGLE_BASE_SCORES
 from perturbation_bench.tasks.loading import check_kind_columns, pair_documents, task_files
 from perturbation_bench.tasks.options import parse_options
 from perturbation_bench.tasks.pairing import compared_pairs
@@ -80,13 +79,14 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
         calibration=options.settings.calibration,
     )
     documents = dataset["test"]
-    if options.settings.score in MODEL_SCORES and not reads_bases(scoring_model()):
+    score = options.settings.variant_score
+    if score.reading.by_model and not reads_bases(scoring_model()):
         tokenizer = load_tokenizer(metadata)
         if tokenizer is not None:
             single_base_token_ids(tokenizer)  # before any weight is read, under check
-    if options.settings.score in SINGLE_BASE_SCORES:
+    if score.reading.single_base:
         _check_single_bases(config_name, options.settings.score, documents.held)
-    if options.settings.score in CALIBRATED_SCORES:
+    if score.base is not None:
         _calibrate(documents.held, options.settings, metadata)
     if labels is not None:
         held = documents.held
@@ -139,14 +139,14 @@ def _variant(doc: dict) -> str:
 
 
 def _check_single_bases(config_name: str, score: str, held: list[dict]) -> None:
-    """Refuse a variant that is not one base of ACGT changed to another: a marginal score reads
-    the four alleles of one site (``pairs/marginal.py``), jsd the bases after it."""
+    """Refuse a variant that is not one base of ACGT changed to another: a four-allele score
+    reads the four alleles of one site (``pairs/four_allele.py``), jsd the bases after it."""
     broken = [
         doc
         for doc in held
         if len(doc[CHANGE]) != 1
-        or doc[CHANGE].upper() not in ALLELES
-        or doc[ORIGINAL][doc[CHANGE_START]].upper() not in ALLELES
+        or doc[CHANGE].upper() not in BASES
+        or doc[ORIGINAL][doc[CHANGE_START]].upper() not in BASES
     ]
     if broken:
         first = broken[0]
@@ -195,12 +195,11 @@ def process_results(doc, results) -> dict:
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics, pairs = pair_results(doc, results), compared_pairs(doc, results)
-    if scoring_kind() == "embedding" or doc[TASK].score in MODEL_SCORES:
+    if scoring_kind() == "embedding" or doc[TASK].reading.by_model:
         metrics = {}  # a distance, a JSD: no direction (module docstring)
     if "label" in doc:
         settings = doc[TASK]
-        # s off the margin (ranking.py) or the four alleles (marginal.py), calibrated or not
-        score = document_score(settings.score, doc, *pairs)
+        score = settings.variant_score.value(doc, *pairs)  # its reading's, calibrated or not
         # a NaN score (jsd at a chromosome's last base, named in the model's log) ranks nothing
         label = doc["label"] if score == score else None
         quantitative = settings.labels == "quantitative"

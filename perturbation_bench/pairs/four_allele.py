@@ -1,5 +1,6 @@
-"""The four-allele marginal of a single-base variant, and the scores read from it (GPN-Star;
-marin-dna's ``compute_marginal_clm`` and ``entropy_from_marginal``).
+"""The four-allele reading of a single-base variant: the marginal over its site's four alleles,
+and the scores read from it (GPN-Star; marin-dna's ``compute_marginal_clm`` and
+``entropy_from_marginal``). ``scores.py`` names the scores of this reading.
 
 A variant at site ``i`` of its reference window ``w`` is scored with all four alleles there:
 ``w_x`` is ``w`` with base ``x`` at ``i``, for ``x`` in ``ACGT``. With ``LL(w_x)`` the model's
@@ -28,18 +29,15 @@ from __future__ import annotations
 
 import math
 
-from perturbation_bench.pairs.fields import CALIBRATION, CHANGE, CHANGE_START, ORIGINAL
-from perturbation_bench.pairs.ranking import variant_score
-from perturbation_bench.pairs.scores import MARGINAL_SCORES, SCORE
-
-ALLELES = "ACGT"
+from perturbation_bench.dna import BASES
+from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL
 
 
 def other_alleles(ref: str, alt: str) -> tuple[str, str]:
     """The two bases of ``ACGT`` that are neither ``ref`` nor ``alt`` (upper case), in that
     order."""
     ref, alt = ref.upper(), alt.upper()
-    others = tuple(base for base in ALLELES if base not in (ref, alt))
+    others = tuple(base for base in BASES if base not in (ref, alt))
     if len(others) != 2:  # exactly when ref and alt are two different bases of ACGT
         raise ValueError(f"not a single-base change between two of ACGT: {ref!r} > {alt!r}")
     return others
@@ -58,21 +56,6 @@ def other_windows(doc: dict) -> tuple[str, str]:
     return with_base(original, site, others[0]), with_base(original, site, others[1])
 
 
-def document_score(score: str, doc: dict, pair, others=None) -> float:
-    """``s`` of a variant document under any score of ``scores.py``, from its pair's
-    log-likelihoods ``(LL(w_ref), LL(w_alt))`` and, for a marginal score, those of its two other
-    windows (:func:`other_windows`); a calibrated score less its cell's mean
-    (``fields.CALIBRATION``, ``calibration.py``)."""
-    base = SCORE[score].base or score
-    if base not in MARGINAL_SCORES:
-        value = variant_score(pair[0] - pair[1], base)
-    else:
-        ref, alt = doc[ORIGINAL][doc[CHANGE_START]].upper(), doc[CHANGE].upper()
-        lls = dict(zip(other_alleles(ref, alt), others, strict=True))
-        value = marginal_score(base, ref, alt, {ref: pair[0], alt: pair[1], **lls})
-    return value - doc[CALIBRATION] if SCORE[score].base else value
-
-
 def marginal(lls: dict[str, float]) -> dict[str, float]:
     """``m[x]``: the log-softmax of the four alleles' log-likelihoods (module docstring)."""
     top = max(lls.values())
@@ -80,12 +63,20 @@ def marginal(lls: dict[str, float]) -> dict[str, float]:
     return {base: ll - log_total for base, ll in lls.items()}
 
 
-def marginal_score(score: str, ref: str, alt: str, lls: dict[str, float]) -> float:
-    """``s`` of ``marginal_llr`` or ``entropy`` (module docstring), from the four alleles'
-    log-likelihoods ``{base: LL(w_base)}``."""
-    m = marginal(lls)
-    if score == "marginal_llr":
-        return m[ref.upper()] - m[alt.upper()]
-    if score == "entropy":
-        return -sum(math.exp(value) * value for value in m.values())
-    raise ValueError(f"not a marginal score: {score!r}; one of marginal_llr, entropy")
+def marginal_llr(m: dict[str, float], ref: str, alt: str) -> float:
+    """``s`` of ``marginal_llr`` (module docstring) from the marginal ``m``."""
+    return m[ref] - m[alt]
+
+
+def entropy(m: dict[str, float], ref: str, alt: str) -> float:
+    """``s`` of ``entropy`` (module docstring) from the marginal ``m``: the site's, whatever the
+    alleles."""
+    return -sum(math.exp(value) * value for value in m.values())
+
+
+def four_allele_lls(doc: dict, pair, others) -> tuple[str, str, dict[str, float]]:
+    """A document's ``(ref, alt, {base: LL(w_base)})`` from its pair's log-likelihoods
+    ``(LL(w_ref), LL(w_alt))`` and those of its two other windows (:func:`other_windows`)."""
+    ref, alt = doc[ORIGINAL][doc[CHANGE_START]].upper(), doc[CHANGE].upper()
+    lls = dict(zip(other_alleles(ref, alt), others, strict=True))
+    return ref, alt, {ref: pair[0], alt: pair[1], **lls}
