@@ -31,7 +31,7 @@ LIMIT = 10
 HEADER = """\
 # Functions allowed a cyclomatic complexity over 10 (radon's, counting each and/or), held by
 # tests/test_complexity.py; docs/contributing.md says when a function belongs here.
-# module:qualname  complexity  why it is one job
+# module:qualname  complexity  why it is one job ("to split:" names the jobs it still mixes)
 """
 
 
