@@ -7,6 +7,7 @@ shrinks: a listed function that no longer passes 10, or no longer exists, is str
 from __future__ import annotations
 
 import importlib.util
+import os
 import textwrap
 
 import pytest
@@ -23,6 +24,10 @@ def _load_script():
 
 complexity = _load_script()
 REFRESH = "python scripts/complexity.py --write"
+READS_SOURCE = pytest.mark.skipif(
+    "MUTANT_UNDER_TEST" in os.environ,
+    reason="under mutmut the package is its mutated copy, whose functions are not the source's",
+)
 
 
 def gate_failures(found: dict, allowed: dict, limit: int = complexity.LIMIT) -> list[str]:
@@ -50,6 +55,7 @@ def gate_failures(found: dict, allowed: dict, limit: int = complexity.LIMIT) -> 
     return failures
 
 
+@READS_SOURCE
 def test_every_function_over_10_is_listed_with_its_complexity_and_a_reason():
     found = complexity.offenders()
     failures = gate_failures(found, complexity.read_allowed())
