@@ -59,33 +59,12 @@ def run(args) -> int:
     from lm_eval.utils import simple_parse_args_string
 
     from perturbation_bench.active_models import as_scoring
-    from perturbation_bench.arguments import (
-        check_batch_size,
-        check_model_source,
-        check_remote_code,
-        load_tokenizer,
-    )
-    from perturbation_bench.models.architecture import check_checkpoint, register_plugin
+    from perturbation_bench.arguments import load_tokenizer
     from perturbation_bench.pairs.applicability import check_every_option_taken
 
-    try:
-        metadata = json.loads(args.metadata)
-    except json.JSONDecodeError as err:
-        raise OptionsError(f"--metadata is not JSON ({err}): {args.metadata!r}") from None
-    if not isinstance(metadata, dict):
-        raise OptionsError(f"--metadata must be a JSON object, got {args.metadata!r}")
+    metadata = _metadata(args.metadata)
     model_args = simple_parse_args_string(args.model_args) if args.model_args else {}
-    for argument in ("pretrained", "tokenizer"):
-        if argument in model_args:
-            check_model_source(model_args[argument], argument)
-            check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
-    model = _package_model(args.model, model_args)
-    if model_args.get("plugin"):
-        register_plugin(model_args["plugin"])
-    if args.model in HF_MODELS or (model is not None and not reads_bases(model)):
-        check_checkpoint(model or args.model, model_args)
-    _check_embedding_layer(model_args)
-    check_batch_size(args.batch_size)
+    model = _check_model(args, model_args)
     tokenizer = None if reads_bases(model) else load_tokenizer(model_args)
     with as_scoring(model, model_args.get("scoring")):
         tasks = _build_tasks(args, model_args | metadata)
@@ -130,6 +109,42 @@ def _check_embedding_layer(model_args: dict) -> None:
     check_layer(score, checkpoint_config(model_args))
 
 
+def _metadata(text: str) -> dict:
+    """``--metadata`` read as a JSON object."""
+    try:
+        metadata = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise OptionsError(f"--metadata is not JSON ({err}): {text!r}") from None
+    if not isinstance(metadata, dict):
+        raise OptionsError(f"--metadata must be a JSON object, got {text!r}")
+    return metadata
+
+
+def _check_model(args, model_args: dict):
+    """Step 1 of the module docstring, without loading a weight: the model's sources, its
+    plugin, its checkpoint's architecture, the embedding layer and the batch size; return
+    ``--model`` where it is one of this package's models, else None (:func:`_package_model`)."""
+    from perturbation_bench.arguments import (
+        check_batch_size,
+        check_model_source,
+        check_remote_code,
+    )
+    from perturbation_bench.models.architecture import check_checkpoint, register_plugin
+
+    for argument in ("pretrained", "tokenizer"):
+        if argument in model_args:
+            check_model_source(model_args[argument], argument)
+            check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
+    model = _package_model(args.model, model_args)
+    if model_args.get("plugin"):
+        register_plugin(model_args["plugin"])
+    if args.model in HF_MODELS or (model is not None and not reads_bases(model)):
+        check_checkpoint(model or args.model, model_args)
+    _check_embedding_layer(model_args)
+    check_batch_size(args.batch_size)
+    return model
+
+
 def _build_tasks(args, metadata: dict) -> dict:
     """``{name: task}`` for this package's tasks among ``args.tasks`` (groups expanded), built as
     lm_eval builds them."""
@@ -141,15 +156,17 @@ def _build_tasks(args, metadata: dict) -> dict:
     manager = TaskManager(include_path=include, include_defaults=False, metadata=metadata)
     names = [name.strip() for name in args.tasks.split(",") if name.strip()]
     ours = [name for name in names if name in manager.all_tasks]
-    for name in names:
-        if name not in ours:
-            near = did_you_mean(
-                name, [n for n in manager.all_tasks if n.startswith("perturbation")]
-            )
-            print(f"{name}: not a perturbation-bench task{near}; not checked")
+    _say_unchecked([name for name in names if name not in ours], manager.all_tasks)
     if not ours:
         raise OptionsError(f"none of {names} is a perturbation-bench task")
     return manager.load(ours)["tasks"]
+
+
+def _say_unchecked(names: list[str], all_tasks) -> None:
+    """Name each of ``names`` as not a perturbation-bench task, with the nearest one's name."""
+    ours = [name for name in all_tasks if name.startswith("perturbation")]
+    for name in names:
+        print(f"{name}: not a perturbation-bench task{did_you_mean(name, ours)}; not checked")
 
 
 def _sample(task, docs, tokenizer, size: int) -> str:

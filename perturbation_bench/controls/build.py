@@ -114,6 +114,27 @@ def fills_window(row: dict) -> bool:
     )
 
 
+def _checked_chromosome(genome, element) -> str | None:
+    """The FASTA's name of an element's chromosome, None where the FASTA lacks it. A BED
+    region (its source names a line) on a chromosome the FASTA lacks, or past its end, is
+    refused naming the file, the line and the region; an annotation's element is excluded or
+    cut there instead."""
+    chrom = resolve_chromosome(element.chrom, genome.names)
+    if " line " not in element.source:
+        return chrom
+    if chrom is None:
+        raise DataValidationError(
+            f"{element.source}: chromosome {element.chrom!r} is not "
+            f"in {genome.path} ({', '.join(genome.names[:5])}, ...)"
+        )
+    if element.end > genome.length(chrom):
+        raise DataValidationError(
+            f"{element.source}: {element.name} ends at {element.end}, past the end "
+            f"of {chrom} ({genome.length(chrom)} bp) in {genome.path}"
+        )
+    return chrom
+
+
 def build_controls(
     genome, elements, kind: str, window: int, seed: int, strands: str, config: str, out
 ) -> tuple[Path, dict]:
@@ -130,18 +151,7 @@ def build_controls(
 
     def pairs():
         for element in tqdm(elements, desc="controls", unit="element"):
-            chrom = resolve_chromosome(element.chrom, genome.names)
-            from_bed = " line " in element.source
-            if chrom is None and from_bed:
-                raise DataValidationError(
-                    f"{element.source}: chromosome {element.chrom!r} is not "
-                    f"in {genome.path} ({', '.join(genome.names[:5])}, ...)"
-                )
-            if chrom is not None and element.end > genome.length(chrom) and from_bed:
-                raise DataValidationError(
-                    f"{element.source}: {element.name} ends at {element.end}, past the end "
-                    f"of {chrom} ({genome.length(chrom)} bp) in {genome.path}"
-                )
+            chrom = _checked_chromosome(genome, element)
             if chrom is not None and (element.start < 0 or element.end > genome.length(chrom)):
                 cut_at_ends[0] += 1
             pair = (

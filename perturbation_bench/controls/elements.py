@@ -69,16 +69,9 @@ def annotation_elements(
         by_transcript[exon.transcript_id].append(exon)
     elements = []
     for transcript, cds in sorted(by_transcript.items()):
-        chrom, strand, gene = cds[0].chrom, cds[0].strand, cds[0].gene_name or cds[0].gene_id
-        coding = [(e.start, e.end) for e in cds]
-        exons = sorted(exon_spans.get(transcript) or coding)
-        spans = _feature_spans(feature, sorted(coding), exons, strand, promoter_bp)
-        ordered = spans if strand == "+" else spans[::-1]  # numbered in transcript order
-        elements += [
-            Element(chrom, start, end, f"{gene}:{feature}{k}", f"{annotation} ({transcript})")
-            for k, (start, end) in enumerate(ordered, start=1)
-            if end > start
-        ]
+        where = f"{annotation} ({transcript})"
+        exons = exon_spans.get(transcript)
+        elements += _transcript_elements(where, cds, exons, feature, promoter_bp)
     if not elements:
         raise DataValidationError(
             f"{annotation}: no {feature} feature in its {len(by_transcript)} chosen transcripts"
@@ -89,6 +82,21 @@ def annotation_elements(
             )
         )
     return sorted(elements, key=lambda e: (e.chrom, e.start, e.end, e.name))
+
+
+def _transcript_elements(where: str, cds, exons, feature, promoter_bp) -> list[Element]:
+    """One transcript's non-empty ``feature`` elements from its CDS exons and its exon spans
+    (its CDS where it has none), named ``<gene>:<feature><k>`` with ``k`` counted in transcript
+    order."""
+    chrom, strand, gene = cds[0].chrom, cds[0].strand, cds[0].gene_name or cds[0].gene_id
+    coding = [(e.start, e.end) for e in cds]
+    spans = _feature_spans(feature, sorted(coding), sorted(exons or coding), strand, promoter_bp)
+    ordered = spans if strand == "+" else spans[::-1]
+    return [
+        Element(chrom, start, end, f"{gene}:{feature}{k}", where)
+        for k, (start, end) in enumerate(ordered, start=1)
+        if end > start
+    ]
 
 
 def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[int, int]]:
@@ -105,6 +113,12 @@ def _feature_spans(feature, coding, exons, strand, promoter_bp) -> list[tuple[in
             if strand == "+"
             else [(exons[-1][1], exons[-1][1] + promoter_bp)]
         )
+    return _utr_spans(feature, coding, exons, strand)
+
+
+def _utr_spans(feature, coding, exons, strand) -> list[tuple[int, int]]:
+    """``utr5`` or ``utr3``: the exon parts before the first coding base or after the last, in
+    genome order, upstream or downstream by the strand."""
     first, last = coding[0][0], coding[-1][1]
     before = [(start, min(end, first)) for start, end in exons if start < first]
     after = [(max(start, last), end) for start, end in exons if end > last]

@@ -95,6 +95,11 @@ def check_motif(settings: BuildSettings, allow_disruptive: bool) -> None:
             )
             + "; pass --allow-stop-or-frameshift if that is what you want to test"
         )
+    _check_published_name(settings)
+
+
+def _check_published_name(settings: BuildSettings) -> None:
+    """Refuse the published motif config's name for any other repeat, count or offset."""
     published = {key: PUBLISHED_MOTIF[key] for key in ("motif", "repeats", "offset")}
     if (
         settings.config == PUBLISHED_MOTIF["config"]

@@ -37,64 +37,66 @@ def synthetic_genome(
     rng = random.Random(seed)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    sense = [aa for aa in table.usage if aa not in "*M"]
     chroms = {
         "chr1": list(random_dna(rng, chrom_length)),
         "chr2": list(random_dna(rng, chrom_length)),
     }
     gtf_lines = []
-    per_chrom = n_genes // 2
     for g in range(n_genes):
-        chrom = "chr1" if g < per_chrom else "chr2"
-        slot = g % per_chrom
-        strand = "+" if g % 2 == 0 else "-"
-        if g == n_genes - 1:
-            strand = "-"
-        short = g == 3
-        exon_lengths = [45] if short else [rng.randint(70, 400) for _ in range(rng.randint(2, 4))]
-        if g == 5:
-            exon_lengths[0] = 150
-        cds = ["ATG"] + [
-            _draw_codon(rng, table, rng.choice(sense)) for _ in range(sum(exon_lengths) // 3)
-        ]
-        cds = "".join(cds)[: sum(exon_lengths)]
-        if g == 5:
-            cds = cds[:63] + "N" * 12 + cds[75:]
-        transcript = cds + _draw_codon(rng, table, "*")
+        chrom = "chr1" if g < n_genes // 2 else "chr2"
+        strand = "-" if g % 2 or g == n_genes - 1 else "+"
+        exon_lengths, transcript = _coding_sequence(rng, table, g)
         introns = [rng.randint(200, 800) for _ in exon_lengths[1:]]
         span = sum(exon_lengths) + sum(introns) + 3
-        if slot == 0 and chrom == "chr1":
-            gene_start = 50
-        elif g == n_genes - 1:
-            gene_start = chrom_length - 50 - span
-        else:
-            gene_start = slot * (chrom_length // per_chrom) + 2_000
+        gene_start = _gene_start(g, n_genes, chrom_length, span)
         oriented = _lay_out(transcript, exon_lengths, introns, rng)
         genomic = oriented if strand == "+" else reverse_complement(oriented)
         chroms[chrom][gene_start : gene_start + len(genomic)] = list(genomic)
-        gtf_lines += _gtf_records(chrom, strand, gene_start, len(genomic), exon_lengths, introns, g)
+        gene = (chrom, strand, gene_start, len(genomic), exon_lengths, introns, g)
+        gtf_lines += _gtf_records(*gene)
         if g == 1:  # a longer, non-canonical isoform: the canonical tag must win
-            gtf_lines += _gtf_records(
-                chrom,
-                strand,
-                gene_start,
-                len(genomic),
-                exon_lengths,
-                introns,
-                g,
-                transcript=f"T{g}b",
-                canonical=False,
-                extend=9,
-            )
-    fasta = folder / "genome.fa"
-    with fasta.open("w") as out:
+            gtf_lines += _gtf_records(*gene, transcript=f"T{g}b", canonical=False, extend=9)
+    fasta = _write_fasta(folder / "genome.fa", chroms)
+    gtf = folder / "annotation.gtf"
+    gtf.write_text("".join(gtf_lines))
+    return fasta, gtf
+
+
+def _write_fasta(path: Path, chroms: dict[str, list[str]]) -> Path:
+    """``path``, written with one record per chromosome, 60 bases a line."""
+    with path.open("w") as out:
         for name, bases in chroms.items():
             out.write(f">{name}\n")
             text = "".join(bases)
             out.writelines(text[i : i + 60] + "\n" for i in range(0, len(text), 60))
-    gtf = folder / "annotation.gtf"
-    gtf.write_text("".join(gtf_lines))
-    return fasta, gtf
+    return path
+
+
+def _coding_sequence(rng: random.Random, table, g: int) -> tuple[list[int], str]:
+    """Gene ``g``'s CDS exon lengths and its coding sequence with the stop codon: ``ATG``, then
+    sense codons drawn by ``table``'s usage, cut to the exons' total, then a stop. Gene 3 has
+    one 45 bp exon; gene 5's first exon is 150 bp, with 12 N at CDS bases 64-75."""
+    sense = [aa for aa in table.usage if aa not in "*M"]
+    exon_lengths = [45] if g == 3 else [rng.randint(70, 400) for _ in range(rng.randint(2, 4))]
+    if g == 5:
+        exon_lengths[0] = 150
+    codons = [_draw_codon(rng, table, rng.choice(sense)) for _ in range(sum(exon_lengths) // 3)]
+    cds = "".join(["ATG", *codons])[: sum(exon_lengths)]
+    if g == 5:
+        cds = cds[:63] + "N" * 12 + cds[75:]
+    return exon_lengths, cds + _draw_codon(rng, table, "*")
+
+
+def _gene_start(g: int, n_genes: int, chrom_length: int, span: int) -> int:
+    """Where gene ``g`` (of ``span`` bp) starts, 0-based: 50 bp from ``chr1``'s start for the
+    first gene, 50 bp before ``chr2``'s end for the last, else 2 kb into its slot (each
+    chromosome is cut into ``n_genes // 2`` equal slots)."""
+    per_chrom = n_genes // 2
+    if g == 0:
+        return 50
+    if g == n_genes - 1:
+        return chrom_length - 50 - span
+    return g % per_chrom * (chrom_length // per_chrom) + 2_000
 
 
 def _draw_codon(rng: random.Random, table, amino_acid: str) -> str:

@@ -156,16 +156,25 @@ def read_gff3_cds(gff3: str | Path):
                     feature.featuretype,
                     ",".join(attributes.get("tag", [])),
                 )
-                name = (
-                    attributes.get("Name")
-                    or attributes.get("gene_name")
-                    or attributes.get("gene")
-                    or [None]
-                )[0]
+                name = _feature_name(attributes)
                 if name:
                     names[identifier] = name
     except Exception as err:  # gffutils raises ValueErrors and its own parse errors alike
         raise DataSourceError(f"cannot read GFF3 {gff3}: {err}") from None
+    return pd.DataFrame(_gff3_rows(gff3, cds, parents, names))
+
+
+def _feature_name(attributes: dict) -> str | None:
+    """A GFF3 feature's name: its ``Name``, else its ``gene_name``, else its ``gene``."""
+    return (
+        attributes.get("Name") or attributes.get("gene_name") or attributes.get("gene") or [None]
+    )[0]
+
+
+def _gff3_rows(gff3, cds: list[tuple], parents: dict, names: dict) -> list[dict]:
+    """The rows of :func:`read_gff3_cds`, one per CDS record and parent: its transcript's gene
+    is the transcript's parent (the transcript itself where the CDS hangs from a gene or the
+    transcript has no parent); a phase other than 0, 1 or 2 is refused."""
     rows = []
     for seqid, start, end, strand, phase, transcript in cds:
         if phase not in ("0", "1", "2"):
@@ -187,7 +196,7 @@ def read_gff3_cds(gff3: str | Path):
                 "tag": tags,
             }
         )
-    return pd.DataFrame(rows)
+    return rows
 
 
 def choose_transcripts(table) -> list[CdsExon]:

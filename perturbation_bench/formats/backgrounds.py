@@ -43,25 +43,10 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
     """
     from perturbation_bench.formats.fasta import Genome
 
-    if (source is None) == (bed is None):
-        given = "both were given" if source is not None else "neither was given"
-        raise OptionsError(
-            "build footprints takes its backgrounds from one of --backgrounds "
-            f"FASTA|TXT|CONFIG_DIR or --bed with --fasta ({given})"
-        )
-    if bed is not None:
-        if fasta is None:
-            raise OptionsError("--bed needs --fasta, the genome its regions are read from")
-        backgrounds = _bed_backgrounds(bed, Genome(fasta))
-    elif Path(source).is_dir():
-        backgrounds = _control_backgrounds(Path(source))
-    elif Path(source).suffix == ".txt":
-        backgrounds = _line_backgrounds(Path(source))
-    else:
-        genome = Genome(source)
-        backgrounds = [
-            Background(name, genome.fetch(name, 0, genome.length(name))) for name in genome.names
-        ]
+    _check_sources(source, bed, fasta)
+    backgrounds = (
+        _bed_backgrounds(bed, Genome(fasta)) if bed is not None else _file_backgrounds(source)
+    )
     if not backgrounds:
         raise DataValidationError(f"{source or bed}: no background sequence")
     for background in backgrounds:
@@ -72,6 +57,32 @@ def read_backgrounds(source: str | None, bed: str | None, fasta: str | None) -> 
                 "background holds A, C, G, T or N alone"
             )
     return backgrounds
+
+
+def _check_sources(source: str | None, bed: str | None, fasta: str | None) -> None:
+    """Refuse neither or both of ``--backgrounds`` and ``--bed``, and ``--bed`` without
+    ``--fasta``."""
+    if (source is None) == (bed is None):
+        given = "both were given" if source is not None else "neither was given"
+        raise OptionsError(
+            "build footprints takes its backgrounds from one of --backgrounds "
+            f"FASTA|TXT|CONFIG_DIR or --bed with --fasta ({given})"
+        )
+    if bed is not None and fasta is None:
+        raise OptionsError("--bed needs --fasta, the genome its regions are read from")
+
+
+def _file_backgrounds(source: str) -> list[Background]:
+    """The backgrounds of ``--backgrounds``: a controls folder's, a text file's lines or a
+    FASTA's records."""
+    from perturbation_bench.formats.fasta import Genome
+
+    if Path(source).is_dir():
+        return _control_backgrounds(Path(source))
+    if Path(source).suffix == ".txt":
+        return _line_backgrounds(Path(source))
+    genome = Genome(source)
+    return [Background(name, genome.fetch(name, 0, genome.length(name))) for name in genome.names]
 
 
 def _line_backgrounds(path: Path) -> list[Background]:

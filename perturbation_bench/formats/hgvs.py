@@ -44,13 +44,27 @@ def hgvs_alleles(change: str, sequence) -> tuple[int, str, str] | str:
         return "hgvs_unsupported"
     start = int(match["start"])
     end = int(match["end"] or start)
-    if end < start:
-        return "hgvs_unsupported"
     if match["ref"]:
         return (start, match["ref"], match["alt"]) if end == start else "hgvs_unsupported"
-    kind, inserted = match["kind"], match["seq"]
-    if (kind in ("delins", "ins")) != bool(inserted) or (kind == "ins" and end != start + 1):
+    if not _well_formed(match["kind"], start, end, match["seq"]):
         return "hgvs_unsupported"
+    return _edit_alleles(match["kind"], start, end, match["seq"], sequence)
+
+
+def _well_formed(kind: str, start: int, end: int, inserted: str) -> bool:
+    """Whether an edit's range and bases fit its kind: ``start <= end``, bases after ``delins``
+    and ``ins`` alone, and an insertion between two adjacent bases (``end = start + 1``)."""
+    return (
+        start <= end
+        and (kind in ("delins", "ins")) == bool(inserted)
+        and (kind != "ins" or end == start + 1)
+    )
+
+
+def _edit_alleles(kind: str, start: int, end: int, inserted: str, sequence):
+    """``(pos, ref, alt)`` of a well-formed ``delins``, ``del``, ``ins`` or ``dup`` read against
+    the chromosome (a deletion takes the base before it as VCF's anchor), or
+    ``"hgvs_off_chromosome"`` where the bases it needs lie off it."""
     anchor = start - 1 if kind == "del" else start
     bases = sequence(anchor - 1, end) if anchor >= 1 else ""
     if len(bases) != end - anchor + 1:

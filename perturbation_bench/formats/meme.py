@@ -76,15 +76,7 @@ def _read_matrices(path: Path) -> dict:
 def _check_declared(path: Path, matrices: dict) -> None:
     """Refuse a name that repeats, and a MOTIF line whose matrix is missing or was not read
     whole (the reader drops a matrix with fewer rows than its ``w=``)."""
-    declared, name = {}, None  # name -> whether a matrix line follows its MOTIF line
-    for line in path.read_text().splitlines():
-        if line.startswith("MOTIF") and len(line.split()) > 1:
-            name = line.split()[1]
-            if name in declared:
-                raise DataValidationError(f"{path}: motif {name!r} appears twice")
-            declared[name] = False
-        elif line.startswith("letter") and name is not None:
-            declared[name] = True
+    declared = _declared_motifs(path)
     read = {title.split()[0] for title in matrices if title.split()}
     for names, what in (
         ([name for name, has_matrix in declared.items() if not has_matrix], "no"),
@@ -95,6 +87,21 @@ def _check_declared(path: Path, matrices: dict) -> None:
             raise DataValidationError(
                 f"{path}: motif {names[0]!r} has {what} letter-probability matrix{more}"
             )
+
+
+def _declared_motifs(path: Path) -> dict[str, bool]:
+    """``name -> whether a matrix line follows its MOTIF line``, in the file's order; a name
+    that repeats is refused."""
+    declared, name = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith("MOTIF") and len(line.split()) > 1:
+            name = line.split()[1]
+            if name in declared:
+                raise DataValidationError(f"{path}: motif {name!r} appears twice")
+            declared[name] = False
+        elif line.startswith("letter") and name is not None:
+            declared[name] = True
+    return declared
 
 
 def _motif(path: Path, title: str, matrix) -> Motif:
@@ -119,22 +126,14 @@ def _check_row_widths(path: Path) -> None:
     ``alength=``, naming the motif, the position and the line (module docstring). A row is a
     line of numbers only; the first other line ends the matrix (its row count is checked
     after the reader)."""
-    import re
-
     name, rows_left, alength, position = None, 0, 4, 0
     for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
         words = line.split()
         if line.startswith("MOTIF") and len(words) > 1:
             name, rows_left = words[1], 0
         elif line.startswith("letter-probability"):
-            width, letters = re.search(r"w=\s*(\d+)", line), re.search(r"alength=\s*(\d+)", line)
-            rows_left, position = int(width[1]) if width else 0, 0
-            alength = int(letters[1]) if letters else 4
-            if alength != 4:
-                raise DataValidationError(
-                    f"{path}: motif {name!r} (line {number}): alength= {alength}; a DNA motif "
-                    "has 4 letters, A, C, G, T"
-                )
+            rows_left, alength = _matrix_header(line, f"{path}: motif {name!r} (line {number})")
+            position = 0
         elif rows_left and words:
             if not all(_is_number(word) for word in words):
                 rows_left = 0
@@ -146,6 +145,21 @@ def _check_row_widths(path: Path) -> None:
                     f"{len(words)} numbers where alength= {alength} asks for {alength}, one per "
                     "letter A, C, G, T"
                 )
+
+
+def _matrix_header(line: str, where: str) -> tuple[int, int]:
+    """``(rows, alength)`` of a ``letter-probability matrix:`` line: its ``w=`` (0 where it has
+    none) and its ``alength=`` (4 where it has none); an ``alength=`` other than 4 is refused,
+    the message starting with ``where``."""
+    import re
+
+    width, letters = re.search(r"w=\s*(\d+)", line), re.search(r"alength=\s*(\d+)", line)
+    alength = int(letters[1]) if letters else 4
+    if alength != 4:
+        raise DataValidationError(
+            f"{where}: alength= {alength}; a DNA motif has 4 letters, A, C, G, T"
+        )
+    return int(width[1]) if width else 0, alength
 
 
 def _is_number(word: str) -> bool:

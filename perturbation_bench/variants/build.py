@@ -101,26 +101,32 @@ def variant_rows(
                     )
                 )
             continue
-        extra = dict(variant.extra)
-        label = {"label": extra.pop("label")} if "label" in extra else {}
-        variant_id = extra.pop("variant_id", None) or (
-            f"{variant.chrom}:{variant.pos}:{variant.ref}:{variant.alt}"
-        )
-        yield {
-            "chrom": variant.chrom,
-            "pos": variant.pos,
-            "ref": variant.ref,
-            "alt": variant.alt,
-            "variant_id": str(variant_id),
-            **label,
-            "window_start": windows.window_start,
-            "variant_offset": windows.variant_offset,
-            "is_clamped": int(windows.is_clamped),
-            "window_edge": edge,
-            **extra,
-            "original_sequence": windows.reference,
-            "sequence": windows.alternate,
-        }
+        yield _row(variant, windows, edge)
+
+
+def _row(variant, windows, edge: str) -> dict:
+    """A variant's row: its alleles, its ``variant_id`` (``chrom:pos:ref:alt`` where the file
+    gives none), its label where it has one, its windows and its file's other columns."""
+    extra = dict(variant.extra)
+    label = {"label": extra.pop("label")} if "label" in extra else {}
+    variant_id = extra.pop("variant_id", None) or (
+        f"{variant.chrom}:{variant.pos}:{variant.ref}:{variant.alt}"
+    )
+    return {
+        "chrom": variant.chrom,
+        "pos": variant.pos,
+        "ref": variant.ref,
+        "alt": variant.alt,
+        "variant_id": str(variant_id),
+        **label,
+        "window_start": windows.window_start,
+        "variant_offset": windows.variant_offset,
+        "is_clamped": int(windows.is_clamped),
+        "window_edge": edge,
+        **extra,
+        "original_sequence": windows.reference,
+        "sequence": windows.alternate,
+    }
 
 
 def _namers(named: list, fields):

@@ -167,9 +167,10 @@ def frameshift_candidates(transcript: Transcript, genome):
         )
 
 
-def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Random, wanted: int):
-    """Up to ``wanted`` seeded single-base changes at least INTERGENIC_DISTANCE from every CDS
-    span, and how many positions qualified."""
+def _intergenic_regions(genome, transcripts: list[Transcript]) -> list[tuple[str, int, int]]:
+    """``(chrom, low, high)``, 0-based half-open, of every stretch whose bases lie at least
+    INTERGENIC_DISTANCE from every transcript's CDS span (up to the chromosome's ends), on the
+    chromosomes that hold a transcript, in name and position order."""
     spans = defaultdict(list)
     for t in transcripts:
         spans[t.chrom].append((min(t.positions), max(t.positions) + 1))
@@ -182,6 +183,13 @@ def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Ran
             if high > low:
                 regions.append((chrom, low, high))
             cursor = max(cursor, end)
+    return regions
+
+
+def intergenic_candidates(genome, transcripts: list[Transcript], rng: random.Random, wanted: int):
+    """Up to ``wanted`` seeded single-base changes at least INTERGENIC_DISTANCE from every CDS
+    span, and how many positions qualified."""
+    regions = _intergenic_regions(genome, transcripts)
     total = sum(high - low for _, low, high in regions)
     out = []
     for offset in sorted(rng.sample(range(total), min(total, wanted * 2))) if total else []:

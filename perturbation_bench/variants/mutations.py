@@ -80,34 +80,14 @@ def scan(
 ):
     """The sampled mutations (module docstring) and the summary (counts, candidates, exclusions)."""
     code = standard_code()
-    by_transcript = defaultdict(list)
-    for exon in exons:
-        by_transcript[exon.transcript_id].append(exon)
-    excluded, available = Counter(), Counter()
-    pools = defaultdict(list)
-    transcripts, annotated = [], []
-    for transcript_id in sorted(by_transcript):
-        if by_transcript[transcript_id][0].chrom not in genome:
-            excluded["chromosome_not_in_fasta"] += 1
-            continue
-        transcript = Transcript(by_transcript[transcript_id], genome)
-        annotated.append(transcript)  # excluded or not, its span is no intergenic sequence
-        problem = transcript.problem(code)
-        if problem:
-            excluded[problem] += 1
-            continue
-        transcripts.append(transcript)
+    excluded, available, pools = Counter(), Counter(), defaultdict(list)
+    annotated, transcripts = _transcripts(genome, exons, code, excluded)
+    for transcript_id, transcript in transcripts:
         rng = random.Random(f"{seed}:{transcript_id}")
-        found = defaultdict(list)
-        for mutation in (
-            *coding_candidates(transcript, code, excluded),
-            *splice_candidates(transcript, genome, excluded),
-            *frameshift_candidates(transcript, genome),
-        ):
-            found[mutation.consequence].append(mutation)
-        for consequence, candidates in found.items():
+        for consequence, candidates in _candidates(transcript, genome, code, excluded).items():
             available[consequence] += len(candidates)
             pools[consequence] += rng.sample(candidates, min(per_gene, len(candidates)))
+    wanted = [c for c in CLASSES if c in classes]
     notes = []
     if "intergenic_variant" in classes:
         pools["intergenic_variant"], available["intergenic_variant"] = intergenic_candidates(
@@ -117,11 +97,11 @@ def scan(
             notes.append(
                 f"intergenic_variant skipped: no base lies {INTERGENIC_DISTANCE} bp from every CDS"
             )
-    chosen = _draw(pools, [c for c in CLASSES if c in classes], per_class, seed)
+    chosen = _draw(pools, wanted, per_class, seed)
     counts = Counter(m.consequence for m in chosen)
     summary = {
-        "counts": {c: counts[c] for c in CLASSES if c in classes},
-        "candidates": {c: available[c] for c in CLASSES if c in classes},
+        "counts": {c: counts[c] for c in wanted},
+        "candidates": {c: available[c] for c in wanted},
         "transcripts_scanned": len(transcripts),
         "excluded": dict(sorted(excluded.items())),
         "notes": notes,
@@ -133,6 +113,41 @@ def scan(
         },
     }
     return chosen, summary
+
+
+def _transcripts(genome, exons, code, excluded: Counter) -> tuple[list, list]:
+    """The transcripts on the FASTA's chromosomes, and ``(transcript_id, transcript)`` of those
+    whose CDS reads (module docstring), by transcript id; each one excluded is counted in
+    ``excluded`` under its reason."""
+    by_transcript = defaultdict(list)
+    for exon in exons:
+        by_transcript[exon.transcript_id].append(exon)
+    annotated, readable = [], []
+    for transcript_id in sorted(by_transcript):
+        if by_transcript[transcript_id][0].chrom not in genome:
+            excluded["chromosome_not_in_fasta"] += 1
+            continue
+        transcript = Transcript(by_transcript[transcript_id], genome)
+        annotated.append(transcript)  # excluded or not, its span is no intergenic sequence
+        problem = transcript.problem(code)
+        if problem:
+            excluded[problem] += 1
+        else:
+            readable.append((transcript_id, transcript))
+    return annotated, readable
+
+
+def _candidates(transcript, genome, code, excluded: Counter) -> dict[str, list]:
+    """``consequence -> mutations`` of one transcript's coding, splice and frameshift
+    candidates; the sites excluded are counted in ``excluded``."""
+    found = defaultdict(list)
+    for mutation in (
+        *coding_candidates(transcript, code, excluded),
+        *splice_candidates(transcript, genome, excluded),
+        *frameshift_candidates(transcript, genome),
+    ):
+        found[mutation.consequence].append(mutation)
+    return found
 
 
 def _draw(pools: dict, classes: list[str], per_class: int, seed: int) -> list:

@@ -222,3 +222,17 @@ def test_check_passes_the_evo2_convention_for_kmer_markov_with_no_tokenizer(pair
         *("--metadata", json.dumps({"data_dir": str(pair_data), "convention": "evo2"})),
     )
     assert status == 0 and "kmer-markov reads bases, no tokenizer" in out
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ("{data_dir: x}", "--metadata is not JSON (Expecting property name"),
+        ('["data_dir"]', """--metadata must be a JSON object, got '["data_dir"]'"""),
+    ],
+)
+def test_metadata_that_is_not_a_json_object_is_refused_first(capsys, metadata, message):
+    status, out, err = check(capsys, "--tasks", "perturbation_bench", "--metadata", metadata)
+    assert status == 2
+    assert message in err
+    assert out == ""

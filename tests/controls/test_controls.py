@@ -391,6 +391,25 @@ def test_a_promoter_length_below_one_is_refused_naming_it(annotated, tmp_path, c
     assert f"--promoter-bp must be at least 1 bp, got {value}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("source", "feature", "message"),
+    [
+        ("--bed", ["--feature", "cds"], "--feature picks features of an annotation (--gtf/--gff3)"),
+        ("--gtf", [], "--gtf/--gff3 needs --feature (cds, exon, intron, utr5, utr3, promoter)"),
+    ],
+)
+def test_feature_goes_with_an_annotation_alone(
+    annotated, tmp_path, capsys, source, feature, message
+):
+    fasta, annotation = str(annotated / "g.fa"), str(annotated / "a.gtf")
+    shuffle = ["--shuffle", "mononucleotide", "--config", "c", "--out", str(tmp_path)]
+    assert (
+        main(["build", "controls", "--fasta", fasta, source, annotation, *feature, *shuffle]) == 2
+    )
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+
+
 def test_a_feature_the_annotation_lacks_is_refused(tmp_path, capsys):
     (tmp_path / "g.fa").write_text(">chr1\n" + "ACGT" * 200 + "\n")
     (tmp_path / "a.gtf").write_text(

@@ -29,13 +29,7 @@ def _variant_build(args: argparse.Namespace, build):
     """The build of ``--from``'s format, its options checked before any file is read."""
     from perturbation_bench.formats.fasta import Genome
 
-    for option, source_format, given in (
-        ("--hgvs-column", "mavedb", args.hgvs_column != "hgvs_nt"),
-        ("--chrom", "mavedb", args.chrom is not None),
-        ("--nabench-metadata", "nabench", args.nabench_metadata is not None),
-    ):
-        if given and source_format != args.source_format:
-            raise OptionsError(f"{option} goes with --from {source_format}")
+    _check_format_options(args)
     if args.source_format == "nabench":
         table_options = ("label_column", "assay_column", "label_direction")
         if args.fasta or any(getattr(args, name) for name in table_options):
@@ -71,3 +65,14 @@ def _variant_build(args: argparse.Namespace, build):
         columns,
         mavedb,
     )
+
+
+def _check_format_options(args: argparse.Namespace) -> None:
+    """Refuse an option of one ``--from`` format given with another."""
+    for option, source_format, given in (
+        ("--hgvs-column", "mavedb", args.hgvs_column != "hgvs_nt"),
+        ("--chrom", "mavedb", args.chrom is not None),
+        ("--nabench-metadata", "nabench", args.nabench_metadata is not None),
+    ):
+        if given and source_format != args.source_format:
+            raise OptionsError(f"{option} goes with --from {source_format}")
