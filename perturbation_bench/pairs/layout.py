@@ -99,11 +99,15 @@ def unique_pairs(
             seen[digest] = row.get("label")
             yield row
             continue
-        labels = (seen[digest], row.get("label"))
-        missing = [x is None or x != x for x in labels]
-        same = all(missing) or (not any(missing) and labels[0] == labels[1])
+        same = _labels_agree(seen[digest], row.get("label"))
         excluded["duplicate_pair" if same else "conflicting_label"] += 1
         if same and on_duplicate is not None:
             on_duplicate(row)
         elif not same and on_conflict is not None:
-            on_conflict(row, labels[0])
+            on_conflict(row, seen[digest])
+
+
+def _labels_agree(earlier, label) -> bool:
+    """Whether two labels of one pair agree: equal, or both missing (None or NaN)."""
+    missing = [x is None or x != x for x in (earlier, label)]
+    return all(missing) or (not any(missing) and earlier == label)
