@@ -173,7 +173,7 @@ SECTIONS = (
     Section("published reference", "the published configs", ("published_reference",),
             _published, summary_markdown.published),
     Section("floors", "runs beside a composition floor", ("paired", "variants"),
-            lambda i: (floors.floor_comparisons(i.preferences),
+            lambda i: (floors.floor_comparisons(i.preferences, i.seed, i.n_boot),
                        floors.floor_variant_comparisons(i.pairs)),
             floors.markdown, under="floors"),
     Section("matched groups", "variant tasks with a match_group column", ("matched",),
