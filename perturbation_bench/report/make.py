@@ -34,6 +34,9 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
+- for labelled variant tasks with a stratum (``consequence``, ``--by``), the AUROC with the
+  stratum held fixed, the share of it the stratum explains and the gain over the stratum
+  (``confounders.py``);
 - for variant tasks with a ``match_group`` column, match-group accuracy (strict, or TraitGym's
   rule under its convention) and the
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);

@@ -23,6 +23,7 @@ from perturbation_bench.kinds.footprints import section as footprints
 from perturbation_bench.report import (
     assays,
     calibration,
+    confounders,
     floors,
     matched,
     strands,
@@ -188,6 +189,9 @@ SECTIONS = (
             ("summary", "strata", "auprc_differences", "class_ladder"), _ranking,
             variant_markdown.markdown, under="variants", draw=_draw_ranking,
             notes=lambda summary, *rest: variant_metrics.thin_notes(summary)),
+    Section("confounders held fixed", "labelled variant tasks with a stratum column",
+            ("confounders",), lambda i: (confounders.confounder_table(i.pairs, i.by),),
+            confounders.markdown, under="variants"),
     Section("variant correlations", "variant tasks with quantitative labels",
             ("correlations", "correlation_strata"),
             lambda i: (variant_correlations.correlation_summary(i.pairs, i.seed, i.n_boot),
