@@ -11,10 +11,11 @@ The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(pe
   (infinitely resampled) cluster bootstrap's variance of the mean to the pair bootstrap's, to
   first order: with ``e_c = sum over cluster c of (x - p)``, ``deff = sum_c e_c^2 / sum_i
   (x_i - p)^2`` (1 with one pair per cluster; the cluster size when the pairs of each cluster
-  are identical and the clusters equal in size); effective n ``= n / deff``. Without any
-  variance (every outcome alike) the pairs of a cluster are as alike as they can be: effective
-  n = the number of clusters. The accuracy's Wilson interval by cluster is Wilson's at
-  ``(k / deff, n / deff)``.
+  are identical and the clusters equal in size); effective n ``= n / max(deff, 1)``: never more
+  than the pairs (a design effect under 1, clusters less alike than chance, is reported but
+  gives no interval narrower than the pairs'). Without any variance (every outcome alike) the
+  pairs of a cluster are as alike as they can be: effective n = the number of clusters. The
+  accuracy's Wilson interval by cluster is Wilson's at ``(k, n)`` scaled to the effective n.
 - :func:`wilson_interval`: Wilson score interval for ``k`` successes in ``n`` trials,
   ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, within [0, 1] and holding
   ``p = k / n``.
@@ -87,7 +88,7 @@ def design_effect(values, clusters=None) -> tuple[int, float, float]:
     if pair_variance == 0:
         return count, (len(values) / count if count else 1.0), float(count)
     deff = float((np.bincount(codes, weights=residuals) ** 2).sum()) / pair_variance
-    return count, deff, len(values) / deff
+    return count, deff, len(values) / max(deff, 1.0)
 
 
 def wilson_interval(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:

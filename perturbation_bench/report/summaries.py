@@ -120,7 +120,7 @@ def accuracy(rows: pd.DataFrame, seed: int, n_boot: int) -> dict:
         "bootstrap_95": list(
             percentile_interval(cluster_bootstrap(correct, clusters, seed, n_boot))
         ),
-        "wilson_95": list(wilson_interval(k / deff, n / deff)) if n else [math.nan, math.nan],
+        "wilson_95": list(wilson_interval(k * effective / n, effective)) if n else [math.nan] * 2,
         "thin": n < THIN_PAIRS,
         "cluster_unit": unit,
         "n_clusters": count,

@@ -212,3 +212,9 @@ def test_the_beyond_the_floor_rows_resample_genes():
     assert (beyond["n"], beyond["n_clusters"], beyond["effective_n"]) == (30, 3, pytest.approx(3))
     assert beyond["wilson_95"] == pytest.approx(list(wilson_interval(2, 3)), rel=1e-9)
     assert row["cluster_unit"] == "gene_id" and row["acc_difference"] == pytest.approx(1 / 6)
+
+
+def test_clusters_less_alike_than_chance_never_narrow_the_interval_below_the_pairs():
+    # each gene holds one right and one wrong pair: no variance between genes
+    count, deff, effective = design_effect([1, 0, 1, 0], ["a", "a", "b", "b"])
+    assert (count, deff, effective) == (2, 0.0, 4.0)
