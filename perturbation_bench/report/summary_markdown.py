@@ -17,7 +17,7 @@ def pct(x: float) -> str:
 CLUSTER_NOTE = (
     "Both intervals resample clusters of pairs (unit: gene_id, overlapping windows or the pair, "
     "`--cluster`); the design effect is the variance of the mean by cluster over that by pair, "
-    "the effective n the pairs over the design effect."
+    "the effective n the pairs over the design effect (never more than the pairs)."
 )
 
 
