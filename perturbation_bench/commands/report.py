@@ -25,6 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
     )
     parser.add_argument(
+        "--cluster",
+        default="auto",
+        metavar="COLUMN|overlap|none",
+        help="which pairs the intervals and paired comparisons resample together: a column of "
+        "the pair files, overlap (overlapping windows on one chromosome) or none (each pair); "
+        "default: gene_id where the pairs have it, else overlap, else none",
+    )
+    parser.add_argument(
         "--se-resamples",
         type=int,
         default=100,
@@ -135,12 +143,14 @@ def run(args: argparse.Namespace) -> int:
         floors=args.floor,
         min_subset=args.min_subset,
         export=tuple(args.export) if args.export else None,
+        cluster=args.cluster,
     )
     for row in report["summary"]:
         low, high = row["bootstrap_95"]
         print(
             f"{row['model']} {row['task']}: pairwise_acc {row['pairwise_acc']:.4f} "
-            f"[{low:.4f}, {high:.4f}] (n={row['n']})"
+            f"[{low:.4f}, {high:.4f}] (n={row['n']}; {row['n_clusters']} clusters by "
+            f"{row['cluster_unit']}, effective n {row['effective_n']:.1f})"
         )
     for note in report["notes"]:
         print(f"note: {note}")

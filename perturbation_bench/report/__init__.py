@@ -4,9 +4,10 @@ model and no lm-eval.
 - ``runs.py``: run folders read as per-pair rows, each samples file by ``samples.py``; ``run_names.py``: which runs are one row and
   what each is called; ``consistency.py``: shards and data that belong together;
   ``comparability.py``: the one rule for which runs a column ranks or compares;
-- ``statistics.py``: intervals and tests;
+- ``statistics.py``: intervals and tests; ``clusters.py``: which pairs they resample together;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py`` (with its Markdown in
-  ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``matched.py``:
+  ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``confounders.py``: the AUROC
+  with a stratum held fixed; ``matched.py``:
   matched-group metrics; ``strands.py``: strand consistency; the footprint
   kind's section is its own (``kinds/footprints/section.py``); ``assays.py``: variant metrics per assay and their macro; ``calibration.py``: the
   calibration table of neutral sites' scores by context;

@@ -6,8 +6,10 @@ scored (matched by ``pair_id``):
 
 - paired tasks: ``M``'s accuracy on the pairs ``F`` gets wrong or ties (where composition does
   not decide: the knowledge beyond the floor) and on those ``F`` gets right, each with its
-  Wilson 95% interval and marked thin under ``summaries.THIN_PAIRS`` pairs; the exact McNemar
-  p-value of ``M`` against ``F`` (``b`` = pairs ``M`` gets right and ``F`` not, ``c`` the
+  intervals by cluster (``summaries.accuracy``) and marked thin under ``summaries.THIN_PAIRS``
+  pairs; ``M``'s accuracy minus ``F``'s with the paired cluster bootstrap interval and p-value
+  (``statistics.paired_cluster_bootstrap``); the exact McNemar p-value of ``M`` against ``F``,
+  which takes the pairs as independent (``b`` = pairs ``M`` gets right and ``F`` not, ``c`` the
   reverse); Spearman's rho of ``M``'s margins with ``F``'s (how much ``M`` ranks pairs as
   composition does);
 - variant tasks with binary labels: the AUPRC of ``M`` and of ``F`` (``pairs/ranking.auprc`` of
@@ -26,8 +28,8 @@ import pandas as pd
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.ranking import auprc
-from perturbation_bench.report.statistics import mcnemar_exact, wilson_interval
-from perturbation_bench.report.summaries import THIN_PAIRS
+from perturbation_bench.report.statistics import mcnemar_exact, paired_cluster_bootstrap
+from perturbation_bench.report.summaries import accuracy, clusters_of
 from perturbation_bench.report.variant_metrics import labelled
 
 QUINTILES = 5
@@ -66,17 +68,13 @@ def check_floors_apply(pairs: pd.DataFrame, floors) -> None:
             )
 
 
-def _accuracy(correct: pd.Series) -> dict:
-    k, n = int(correct.sum()), len(correct)
-    return {
-        "n": n,
-        "pairwise_acc": k / n if n else math.nan,
-        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
-        "thin": n < THIN_PAIRS,
-    }
+def _side(joined: pd.DataFrame, suffix: str) -> pd.DataFrame:
+    """One run's columns of ``joined`` under their own names."""
+    columns = [c for c in joined.columns if c.endswith(suffix)]
+    return joined[columns].rename(columns=lambda c: c.removesuffix(suffix))
 
 
-def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
+def floor_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
     """The paired tasks' rows of the module docstring."""
     from scipy.stats import spearmanr
 
@@ -90,6 +88,11 @@ def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
             if len(joined) > 2
             else math.nan
         )
+        rows = _side(joined, "_model")
+        unit, clusters = clusters_of(rows)
+        diff, low, high, p = paired_cluster_bootstrap(
+            joined["correct_model"], joined["correct_floor"], clusters, seed, n_boot
+        )
         out.append(
             {
                 "task": task,
@@ -97,8 +100,12 @@ def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
                 "floor": floor,
                 "n_common": len(joined),
                 "floor_accuracy": float(floor_right.mean()),
-                "beyond_floor": _accuracy(joined.loc[~floor_right, "correct_model"]),
-                "with_floor": _accuracy(joined.loc[floor_right, "correct_model"]),
+                "beyond_floor": accuracy(rows[~floor_right.to_numpy()], seed, n_boot),
+                "with_floor": accuracy(rows[floor_right.to_numpy()], seed, n_boot),
+                "acc_difference": diff,
+                "paired_bootstrap_95": [low, high],
+                "paired_bootstrap_p": p,
+                "cluster_unit": unit,
                 "model_right_floor_wrong": b,
                 "floor_right_model_wrong": c,
                 "mcnemar_exact_p": mcnemar_exact(b, c),
@@ -146,10 +153,13 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
     if paired:
         lines += [
             "Accuracy of each model on the pairs its floor gets wrong or ties (beyond) and on those "
-            "it gets right (with), Wilson 95%; McNemar model vs floor; Spearman of the margins.",
+            "it gets right (with), Wilson 95% by cluster; McNemar model vs floor (pairs "
+            "independent); Spearman of the margins; model minus floor accuracy, paired cluster "
+            "bootstrap 95% and p.",
             "",
-            "| model | task | floor | floor acc | beyond (n) | with (n) | McNemar p | margin rho |",
-            "|---|---|---|---|---|---|---|---|",
+            "| model | task | floor | floor acc | beyond (n) | with (n) | McNemar p (pairs "
+            "independent) | margin rho | model - floor [95%], p (unit) |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in paired:
             cells = []
@@ -161,7 +171,8 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                 )
             lines.append(
                 f"| {r['model']} | {r['task']} | {r['floor']} | {r['floor_accuracy']:.3f} | "
-                f"{cells[0]} | {cells[1]} | {r['mcnemar_exact_p']:.3g} | {r['margin_spearman']:.3f} |"
+                f"{cells[0]} | {cells[1]} | {r['mcnemar_exact_p']:.3g} | {r['margin_spearman']:.3f} | "
+                f"{_difference_cell(r)} |"
             )
     if variants:
         lines += [
@@ -182,3 +193,14 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                 f"{r['model_auprc']:.3f} | {r['floor_auprc']:.3f} | {quintiles} |"
             )
     return lines
+
+
+def _difference_cell(row: dict) -> str:
+    """``model - floor [low, high], p (unit)`` of a paired row (blank for a row without it)."""
+    if "acc_difference" not in row:
+        return ""
+    low, high = row["paired_bootstrap_95"]
+    return (
+        f"{row['acc_difference']:+.3f} [{low:+.3f}, {high:+.3f}], "
+        f"p {row['paired_bootstrap_p']:.3g} ({row['cluster_unit']})"
+    )

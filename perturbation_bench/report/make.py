@@ -13,12 +13,13 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
 
 - ``pairs.parquet``: one row per pair and run (pair id, task, both LLs, correct, margin, strata);
 - ``report.json`` and ``report.md``: per model and task, accuracy with a seeded bootstrap and a
-  Wilson 95% interval, tie rate, margin mean and median, n; the unweighted mean over the tasks
+  Wilson 95% interval, both by cluster (``clusters.py``: gene, overlapping windows or pair, with
+  the number of clusters, the effective n and the design effect), tie rate, margin mean and median, n; the unweighted mean over the tasks
   each model ran; accuracy by stratum (``fraction_codons_changed`` in fifths, ``exon_rank`` with
   5+ pooled, ``is_first_exon``, ``strand``, ``chr``, ``is_clamped``, and ``--by`` columns),
   strata under ``summaries.FEW_PAIRS`` pairs flagged; for every two models that ran a task, the
-  accuracy difference with a paired-bootstrap interval and the exact McNemar p-value over the
-  pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and,
+  accuracy difference with a paired cluster bootstrap interval and p-value and the exact McNemar
+  p-value (pairs independent) over the pairs both scored (matched by ``pair_id``; pairs only one model scored are counted); and,
   where a published config is among the tasks, the published numbers of the Carbon report, as
   separate reference rows; intervals from fewer than ``summaries.THIN_PAIRS`` pairs (or
   by-chromosome ones over fewer than ``variant_metrics.FEW_CHROMOSOMES`` chromosomes) are marked
@@ -33,6 +34,9 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
   ``consequence`` column, the class ladder (table and ``class_ladder.png``); for variant tasks
   with quantitative labels, Spearman's and Pearson's correlations with intervals, by chromosome
   and by stratum (``variant_correlations.py``), and ``score_against_label.png``;
+- for labelled variant tasks with a stratum (``consequence``, ``--by``), the AUROC with the
+  stratum held fixed, the share of it the stratum explains and the gain over the stratum
+  (``confounders.py``);
 - for variant tasks with a ``match_group`` column, match-group accuracy (strict, or TraitGym's
   rule under its convention) and the
   matched-pair pairwise accuracy, Global and Macro Avg over consequences (``matched.py``);
@@ -52,6 +56,7 @@ import json
 from pathlib import Path
 
 from perturbation_bench.families import DIRECTED_SCALES
+from perturbation_bench.report.clusters import assign_clusters, cluster_column
 from perturbation_bench.report.consistency import check_same_data, check_shards
 from perturbation_bench.report.export import export_traitgym
 from perturbation_bench.report.floors import check_floors_apply
@@ -82,6 +87,7 @@ def make_report(
     floors=(),
     min_subset: int = 30,
     export: tuple[str, str] | None = None,
+    cluster: str = "auto",
 ) -> dict:
     """Write everything listed in the module docstring to ``out``; return the report dict.
 
@@ -92,7 +98,8 @@ def make_report(
     ``floors``: run folders read as composition floors besides the ``kmer-markov`` runs
     (``floors.py``); ``min_subset``: fewest pairs of a subset in the matched-group Macro Avg
     (``matched.py``); ``export``: ``(format, folder)`` to write the variant runs in an upstream's
-    layout as well (``export.py``).
+    layout as well (``export.py``); ``cluster``: which pairs the intervals resample together,
+    ``auto``, ``overlap``, ``none`` or a column (``clusters.py``).
     """
     if export is not None:  # refused before any work (output_folder.py)
         check_output_folder(export[1], f"--export {export[0]}")
@@ -100,10 +107,11 @@ def make_report(
     remove_previous(out)  # an earlier report's files: none of them stays beside this one
     kept = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     provenance: dict = {}
-    pairs, notes = collect_pairs(run_folders, list(by), provenance, names, list(floors))
+    read = list(dict.fromkeys([*by, *filter(None, [cluster_column(cluster)])]))
+    pairs, notes = collect_pairs(run_folders, read, provenance, names, list(floors))
     # one order whatever the files' (shards, reruns): the seeded bootstraps then repeat exactly
     pairs = pairs.sort_values(["task", "model", "pair_id", "ll_original"], kind="stable")
-    pairs = pairs.reset_index(drop=True)
+    pairs = assign_clusters(pairs.reset_index(drop=True), cluster)
     check_floors_apply(pairs, floors)
     notes += check_shards(pairs, provenance)
     notes += check_same_data(pairs, allow_different_data)
@@ -121,7 +129,12 @@ def make_report(
         se_chrom_boot=se_chrom_boot,
         min_subset=min_subset,
     )
-    report = {"runs": [str(f) for f in run_folders], "seed": seed, "bootstrap_resamples": n_boot}
+    report = {
+        "runs": [str(f) for f in run_folders],
+        "seed": seed,
+        "bootstrap_resamples": n_boot,
+        "cluster": cluster,
+    }
     for section in SECTIONS:
         tables = section.tables(inputs)
         place = report.setdefault(section.under, {}) if section.under else report

@@ -7,8 +7,9 @@ order, and two assays' replicates of a pair stay two), both LLs and the pair's o
 the strand margins of a sample scored on both strands, the margins of the further comparisons
 its kind declares (``pairs/shape.py``: a footprint sample's against its background), the task's
 settings as the row needs them, the fields each kind keeps (``pairs/kinds.sample_fields``), the
-strata, the task's ``config`` (its name without a ``_<L>bp``
-suffix) and the ``context_bp`` the pair was scored at (its crop, or its whole length).
+strata, the task's ``config`` (its name without a ``_<L>bp`` suffix), the ``context_bp`` the pair
+was scored at (its crop, or its whole length), and what its cluster is read from
+(``clusters.py``): its ``gene_id`` and its window.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_o
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.scores import LLR, VariantScore
 from perturbation_bench.pairs.settings import logged_settings
+from perturbation_bench.report.clusters import GENE, WINDOW_COLUMNS, window_of
 
 STRATA = (
     "fraction_codons_changed",
@@ -117,6 +119,8 @@ def stream_sample_pairs(
                 "score": score,
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),
+                GENE: doc.get(GENE),
+                **dict(zip(WINDOW_COLUMNS, window_of(doc, len(original)), strict=True)),
                 **{name: doc.get(name) for name in columns},
             }
 

@@ -3,12 +3,26 @@
 The accuracy ones take per-pair 0/1 outcomes (``correct = 1[LL(original) > LL(perturbed)]``):
 
 - :func:`bootstrap_interval`: percentile interval of the mean over ``n_boot`` resamples of the
-  pairs, drawn with a seeded generator (same seed, same interval).
+  pairs, drawn with a seeded generator (same seed, same interval); :func:`cluster_bootstrap`
+  resamples clusters of pairs instead (``report/clusters.py`` says which), each replicate
+  ``sum of the drawn clusters' outcomes / sum of their sizes``: with one pair per cluster, in row
+  order, its draws and its interval are the pair bootstrap's exactly.
+- :func:`design_effect`: ``(clusters, deff, effective n)``, ``deff`` the ratio of the ideal
+  (infinitely resampled) cluster bootstrap's variance of the mean to the pair bootstrap's, to
+  first order: with ``e_c = sum over cluster c of (x - p)``, ``deff = sum_c e_c^2 / sum_i
+  (x_i - p)^2`` (1 with one pair per cluster; the cluster size when the pairs of each cluster
+  are identical and the clusters equal in size); effective n ``= n / max(deff, 1)``: never more
+  than the pairs (a design effect under 1, clusters less alike than chance, is reported but
+  gives no interval narrower than the pairs'). Without any variance (every outcome alike) the
+  pairs of a cluster are as alike as they can be: effective n = the number of clusters. The
+  accuracy's Wilson interval by cluster is Wilson's at ``(k, n)`` scaled to the effective n.
 - :func:`wilson_interval`: Wilson score interval for ``k`` successes in ``n`` trials,
   ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, within [0, 1] and holding
   ``p = k / n``.
 - :func:`paired_bootstrap_difference`: interval of ``mean(a) - mean(b)`` resampling pairs
-  jointly, for two models scored on the same pairs.
+  jointly, for two models scored on the same pairs; :func:`paired_cluster_bootstrap` resamples
+  clusters jointly and adds the two-sided bootstrap p-value of no difference, with ``B``
+  replicates ``d*``: ``p = min(1, 2 (1 + min(#{d* <= 0}, #{d* >= 0})) / (B + 1))``.
 - :func:`mcnemar_exact`: two-sided exact McNemar test on the discordant pairs: with ``b`` pairs
   only model A gets right and ``c`` only B, ``p = min(1, 2 P[X <= min(b, c)])``,
   ``X ~ Binomial(b + c, 1/2)`` (1 when ``b + c = 0``).
@@ -29,6 +43,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 LEVEL = 0.95
 
@@ -37,22 +52,43 @@ def bootstrap_interval(
     correct, seed: int = 0, n_boot: int = 2000, level: float = LEVEL
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``correct`` (NaN for no values)."""
-    values = np.asarray(correct, dtype=float)
+    return percentile_interval(cluster_bootstrap(correct, None, seed, n_boot), level)
+
+
+def cluster_bootstrap(values, clusters=None, seed: int = 0, n_boot: int = 2000) -> np.ndarray:
+    """``n_boot`` seeded replicates of the mean of ``values``, resampling ``clusters`` (one label
+    per value; None: each value its own cluster) with replacement; empty for no values."""
+    values = np.asarray(values, dtype=float)
     if not len(values):
-        return math.nan, math.nan
+        return np.array([])
+    if clusters is None:
+        sums, sizes = values, np.ones(len(values))
+    else:
+        codes = pd.factorize(np.asarray(clusters, dtype=object))[0]
+        sums, sizes = np.bincount(codes, weights=values), np.bincount(codes).astype(float)
     rng = np.random.default_rng(seed)
-    block = max(1, 2_000_000 // len(values))  # resamples per draw: bounded memory for 20,000 pairs
-    means = np.concatenate(
-        [
-            values[
-                rng.integers(0, len(values), size=(min(block, n_boot - done), len(values)))
-            ].mean(axis=1)
-            for done in range(0, n_boot, block)
-        ]
-    )
-    tail = (1 - level) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return float(low), float(high)
+    count = len(sums)
+    block = max(1, 2_000_000 // count)  # resamples per draw: bounded memory for 20,000 clusters
+    replicates = []
+    for done in range(0, n_boot, block):
+        picks = rng.integers(0, count, size=(min(block, n_boot - done), count))
+        replicates.append(sums[picks].sum(axis=1) / sizes[picks].sum(axis=1))
+    return np.concatenate(replicates)
+
+
+def design_effect(values, clusters=None) -> tuple[int, float, float]:
+    """``(clusters, deff, effective n)`` of the mean of ``values`` (module docstring)."""
+    values = np.asarray(values, dtype=float)
+    if clusters is None:
+        return len(values), 1.0, float(len(values))
+    codes = pd.factorize(np.asarray(clusters, dtype=object))[0]
+    count = int(codes.max()) + 1 if len(codes) else 0
+    residuals = values - values.mean() if len(values) else values
+    pair_variance = float((residuals**2).sum())
+    if pair_variance == 0:
+        return count, (len(values) / count if count else 1.0), float(count)
+    deff = float((np.bincount(codes, weights=residuals) ** 2).sum()) / pair_variance
+    return count, deff, len(values) / max(deff, 1.0)
 
 
 def wilson_interval(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
@@ -71,9 +107,22 @@ def paired_bootstrap_difference(
     a, b, seed: int = 0, n_boot: int = 2000, level: float = LEVEL
 ) -> tuple[float, float, float]:
     """``(mean(a) - mean(b), low, high)`` resampling the pairs jointly."""
+    return paired_cluster_bootstrap(a, b, None, seed, n_boot, level)[:3]
+
+
+def paired_cluster_bootstrap(
+    a, b, clusters=None, seed: int = 0, n_boot: int = 2000, level: float = LEVEL
+) -> tuple[float, float, float, float]:
+    """``(mean(a) - mean(b), low, high, p)`` resampling the clusters of the pairs jointly
+    (module docstring; ``clusters`` None: each pair its own)."""
     diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    low, high = bootstrap_interval(diff, seed=seed, n_boot=n_boot, level=level)
-    return (float(diff.mean()) if len(diff) else math.nan), low, high
+    if not len(diff):
+        return math.nan, math.nan, math.nan, math.nan
+    replicates = cluster_bootstrap(diff, clusters, seed, n_boot)
+    low, high = percentile_interval(replicates, level)
+    tail = min(int((replicates <= 0).sum()), int((replicates >= 0).sum()))
+    p = min(1.0, 2 * (1 + tail) / (len(replicates) + 1))
+    return float(diff.mean()), low, high, p
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -2,7 +2,8 @@
 model against model.
 
 - :func:`summarize`: per model and task, accuracy with a seeded bootstrap and a Wilson 95%
-  interval, tie rate, margin mean and median, n; and the margins as DART-Eval reports them: the
+  interval, both by cluster (:func:`accuracy`: ``clusters.py`` says which pairs resample
+  together; ``statistics.py`` the cluster bootstrap and the design effect), tie rate, margin mean and median, n; and the margins as DART-Eval reports them: the
   Wilcoxon signed-rank test that they lie above 0 (``scipy.stats.wilcoxon(margins,
   alternative="greater")``, its defaults: zero margins dropped; statistic and p-value, None when
   every margin is 0) and their quantiles 5/25/50/75/95 (:data:`MARGIN_QUANTILES`);
@@ -14,22 +15,27 @@ model against model.
 - :func:`context_sweep`: accuracy per context length, for every model and config scored at two or
   more lengths;
 - :func:`model_comparisons`: for every two models that ran a task, the accuracy difference with a
-  paired-bootstrap interval and the exact McNemar p-value over the pairs both scored (matched by
-  ``pair_id``; pairs only one model scored are counted);
+  paired cluster bootstrap interval and p-value, and the exact McNemar p-value (which takes the
+  pairs as independent) over the pairs both scored (matched by ``pair_id``; pairs only one
+  model scored are counted);
 - :data:`PUBLISHED`: the Carbon report's numbers, shown as reference rows, never measured here.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import pandas as pd
 
+from perturbation_bench.report.clusters import CLUSTER, PAIR_UNIT, UNIT
 from perturbation_bench.report.samples import CONTEXT_SUFFIX, STRATA
 from perturbation_bench.report.statistics import (
-    bootstrap_interval,
+    cluster_bootstrap,
+    design_effect,
     mcnemar_exact,
-    paired_bootstrap_difference,
+    paired_cluster_bootstrap,
+    percentile_interval,
     wilson_interval,
 )
 
@@ -62,7 +68,7 @@ def summarize(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[di
             {
                 "model": model,
                 "task": task,
-                **_accuracy(group["correct"], seed, n_boot),
+                **accuracy(group, seed, n_boot),
                 "tie_rate": float(group["tie"].mean()),
                 "margin_mean": float(group["margin"].mean()),
                 "margin_median": float(group["margin"].median()),
@@ -91,14 +97,35 @@ def margin_test(margins) -> dict:
     }
 
 
-def _accuracy(correct: pd.Series, seed: int, n_boot: int) -> dict:
+def clusters_of(rows: pd.DataFrame):
+    """``(unit, labels)`` of ``rows``' clusters (``clusters.assign_clusters``); the pair and None
+    where they have none."""
+    if CLUSTER not in rows:
+        return PAIR_UNIT, None
+    unit = str(rows[UNIT].iloc[0]) if len(rows) else PAIR_UNIT
+    return unit, (None if unit == PAIR_UNIT else rows[CLUSTER].to_numpy())
+
+
+def accuracy(rows: pd.DataFrame, seed: int, n_boot: int) -> dict:
+    """Accuracy of ``rows`` (their ``correct``) with its intervals by cluster: the cluster
+    bootstrap and Wilson's at the effective n, the unit, the clusters, the effective n and the
+    design effect (``statistics.py``); thin under :data:`THIN_PAIRS` pairs."""
+    correct = rows["correct"].to_numpy()
+    unit, clusters = clusters_of(rows)
     k, n = int(correct.sum()), len(correct)
+    count, deff, effective = design_effect(correct, clusters)
     return {
         "n": n,
-        "pairwise_acc": k / n,
-        "bootstrap_95": list(bootstrap_interval(correct.to_numpy(), seed=seed, n_boot=n_boot)),
-        "wilson_95": list(wilson_interval(k, n)),
+        "pairwise_acc": k / n if n else math.nan,
+        "bootstrap_95": list(
+            percentile_interval(cluster_bootstrap(correct, clusters, seed, n_boot))
+        ),
+        "wilson_95": list(wilson_interval(k * effective / n, effective)) if n else [math.nan] * 2,
         "thin": n < THIN_PAIRS,
+        "cluster_unit": unit,
+        "n_clusters": count,
+        "effective_n": effective,
+        "design_effect": deff,
     }
 
 
@@ -154,7 +181,7 @@ def strata(
     for column in (*STRATA, *by):
         present = frame[frame[column].notna() & (frame[column].astype(str) != "nan")]
         for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
-            acc = _accuracy(group["correct"], seed, n_boot)
+            acc = accuracy(group, seed, n_boot)
             out.append(
                 {
                     "model": model,
@@ -181,23 +208,23 @@ def context_sweep(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> lis
                     "model": model,
                     "config": config,
                     "context_bp": int(length),
-                    **_accuracy(rows["correct"], seed, n_boot),
+                    **accuracy(rows, seed, n_boot),
                 }
             )
     return out
 
 
 def model_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
-    """Every two models on every task both ran: paired difference and exact McNemar."""
+    """Every two models on every task both ran: paired difference by cluster and exact McNemar."""
     out = []
     for task, group in pairs.groupby("task", sort=True):
-        tables = {
-            m: g.set_index("pair_id")["correct"] for m, g in group.groupby("model", sort=True)
-        }
+        tables = {m: g.set_index("pair_id") for m, g in group.groupby("model", sort=True)}
         for a, b in itertools.combinations(sorted(tables), 2):
             common = tables[a].index.intersection(tables[b].index)
-            x, y = tables[a].loc[common].to_numpy(), tables[b].loc[common].to_numpy()
-            diff, low, high = paired_bootstrap_difference(x, y, seed=seed, n_boot=n_boot)
+            rows = tables[a].loc[common]
+            x, y = rows["correct"].to_numpy(), tables[b].loc[common, "correct"].to_numpy()
+            unit, clusters = clusters_of(rows)
+            diff, low, high, p = paired_cluster_bootstrap(x, y, clusters, seed, n_boot)
             only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
             out.append(
                 {
@@ -209,6 +236,9 @@ def model_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) ->
                     "only_in_b": len(tables[b]) - len(common),
                     "acc_difference": diff,
                     "paired_bootstrap_95": [low, high],
+                    "paired_bootstrap_p": p,
+                    "cluster_unit": unit,
+                    "n_clusters": design_effect(x - y, clusters)[0],
                     "a_right_b_wrong": only_a,
                     "b_right_a_wrong": only_b,
                     "mcnemar_exact_p": mcnemar_exact(only_a, only_b),

@@ -14,6 +14,21 @@ def pct(x: float) -> str:
     return f"{100 * x:.2f}"
 
 
+CLUSTER_NOTE = (
+    "Both intervals resample clusters of pairs (unit: gene_id, overlapping windows or the pair, "
+    "`--cluster`); the design effect is the variance of the mean by cluster over that by pair, "
+    "the effective n the pairs over the design effect (never more than the pairs)."
+)
+
+
+def cluster_cells(row: dict) -> str:
+    """``unit | clusters | effective n | design effect`` cells of an accuracy row."""
+    return (
+        f"{row['cluster_unit']} | {row['n_clusters']} | {row['effective_n']:.1f} | "
+        f"{row['design_effect']:.2f}"
+    )
+
+
 def interval(bounds) -> str:
     """``[low, high]`` of a share's interval, in percent."""
     return f"[{pct(bounds[0])}, {pct(bounds[1])}]"
@@ -25,16 +40,16 @@ def accuracy(summary: list[dict], group_mean: list[dict]) -> list[str]:
     lines = [
         "## Accuracy (measured)",
         "",
-        f"Intervals from fewer than {THIN_PAIRS} pairs are marked (thin).",
+        f"Intervals from fewer than {THIN_PAIRS} pairs are marked (thin). {CLUSTER_NOTE}",
         "",
-        "| model | task | n | pairwise_acc % | bootstrap 95% | Wilson 95% | tie rate % | margin mean | margin median |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | task | n | pairwise_acc % | bootstrap 95% | Wilson 95% | tie rate % | margin mean | margin median | unit | clusters | effective n | design effect |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summary:
         lines.append(
             f"| {s['model']} | {s['task']} | {s['n']}{' (thin)' if s['thin'] else ''} | {pct(s['pairwise_acc'])} | "
             f"{interval(s['bootstrap_95'])} | {interval(s['wilson_95'])} | {pct(s['tie_rate'])} | "
-            f"{s['margin_mean']:.3f} | {s['margin_median']:.3f} |"
+            f"{s['margin_mean']:.3f} | {s['margin_median']:.3f} | {cluster_cells(s)} |"
         )
     lines += [
         "",
@@ -89,14 +104,18 @@ def comparisons(rows: list[dict]) -> list[str]:
     if not rows:
         return lines + ["(one model per task: nothing to compare)"]
     lines += [
-        "| task | A | B | common pairs | only A / only B | A - B (pts) | paired bootstrap 95% | A right, B wrong | B right, A wrong | McNemar exact p |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "The paired bootstrap resamples clusters of pairs (the unit, and how many); McNemar's "
+        "test takes the pairs as independent.",
+        "",
+        "| task | A | B | common pairs | only A / only B | A - B (pts) | paired bootstrap 95% | A right, B wrong | B right, A wrong | McNemar exact p (pairs independent) | bootstrap p | unit (clusters) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return lines + [
         f"| {c['task']} | {c['model_a']} | {c['model_b']} | {c['n_common']} | "
         f"{c['only_in_a']} / {c['only_in_b']} | {pct(c['acc_difference'])} | "
         f"{interval(c['paired_bootstrap_95'])} | {c['a_right_b_wrong']} | "
-        f"{c['b_right_a_wrong']} | {c['mcnemar_exact_p']:.3g} |"
+        f"{c['b_right_a_wrong']} | {c['mcnemar_exact_p']:.3g} | {c['paired_bootstrap_p']:.3g} | "
+        f"{c['cluster_unit']} ({c['n_clusters']}) |"
         for c in rows
     ]
 
@@ -107,15 +126,15 @@ def strata(rows: list[dict]) -> list[str]:
         "",
         "## Strata",
         "",
-        f"Strata with fewer than {FEW_PAIRS} pairs are marked (few).",
+        f"Strata with fewer than {FEW_PAIRS} pairs are marked (few). {CLUSTER_NOTE}",
         "",
-        "| model | task | column | value | n | pairwise_acc % | Wilson 95% |",
-        "|---|---|---|---|---|---|---|",
+        "| model | task | column | value | n | pairwise_acc % | Wilson 95% | unit | clusters | effective n | design effect |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return lines + [
         f"| {s['model']} | {s['task']} | {s['column']} | {s['value']} | "
         f"{s['n']}{' (few)' if s['few_pairs'] else ''} | "
-        f"{pct(s['pairwise_acc'])} | {interval(s['wilson_95'])} |"
+        f"{pct(s['pairwise_acc'])} | {interval(s['wilson_95'])} | {cluster_cells(s)} |"
         for s in rows
     ]
 
