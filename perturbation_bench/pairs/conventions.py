@@ -27,7 +27,9 @@ scorer does. A masked model has no start token to choose. ``causal`` means ``dna
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import (
@@ -136,71 +138,98 @@ CONVENTIONS = {
 }
 
 
+class ModelCase(NamedTuple):
+    """What :data:`MODEL_REFUSALS` read: the model (None: one of lm-eval's own, causal, which
+    always conditions on a start token), its ``scoring`` argument (None: its default) and a
+    task's settings."""
+
+    model: str | None
+    scoring: str | None
+    settings: TaskSettings
+
+    @property
+    def name(self) -> str:
+        return self.model or "lm-eval's own model"
+
+    @property
+    def undirected(self) -> bool:
+        """Whether the model's scoring has no direction (an embedding distance)."""
+        return not scoring_of(self.model, self.scoring).directed
+
+    @property
+    def computed_by(self) -> tuple[str, ...]:
+        """The models that compute the task's variant score (empty: any)."""
+        score = self.settings.variant_score
+        return score.models if score else ()
+
+    @property
+    def convention(self) -> Convention | None:
+        return CONVENTIONS.get(self.settings.convention or "")
+
+
+class ModelRefusal(NamedTuple):
+    """A task's settings that a model cannot score: when it ``applies`` to a
+    :class:`ModelCase`, what the refusal ``says``."""
+
+    applies: Callable[[ModelCase], bool]
+    says: Callable[[ModelCase], str]
+
+
+# fmt: off
+MODEL_REFUSALS = (
+    ModelRefusal(
+        lambda c: c.undirected and c.settings.score is None and c.settings.ties is None,
+        lambda c: "scoring=embedding scores a variant or a motif footprint by a distance, which "
+        f"has no direction; {c.settings.config or 'this task'} is a paired task, scored by which "
+        "window the model prefers (leave scoring=embedding out)"),
+    ModelRefusal(
+        lambda c: c.undirected and c.settings.score not in (None, "llr"),
+        lambda c: f"score: {c.settings.score} reads a log-likelihood ratio; scoring=embedding "
+        "gives the score itself (leave score out)"),
+    ModelRefusal(
+        lambda c: bool(c.computed_by) and (
+            c.model not in c.computed_by or c.scoring not in (None, MODELS[c.model].scorings[0])),
+        lambda c: f"score {c.settings.score} is computed by {' or '.join(c.computed_by)} from the "
+        f"model's distributions of single bases, not by {c.name}"
+        f"{f' scoring={c.scoring}' if c.scoring else ''} (score marginal_llr or entropy instead)"),
+    ModelRefusal(
+        lambda c: c.convention is not None and c.model not in c.convention.models,
+        lambda c: f"convention {c.convention.name!r} scores with "
+        f"{' or '.join(c.convention.models)}, not {c.name} (follows {c.convention.follows})"),
+    ModelRefusal(
+        lambda c: c.convention is not None and bool(c.convention.masked_scoring)
+        and c.model in MASKED_MODELS and c.scoring != c.convention.masked_scoring,
+        lambda c: f"convention {c.convention.name!r} scores a masked model by "
+        f"scoring={c.convention.masked_scoring}: add it to --model_args (got "
+        f"{c.scoring or 'the default'}; follows {c.convention.follows})"),
+    ModelRefusal(
+        lambda c: bool(c.settings.kmer_overlap) and reads_bases(c.model),
+        lambda c: f"{c.model} reads bases, not overlapping k-mers (leave kmer_overlap and the "
+        "dnabert preset out)"),
+    ModelRefusal(
+        lambda c: c.settings.bare_start and c.model is None,
+        lambda c: "start_token 'none' needs one of this package's models (--model "
+        f"{' or '.join(CAUSAL_MODELS)}): lm-eval's hf model always conditions on a start token"),
+    ModelRefusal(
+        lambda c: c.settings.bare_start and c.model not in CAUSAL_MODELS,
+        lambda c: f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "
+        f"{c.model} reads the whole window at once (leave start_token out)"),
+)
+# fmt: on
+"""What a model cannot score, in the order ``check_model`` tries them."""
+
+
 def check_model(model: str | None, settings: TaskSettings, scoring: str | None = None) -> None:
-    """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``:
-    one of this package's models, or None for a model of lm-eval's own (``hf``, ...), which is
-    causal and always conditions on a start token; ``scoring`` is the model's ``scoring``
-    argument (None: its default).
+    """Refuse to score a task whose settings (``pairs/settings.py``) do not apply to ``model``
+    (:class:`ModelCase`): the first of :data:`MODEL_REFUSALS` that applies.
 
     Raises:
-        OptionsError: the convention is another model kind's, ``start_token: none`` reaches a
-            masked model or one of lm-eval's, overlapping k-mers reach ``kmer-markov``, or
-            ``scoring=embedding`` reaches a paired task or ``score: abs_llr``.
+        OptionsError: what that refusal says.
     """
-    name = model or "lm-eval's own model"
-    undirected = not scoring_of(model, scoring).directed
-    if undirected and settings.score is None and settings.ties is None:
-        raise OptionsError(
-            f"scoring=embedding scores a variant or a motif footprint by a distance, which has "
-            f"no direction; {settings.config or 'this task'} is a paired task, scored by which "
-            "window the model prefers (leave scoring=embedding out)"
-        )
-    if undirected and settings.score not in (None, "llr"):
-        raise OptionsError(
-            f"score: {settings.score} reads a log-likelihood ratio; scoring=embedding gives the "
-            "score itself (leave score out)"
-        )
-    computed_by = settings.variant_score.models if settings.variant_score else ()
-    if computed_by and (
-        model not in computed_by or scoring not in (None, MODELS[model].scorings[0])
-    ):
-        raise OptionsError(
-            f"score {settings.score} is computed by {' or '.join(computed_by)} from the model's "
-            f"distributions of single bases, not by {name}"
-            f"{f' scoring={scoring}' if scoring else ''} (score marginal_llr or entropy instead)"
-        )
-    convention = CONVENTIONS.get(settings.convention or "")
-    if convention is not None and model not in convention.models:
-        raise OptionsError(
-            f"convention {convention.name!r} scores with {' or '.join(convention.models)}, "
-            f"not {name} (follows {convention.follows})"
-        )
-    if (
-        convention is not None
-        and convention.masked_scoring
-        and model in MASKED_MODELS
-        and scoring != convention.masked_scoring
-    ):
-        raise OptionsError(
-            f"convention {convention.name!r} scores a masked model by "
-            f"scoring={convention.masked_scoring}: add it to --model_args (got "
-            f"{scoring or 'the default'}; follows {convention.follows})"
-        )
-    if settings.kmer_overlap and reads_bases(model):
-        raise OptionsError(
-            f"{model} reads bases, not overlapping k-mers (leave kmer_overlap "
-            "and the dnabert preset out)"
-        )
-    if settings.bare_start and model is None:
-        raise OptionsError(
-            f"start_token 'none' needs one of this package's models (--model "
-            f"{' or '.join(CAUSAL_MODELS)}): lm-eval's hf model always conditions on a start token"
-        )
-    if settings.bare_start and model not in CAUSAL_MODELS:
-        raise OptionsError(
-            f"start_token 'none' applies to causal models ({', '.join(CAUSAL_MODELS)}); "
-            f"{model} reads the whole window at once (leave start_token out)"
-        )
+    case = ModelCase(model, scoring, settings)
+    for refusal in MODEL_REFUSALS:
+        if refusal.applies(case):
+            raise OptionsError(refusal.says(case))
 
 
 def bare_start(doc) -> bool:

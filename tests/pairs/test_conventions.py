@@ -247,3 +247,31 @@ def test_every_piece_a_convention_sets_is_refused_when_given_otherwise(name, key
     ):
         parse_options({"convention": name, key: other})
     assert getattr(parse_options({"convention": name, key: value}).settings, key) == value
+
+
+REFUSED = [  # (model, scoring, settings) refused first by the row of the table at its index
+    ("dna-hf", "embedding", {}),
+    ("dna-hf", "embedding", {"score": "abs_llr"}),
+    ("kmer-markov", None, {"score": "jsd"}),
+    ("dna-mlm", None, {"convention": "traitgym"}),
+    ("dna-mlm", "marginal", {"convention": "dart_eval"}),
+    ("kmer-markov", None, {"kmer_overlap": True}),
+    (None, None, {"start_token": "none"}),
+    ("dna-mlm", None, {"start_token": "none"}),
+]
+
+
+def test_each_model_refusal_is_the_first_that_applies_to_its_case():
+    """One case per row of ``MODEL_REFUSALS``, which no row before it applies to, refused with
+    that row's message; every row has its case."""
+    from perturbation_bench.pairs.conventions import MODEL_REFUSALS, ModelCase, check_model
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    assert len(REFUSED) == len(MODEL_REFUSALS)
+    for row, (model, scoring, values) in enumerate(REFUSED):
+        case = ModelCase(model, scoring, TaskSettings(**{"score": None, "ties": None, **values}))
+        assert [k for k, r in enumerate(MODEL_REFUSALS) if r.applies(case)][0] == row
+        with pytest.raises(OptionsError) as refused:
+            check_model(model, case.settings, scoring)
+        assert str(refused.value) == MODEL_REFUSALS[row].says(case)
+    check_model("dna-hf", TaskSettings(score="jsd", start_token="none"))
