@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import OptionsError
 
 TRUE_WORDS = ("true", "1", "yes", "t")
@@ -165,8 +166,8 @@ def single_base_token_ids(tokenizer) -> list[int]:
     Raises:
         OptionsError: the tokenizer lacks one of them (a k-mer or BPE tokenizer).
     """
-    ids = tokenizer.convert_tokens_to_ids(list("ACGT"))
-    missing = [b for b, i in zip("ACGT", ids, strict=True) if i in (None, tokenizer.unk_token_id)]
+    ids = tokenizer.convert_tokens_to_ids(list(BASES))
+    missing = [b for b, i in zip(BASES, ids, strict=True) if i in (None, tokenizer.unk_token_id)]
     if missing or len(set(ids)) != 4:
         raise OptionsError(
             "score jsd reads the distributions of single bases: the tokenizer needs A, C, G "

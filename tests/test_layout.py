@@ -306,3 +306,15 @@ def test_the_format_example_lives_in_the_modules_the_architecture_page_lists():
         if any("mavedb" in name.lower() for name in names_in_code(path))
     }
     assert naming == example_table("the MaveDB format")
+
+
+def test_the_bases_are_spelled_in_dna_py_alone():
+    spelled = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.upper().startswith("ACGT")
+    }
+    assert spelled == {"dna.py"}

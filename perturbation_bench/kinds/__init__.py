@@ -1,5 +1,5 @@
 """Task kinds that live in one folder each: everything of the kind that is not one row of a
-shared table (``pairs/kinds.KINDS``, ``commands/build.KINDS``, ``report/sections.SECTIONS``).
+shared table (``pairs/kinds.KINDS``, ``commands/build.BUILDS``, ``report/sections.SECTIONS``).
 
 A kind's folder holds one module per role. ``kinds/`` is a layer above every other but
 ``commands/``: no lower layer imports a kind; the tables below name its modules by dotted path

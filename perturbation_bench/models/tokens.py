@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import torch
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import TokenizationError
 from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.wording import agree, counted
@@ -89,7 +90,7 @@ def check_kmer_words(tokenizer, k: int, setting: str = "") -> None:
 
 
 def _kmer_words(k: int) -> str:
-    bases = ("ACGT" * k)[: k + 2]
+    bases = (BASES * k)[: k + 2]
     return " ".join(bases[i : i + k] for i in range(3))
 
 

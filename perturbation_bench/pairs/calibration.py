@@ -30,6 +30,7 @@ table without rows of the run's model or window.
 
 from __future__ import annotations
 
+from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataSourceError, OptionsError
 from perturbation_bench.pairs.scores import calibrating
 
@@ -49,7 +50,7 @@ def cell_of(window: str, site: int, alt: str) -> str | None:
     if site < FLANK or site + FLANK >= len(window):
         return None
     pentanuc = window[site - FLANK : site + FLANK + 1].upper()
-    return f"{pentanuc}_{alt.upper()}" if set(pentanuc) <= set("ACGT") else None
+    return f"{pentanuc}_{alt.upper()}" if set(pentanuc) <= set(BASES) else None
 
 
 def cell_means(table, path, score: str, source: str, rc_average: bool, window_bp: int):

@@ -7,7 +7,6 @@ Each :class:`Kind` of :data:`KINDS` declares:
     marker         a column only files of this kind have, which tells a file's kind
                    (:func:`kind_of`; a footprint file also has a ``motif`` column: where several
                    markers are present, the kind listed last wins)
-    builds         the ``perturbation-bench build`` kinds that write its pair files
     template       the task YAML template a built config of this kind includes (its metrics)
     task           the package's task that reads any config of this kind (``config`` and
                    ``data_dir`` options)
@@ -45,7 +44,6 @@ class Kind:
 
     name: str
     marker: str
-    builds: tuple[str, ...]
     template: str = TEMPLATE
     task: str = "perturbation_custom"
     shape: DocumentShape | str = PAIR_SHAPE
@@ -72,24 +70,21 @@ class Kind:
 
 # fmt: off
 KINDS = (
-    Kind("syn", "n_codons_changed", ("syn",)),
-    Kind("motif", "motif", ("motif",)),
-    Kind("controls", "shuffle", ("controls",)),
-    Kind("variants", "alt", ("variants", "calibration"), template="_perturbation_variants_template_yaml",
+    Kind("syn", "n_codons_changed"),
+    Kind("motif", "motif"),
+    Kind("controls", "shuffle"),
+    Kind("variants", "alt", template="_perturbation_variants_template_yaml",
          task="perturbation_variants", shape=DocumentShape(
              columns=("chrom", "pos", "ref", "alt"),
              sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
                             "label_direction", "calibration_cell"), identity=("assay",))),
-    Kind("footprints", "background_sequence", ("footprints",),
-         template="_perturbation_footprints_template_yaml", task="perturbation_footprints",
+    Kind("footprints", "background_sequence", template="_perturbation_footprints_template_yaml",
+         task="perturbation_footprints",
          shape="perturbation_bench.kinds.footprints.shape:SHAPE"),
 )
 # fmt: on
 KIND = {kind.name: kind for kind in KINDS}
 """:data:`KINDS` by name."""
-BUILT_BY = {build: kind for kind in KINDS for build in kind.builds}
-"""The kind of the pair files each ``perturbation-bench build`` kind writes (``mutations`` and
-``saturation`` write variant tables, not pairs)."""
 ONE_KIND_OPTIONS = {option: kind for kind in KINDS for option in kind.options}
 """The options that apply to one kind's task, with that kind."""
 

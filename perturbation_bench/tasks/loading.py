@@ -219,7 +219,7 @@ def check_kind_columns(kind: Kind, files: list[Path]) -> None:
         if missing:
             raise OptionsError(
                 f"{path}: {kind.task} reads configs built by 'perturbation-bench build "
-                f"{kind.builds[0]}'; this file has no {', '.join(missing)} column(s) (run "
+                f"{kind.name}'; this file has no {', '.join(missing)} column(s) (run "
                 "perturbation_custom for it)"
             )
 

@@ -39,14 +39,14 @@ def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
     }
 
 
-def report_ties(config: str | None, ties: int, pairs: int) -> None:
-    """Log the share of tied pairs of one task's ``pairs`` (this process's, under data
+def report_ties(config: str | None, tied: int, pairs: int) -> None:
+    """Log the share ``tied / pairs`` of one task's tied pairs (this process's, under data
     parallelism: each process says its own) above :data:`TIE_WARNING_THRESHOLD`."""
-    if not pairs or ties / pairs <= TIE_WARNING_THRESHOLD:
+    if not pairs or tied / pairs <= TIE_WARNING_THRESHOLD:
         return
     _, world_size = document_share() or (0, 1)
     held = " held by this process" if world_size > 1 else ""
-    where = f"perturbation-bench {config or 'task'}: {ties} of {pairs} pairs{held} tie"
+    where = f"perturbation-bench {config or 'task'}: {tied} of {pairs} pairs{held} tie"
     model = scoring_model()
     if reads_bases(model):
         log.info(

@@ -49,7 +49,7 @@ class PairFilter(Filter):
     def apply(self, resps, docs):
         """Return one :class:`LLPair` per instance, the same for all instances of a document."""
         paired = []
-        first = ties = pairs = 0
+        first = tied = pairs = 0
         while first < len(resps):
             doc = docs[first]
             size, per_comparison = requests_per_document(doc), requests_per_comparison(doc)
@@ -75,11 +75,11 @@ class PairFilter(Filter):
                 for i in range(0, size, per_comparison)
             ]
             paired += [pair for pair in compared for _ in range(per_comparison)]
-            ties += compared[0].original == compared[0].perturbed
+            tied += compared[0].original == compared[0].perturbed
             pairs += 1
             first = group.stop
         settings = settings_of(docs[0]) if docs else None
-        report_ties(settings.config if settings else None, ties, pairs)
+        report_ties(settings.config if settings else None, tied, pairs)
         return paired
 
 
