@@ -279,7 +279,7 @@ def example_table(heading: str) -> set[str]:
     that its prose counts them."""
     page = ARCHITECTURE.read_text()
     example = page[page.index(f"### One real example: {heading}") :]
-    table = example[: example.index("\n\n", example.index("| module |"))]
+    table = (example + "\n\n")[: (example + "\n\n").index("\n\n", example.index("| module |"))]
     listed = set(re.findall(r"^\| `([\w/]+\.py)` \|", table, flags=re.MULTILINE))
     assert f"these {len(listed)} package modules" in example
     return listed
@@ -299,13 +299,37 @@ def test_a_kind_is_its_folder_and_the_table_lines_that_import_or_name_it():
     assert len(outside) <= 3
 
 
-def test_the_format_example_lives_in_the_modules_the_architecture_page_lists():
-    naming = {
+def naming(name: str) -> set[str]:
+    """The package modules whose code (docstrings left out) holds the string ``name``."""
+    return {
         str(path.relative_to(PACKAGE))
-        for path in PACKAGE.rglob("*.py")
-        if any("mavedb" in name.lower() for name in names_in_code(path))
+        for path in MODULES.values()
+        if name in set(names_in_code(path))
+        and name
+        in {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)}
     }
-    assert naming == example_table("the MaveDB format")
+
+
+def test_an_input_format_is_its_reader_and_the_modules_the_architecture_page_lists():
+    """The modules that are the MaveDB reader, import it, or name its ``--from`` choice."""
+    reader = "perturbation_bench.formats.mavedb"
+    using = {
+        str(path.relative_to(PACKAGE))
+        for module, path in MODULES.items()
+        if module == reader or reader in imported_modules(path)
+    }
+    assert using | naming("mavedb") == example_table("the MaveDB format")
+
+
+def test_a_variant_score_is_named_by_its_row_alone():
+    """Every other module reads what a score does off its row (``docs/architecture.md``, a new
+    variant score); ``llr`` is also named as the score setting's default and where a distance
+    reads a log-likelihood ratio."""
+    from perturbation_bench.pairs.scores import SCORES
+
+    named = {score.name: naming(score.name) for score in SCORES}
+    assert all(modules == {"pairs/scores.py"} for name, modules in named.items() if name != "llr")
+    assert named["llr"] == example_table("a new variant score")
 
 
 def test_the_bases_are_spelled_in_dna_py_alone():
