@@ -8,6 +8,7 @@ A kind's folder holds one module per role. ``kinds/`` is a layer above every oth
     rules.py       the kind's pair rules and metrics
     shape.py       what its documents hold and ask (``pairs/shape.DocumentShape``)
     invariants.py  its row invariants (``perturbation-bench validate``)
+    settings.py    its own task settings (``pairs/setting_rows.Setting``)
     builder.py     its pairs, written in the pair layout, and its options
     command.py     its ``perturbation-bench build`` kind: ``run(args)``
     task.py        its lm-eval task: loader, results, aggregations

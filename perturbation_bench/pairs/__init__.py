@@ -15,6 +15,7 @@ stated here once:
 - ``windows.py``: the centre-and-clamp rule that places a window on a longer sequence;
 - ``fields.py``: the names of the fields the tasks add to each document;
 - ``settings.py``: the one table of a task's settings, and the object its documents share;
+  ``setting_rows.py``: one row of it (its type checked), which a kind may declare in its folder;
 - ``applicability.py``: which settings apply to which task, one rule for ``check`` and the run;
 - ``requests.py``: how a pair becomes loglikelihood requests (formatting, requests per pair,
   the strand average) and how the responses pair up again;

@@ -13,16 +13,17 @@ Each :class:`Kind` of :data:`KINDS` declares:
     shape          what its documents hold and ask (``pairs/shape.py``: further sequences,
                    comparisons, the columns its task reads, the fields the report keeps per
                    sample, its row invariants), given here or named by dotted path in the
-                   kind's folder (``paths.named``), so no module of this floor imports a kind's
+                   kind's folder (``paths.named``), so no module of this floor imports a kind
+    own_settings   the rows of the settings its folder declares, by dotted path, which the
+                   settings table gathers (``settings.py``)
 
-and, read off the settings table (``pairs/settings.py``, whose rows name the kinds that take
-them): ``settings``, the task settings its task fills in, None in every other task's settings,
-and ``options``, those of them set by the user (lm-eval hands every task of a run the same
-metadata: the others ignore them and say so once, ``pairs/applicability.py``).
+The settings table (``pairs/settings.py``) names in each row the kinds whose tasks take it
+(None in every other task's settings; lm-eval hands every task of a run the same metadata: the
+others ignore an option and say so once, ``pairs/applicability.py``).
 
-A new kind is one row here, its builder (with its ``build`` kind), its template YAML and, where
-its task does more than a pair's, its loader and metrics in ``tasks/`` and its report section
-(``report/sections.py``).
+A new kind is one row here, its folder ``kinds/<kind>/`` (its shape, its settings, its builder,
+its task, its section), its line in ``commands/build.py`` and its section's entry in
+``report/sections.py`` (``docs/architecture.md``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from perturbation_bench.pairs.settings import SETTING, SETTINGS
 from perturbation_bench.pairs.shape import PAIR_SHAPE, Copy, DocumentShape
 from perturbation_bench.paths import named
 
@@ -47,6 +47,12 @@ class Kind:
     template: str = TEMPLATE
     task: str = "perturbation_custom"
     shape: DocumentShape | str = PAIR_SHAPE
+    own_settings: str | None = None
+
+    def setting_rows(self) -> tuple:
+        """The rows of the settings its folder declares (``pairs/setting_rows.Setting``), named
+        by ``own_settings``; the settings table gathers them (``pairs/settings.py``)."""
+        return named(self.own_settings) if self.own_settings else ()
 
     @property
     def document(self) -> DocumentShape:
@@ -56,16 +62,6 @@ class Kind:
     def invariants(self) -> list:
         """Its row invariants (``dataset/invariants.Invariant``), none if it declares none."""
         return named(self.document.invariants)() if self.document.invariants else []
-
-    @property
-    def settings(self) -> tuple[str, ...]:
-        """The settings whose row names this kind (module docstring)."""
-        return tuple(setting.name for setting in SETTINGS if self.name in setting.kinds)
-
-    @property
-    def options(self) -> tuple[str, ...]:
-        """Those of :attr:`settings` the user sets."""
-        return tuple(name for name in self.settings if SETTING[name].option)
 
 
 # fmt: off
@@ -79,14 +75,12 @@ KINDS = (
              sample_fields=("label", "chrom", "pos", "ref", "alt", "region", "match_group", "assay",
                             "label_direction", "calibration_cell"), identity=("assay",))),
     Kind("footprints", "background_sequence", template="_perturbation_footprints_template_yaml",
-         task="perturbation_footprints",
-         shape="perturbation_bench.kinds.footprints.shape:SHAPE"),
+         task="perturbation_footprints", shape="perturbation_bench.kinds.footprints.shape:SHAPE",
+         own_settings="perturbation_bench.kinds.footprints.settings:SETTINGS"),
 )
 # fmt: on
 KIND = {kind.name: kind for kind in KINDS}
 """:data:`KINDS` by name."""
-ONE_KIND_OPTIONS = {option: kind for kind in KINDS for option in kind.options}
-"""The options that apply to one kind's task, with that kind."""
 
 
 @functools.cache

@@ -8,6 +8,8 @@ settings object (:class:`TaskSettings`) and its log line, what a results file re
 (:func:`logged_settings`). Each row says:
 
     name        the key, in ``--metadata`` and in the logged documents
+    type        the type of its values (None aside), checked when a :class:`TaskSettings` is
+                made
     default     its value when the option is not given (None counts as not given); the formatting pieces
                 (``dna_prefix``, ``kmer_size``, ``kmer_overlap``) default to the preset's
     choices     the values it may take, where they are a fixed few (else ``tasks/options.py``
@@ -18,8 +20,9 @@ settings object (:class:`TaskSettings`) and its log line, what a results file re
     recorded    written into the results file (``config.perturbation_bench.tasks``)
     logged_as   its own field in samples files of version 0.1.0; None for a setting added
                 later, which those files read as its default (how those versions scored)
-    kinds       the task kinds whose tasks take it (``pairs/kinds.py``: ``variants``,
-                ``footprints``); empty: every task. A task of another kind holds None
+    kinds       the task kinds whose tasks take it (``pairs/kinds.py``: ``variants``, and the
+                kinds whose folders declare their own rows, ``footprints``); empty: every task.
+                A task of another kind holds None
     scores      the variant scores under which it applies (``pairs/scores.py``); empty: any
     read_by_model
                 the model reads it from the document and computes another answer to the same
@@ -39,49 +42,33 @@ the document carries a reference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from perturbation_bench.pairs.fields import TASK
+from perturbation_bench.pairs.kinds import KINDS
 from perturbation_bench.pairs.requests import Formatting
 from perturbation_bench.pairs.scores import CALIBRATED_SCORES, MARGIN, SCORE, Reading, VariantScore
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One row of :data:`SETTINGS` (module docstring)."""
-
-    name: str
-    default: Any
-    meaning: str
-    choices: tuple = ()
-    option: bool = True
-    identifies: bool = True
-    recorded: bool = True
-    logged_as: str | None = None
-    kinds: tuple[str, ...] = ()
-    scores: tuple[str, ...] = ()
-    read_by_model: bool = False
-
+from perturbation_bench.pairs.setting_rows import Setting
 
 # fmt: off
-SETTINGS = (
+CORE = (
     Setting("data", None, '"sha256:<hex>" of the config\'s parquet files (identity.py)',
             option=False, logged_as="scoring_data"),
     Setting("preset", "default", "the model family's preset the formatting starts from",
             logged_as="scoring_preset"),
     Setting("dna_prefix", "", 'text before every sequence ("": the model\'s start token)',
             logged_as="scoring_prefix"),
-    Setting("kmer_size", 1, "sequences trimmed to whole k-mers of this size",
+    Setting("kmer_size", 1, "sequences trimmed to whole k-mers of this size", type=int,
             logged_as="scoring_kmer_size"),
     Setting("kmer_overlap", False, "sequences given as overlapping k-mers (DNABERT)",
-            choices=(False, True)),
+            type=bool, choices=(False, True)),
     Setting("rc_average", False, "the mean of the forward and the reverse-complement score",
-            choices=(False, True), logged_as="scoring_rc_average"),
+            type=bool, choices=(False, True), logged_as="scoring_rc_average"),
     Setting("reduction", "sum", "a sequence's score: the sum or the mean of its token "
             "log-probs", choices=("sum", "mean")),
     Setting("context_bp", None, "pairs cropped to this many bp around their changes; None: "
-            "the whole window", logged_as="scoring_context_bp"),
+            "the whole window", type=int, logged_as="scoring_context_bp"),
     Setting("score", "llr", "the variant task's ranking score (ranking.py; the four-allele "
             "reading's in four_allele.py); None in other tasks' settings",
             choices=tuple(SCORE), logged_as="scoring_score", kinds=("variants",),
@@ -97,13 +84,10 @@ SETTINGS = (
             "by-chromosome metrics (ranking.py)", choices=("drop", "keep")),
     Setting("min_per_class", 30, "the variant task's per-assay gate: an assay with fewer "
             "variants of a label class (binary) or fewer variants (quantitative) has no value "
-            "(assays.py); None in other tasks' settings", kinds=("variants",)),
-    Setting("ties", "strict", "the footprint task's per-motif accuracy: a tie counts as wrong "
-            "(strict) or right (correct, DART-Eval's rule); None in other tasks' settings",
-            choices=("strict", "correct"), kinds=("footprints",)),
-    Setting("dose_axes", None, "the footprint task's dose columns (copies, spacing) that take "
-            "several values in its data; None for other tasks", option=False, identifies=False,
-            recorded=False, kinds=("footprints",)),
+            "(assays.py); None in other tasks' settings", type=int, kinds=("variants",)),
+    # the rows of the kinds that declare their own (pairs/kinds.py: own_settings) come here
+)
+LAST = (
     Setting("config", None, "the config the task's pairs were read from (named in messages)",
             option=False, identifies=False, recorded=False),
     Setting("labels", None, 'the variant task\'s label kind, "binary" or "quantitative"; None '
@@ -111,6 +95,12 @@ SETTINGS = (
             kinds=("variants",)),
 )
 # fmt: on
+SETTINGS = (
+    *CORE,
+    *(replace(row, kinds=(kind.name,)) for kind in KINDS for row in kind.setting_rows()),
+    *LAST,
+)
+"""The settings table: the core rows, each kind's own, and the last two."""
 SETTING = {setting.name: setting for setting in SETTINGS}
 """:data:`SETTINGS` by name."""
 RECORDED = tuple(setting.name for setting in SETTINGS if setting.recorded)
@@ -148,13 +138,16 @@ class TaskSettings(dict):
     :class:`~perturbation_bench.pairs.requests.Formatting` they describe, built once.
 
     Raises:
-        TypeError: a name that is not a setting.
+        TypeError: a name that is not a setting, or a value not of its setting's type.
     """
 
     def __init__(self, **values: Any) -> None:
         unknown = sorted(set(values) - set(SETTING))
         if unknown:
             raise TypeError(f"not task settings: {', '.join(unknown)}")
+        mistyped = [f"{n}={v!r}" for n, v in values.items() if not SETTING[n].holds(v)]
+        if mistyped:
+            raise TypeError(f"task settings of the wrong type: {', '.join(mistyped)}")
         super().__init__(
             {name: values.get(name, setting.default) for name, setting in SETTING.items()}
         )

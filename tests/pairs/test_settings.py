@@ -10,7 +10,7 @@ import pytest
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.fields import TASK
 from perturbation_bench.pairs.requests import Formatting
-from perturbation_bench.pairs.settings import SETTINGS, TaskSettings, logged_settings
+from perturbation_bench.pairs.settings import SETTING, SETTINGS, TaskSettings, logged_settings
 from perturbation_bench.tasks.loading import load_pairs
 from perturbation_bench.tasks.options import parse_options
 
@@ -166,3 +166,22 @@ def test_settings_are_frozen_and_copies_are_equal_settings():
     for copied in (copy.deepcopy(settings), pickle.loads(pickle.dumps(settings))):
         assert type(copied) is TaskSettings and copied == settings
         assert copied.formatting == settings.formatting
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("kmer_size", "6"), ("kmer_size", True), ("rc_average", 1), ("score", 3), ("dose_axes", "x")],
+)
+def test_a_setting_of_the_wrong_type_is_refused_when_the_settings_are_made(name, value):
+    with pytest.raises(TypeError, match=rf"^task settings of the wrong type: {name}="):
+        TaskSettings(**{name: value})
+
+
+def test_every_default_is_of_its_setting_s_type_and_a_kind_s_own_rows_are_its_alone():
+    from perturbation_bench.pairs.kinds import KINDS
+
+    assert all(setting.holds(setting.default) for setting in SETTINGS)
+    assert TaskSettings(kmer_size=6, rc_average=True, dose_axes=["copies"]).kmer_size == 6
+    own = {row.name: kind.name for kind in KINDS for row in kind.setting_rows()}
+    assert own == {"ties": "footprints", "dose_axes": "footprints"}
+    assert all(SETTING[name].kinds == (kind,) for name, kind in own.items())
