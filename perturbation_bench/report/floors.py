@@ -1,6 +1,9 @@
-"""Each model read against its composition floor: what it knows beyond the k-mer statistics.
+"""Each model read against its floors: what it knows beyond the k-mer statistics, and beyond
+what its architecture and tokenizer give with random weights.
 
-A floor is a run of ``kmer-markov`` (or any run given with ``--floor``) on the same pairs. For
+A floor is a run of ``kmer-markov`` (a composition floor), a run with ``random_init=true`` (a
+random-weights floor, ``models/random_weights.py``), or any run given with ``--floor``, on the
+same pairs (``families.floor_kind``; each row names its floor's kind). For
 every task, every floor run ``F`` and every other run ``M`` that scored it, over the pairs both
 scored (matched by ``pair_id``):
 
@@ -95,6 +98,7 @@ def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
                 "task": task,
                 "model": model,
                 "floor": floor,
+                "floor_kind": joined["floor_kind_floor"].iloc[0],
                 "n_common": len(joined),
                 "floor_accuracy": float(floor_right.mean()),
                 "beyond_floor": _accuracy(joined.loc[~floor_right, "correct_model"]),
@@ -129,6 +133,7 @@ def floor_variant_comparisons(pairs: pd.DataFrame) -> list[dict]:
                 "task": task,
                 "model": model,
                 "floor": floor,
+                "floor_kind": joined["floor_kind_floor"].iloc[0],
                 "n_common": len(joined),
                 "model_auprc": auprc(labels, joined["score_model"]),
                 "floor_auprc": auprc(labels, joined["score_floor"]),
@@ -142,7 +147,7 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
     """The report's section for both tables (nothing when there is no floor)."""
     if not paired and not variants:
         return []
-    lines = ["", "## Beyond the composition floor", ""]
+    lines = ["", "## Beyond the floors", ""]
     if paired:
         lines += [
             "Accuracy of each model on the pairs its floor gets wrong or ties (beyond) and on those "
@@ -160,7 +165,7 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                     f"{part['pairwise_acc']:.3f} [{low:.3f}, {high:.3f}] ({part['n']}){thin}"
                 )
             lines.append(
-                f"| {r['model']} | {r['task']} | {r['floor']} | {r['floor_accuracy']:.3f} | "
+                f"| {r['model']} | {r['task']} | {_floor(r)} | {r['floor_accuracy']:.3f} | "
                 f"{cells[0]} | {cells[1]} | {r['mcnemar_exact_p']:.3g} | {r['margin_spearman']:.3f} |"
             )
     if variants:
@@ -178,7 +183,12 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                 for q in r["by_floor_quintile"]
             )
             lines.append(
-                f"| {r['model']} | {r['task']} | {r['floor']} | {r['n_common']} | "
+                f"| {r['model']} | {r['task']} | {_floor(r)} | {r['n_common']} | "
                 f"{r['model_auprc']:.3f} | {r['floor_auprc']:.3f} | {quintiles} |"
             )
     return lines
+
+
+def _floor(row: dict) -> str:
+    """A floor's cell: its run's name and its kind."""
+    return f"{row['floor']} ({row['floor_kind']})"

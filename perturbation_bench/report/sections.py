@@ -172,7 +172,7 @@ SECTIONS = (
             summary_markdown.strata, draw=_draw_codons),
     Section("published reference", "the published configs", ("published_reference",),
             _published, summary_markdown.published),
-    Section("floors", "runs beside a composition floor", ("paired", "variants"),
+    Section("floors", "runs beside a floor", ("paired", "variants"),
             lambda i: (floors.floor_comparisons(i.preferences),
                        floors.floor_variant_comparisons(i.pairs)),
             floors.markdown, under="floors"),
