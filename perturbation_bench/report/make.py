@@ -39,6 +39,8 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
 - for variant tasks with an ``assay`` column, each metric per assay and subset and the macro
   average over assays, gated (``assays.py``; their variants are left out of the pooled tables);
 - for variant runs with ``rc_average``, how well the two strands agree (``strands.py``);
+- where the pairs carry novelty columns (``annotate novelty``), accuracy by novelty and the
+  membership floor (``novelty.py``);
 - where a floor is among the runs (a ``kmer-markov`` run, a ``random_init=true`` run, or
   ``--floor``), each model read against it (``floors.py``);
 - for footprint tasks (``build footprints``), DART-Eval's per-motif accuracy, Wilcoxon p and

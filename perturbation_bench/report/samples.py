@@ -7,7 +7,8 @@ order, and two assays' replicates of a pair stay two), both LLs and the pair's o
 the strand margins of a sample scored on both strands, a footprint sample's margins against its
 background, the task's settings as the row needs them, the fields each kind keeps
 (``pairs/kinds.SAMPLE_FIELDS``), the strata, the task's ``config`` (its name without a ``_<L>bp``
-suffix) and the ``context_bp`` the pair was scored at (its crop, or its whole length).
+suffix), the ``context_bp`` the pair was scored at (its crop, or its whole length) and the
+novelty columns of an annotated pair file (``pairs/fields.novelty_columns``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, ORIGINAL
+from perturbation_bench.pairs.fields import BACKGROUND_CHANGE, NOVELTY_COLUMN, ORIGINAL
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import SAMPLE_FIELDS
 from perturbation_bench.pairs.marginal import document_score
@@ -120,6 +121,7 @@ def stream_sample_pairs(
                 "config": CONTEXT_SUFFIX.sub("", task),
                 "context_bp": settings.context_bp or len(original),
                 **{name: doc.get(name) for name in columns},
+                **{name: value for name, value in doc.items() if NOVELTY_COLUMN.match(name)},
             }
 
 
