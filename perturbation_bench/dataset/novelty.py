@@ -16,8 +16,8 @@ How it counts, in memory bounded by the windows' k-mers, not the genome:
    complement's (canonical); their distinct values, sorted: the query;
 2. one streaming pass over the genome (``formats/fasta.stream_fasta``: plain or gzipped, no
    index), :data:`CHUNK` bases at a time with ``k - 1`` bases carried over within a record: each
-   chunk's canonical codes, sorted, are looked up in the query (binary search) and the query
-   values found are marked;
+   chunk's canonical codes, sorted, and the query are looked up in each other (the smaller by
+   binary search in the larger) and the query values found are marked;
 3. a window's count: its k-mers whose query value was never marked.
 
 Each file is rewritten whole (to a temporary file beside it, then moved over it): its rows, in
@@ -61,12 +61,41 @@ def canonical_kmers(text: bytes, k: int) -> tuple[np.ndarray, np.ndarray]:
     unknown = np.concatenate([[0], np.cumsum(bases == 4)])
     starts = np.flatnonzero(unknown[k : k + m] == unknown[:m])
     clipped = np.minimum(bases, 3).astype(np.uint64)
-    forward = np.zeros(m, np.uint64)
-    reverse = np.zeros(m, np.uint64)
-    for j in range(k):
-        forward = (forward << np.uint64(2)) | clipped[j : j + m]
-        reverse |= (np.uint64(3) - clipped[j : j + m]) << np.uint64(2 * j)
-    return np.minimum(forward, reverse)[starts], starts
+    forward = _window_codes(clipped, k, m, reverse=False)
+    reverse = _window_codes(np.uint64(3) - clipped, k, m, reverse=True)
+    canonical = np.minimum(forward, reverse, out=forward)
+    return (canonical if len(starts) == m else canonical[starts]), starts
+
+
+def _window_codes(codes: np.ndarray, k: int, m: int, reverse: bool) -> np.ndarray:
+    """The 2-bit code of the ``k`` bases from each of the first ``m`` positions of ``codes``:
+    base ``j`` of a window in bits ``2 (k - 1 - j)`` (forward) or ``2 j`` (``reverse``, of the
+    complemented bases: the reverse complement's code). Built by doubling, ``O(log k)`` passes:
+    codes of ``2^i`` bases are joined into codes of ``2^(i+1)`` and into the result along the
+    bits of ``k``."""
+    result, done = None, 0
+    piece, size = codes, 1
+    while True:
+        if k & size:
+            if result is None:
+                result = piece
+            else:
+                later = piece[done : done + len(result)]
+                result = result[: len(later)]
+                if reverse:
+                    result = result | (later << np.uint64(2 * done))
+                else:
+                    result = (result << np.uint64(2 * size)) | later
+            done += size
+        if done == k:
+            return result[:m]
+        joined = piece[size:]
+        piece = (
+            piece[: len(joined)] | (joined << np.uint64(2 * size))
+            if reverse
+            else (piece[: len(joined)] << np.uint64(2 * size)) | joined
+        )
+        size *= 2
 
 
 def window_kmers(windows: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,15 +123,23 @@ class GenomeLookup:
         carried, record, total = b"", None, 0
         for number, bases, position in stream_fasta(fasta, CHUNK):
             text = (carried if number == record else b"") + bases
-            codes = np.unique(canonical_kmers(text, self.k)[0])
-            index = np.searchsorted(self.query, codes)
-            inside = index < len(self.query)
-            hits = index[inside][self.query[index[inside]] == codes[inside]]
-            self.found[hits] = True
+            self._mark(np.sort(canonical_kmers(text, self.k)[0]))
             carried, record, total = text[len(text) - self.k + 1 :], number, total + len(bases)
             if progress is not None:
                 progress(position)
         return total
+
+    def _mark(self, codes: np.ndarray) -> None:
+        """Mark the query values among ``codes`` (sorted), searching the smaller array in the
+        larger."""
+        if len(codes) == 0 or len(self.query) == 0:
+            return
+        if len(codes) < len(self.query):
+            index = np.minimum(np.searchsorted(self.query, codes), len(self.query) - 1)
+            self.found[index[self.query[index] == codes]] = True
+        else:
+            index = np.minimum(np.searchsorted(codes, self.query), len(codes) - 1)
+            self.found |= codes[index] == self.query
 
     def novel(self, windows: list[str]) -> np.ndarray:
         """Step 3: each window's number of novel k-mers (int64)."""
@@ -120,10 +157,17 @@ def query_of(files: list[Path], k: int) -> np.ndarray:
     """Step 1 over every pair of ``files`` (checked as the tasks check them)."""
     from perturbation_bench.pairs.files import iter_pair_batches
 
-    parts = [
-        np.unique(window_kmers(pair_windows(batch), k)[0]) for batch, _ in iter_pair_batches(files)
-    ]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
+    parts = [distinct(window_kmers(pair_windows(b), k)[0]) for b, _ in iter_pair_batches(files)]
+    return distinct(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
+
+
+def distinct(codes: np.ndarray) -> np.ndarray:
+    """The distinct values of ``codes``, sorted (a sort and a comparison: faster than
+    ``np.unique`` on uint64 here)."""
+    ordered = np.sort(codes)
+    return (
+        ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered
+    )
 
 
 def annotate_file(path: Path, lookup: GenomeLookup) -> int:
