@@ -2,9 +2,10 @@
 10,000 pairs, and its peak memory.
 
 A random genome of ``--novelty-genome-mb`` Mb (default 200; records of 50 Mb, 60 bases a line,
-plain FASTA) and ``--novelty-pairs`` random pairs of ``--novelty-bp`` bases (defaults 2,000 and
-8,192, a 12 bp patch each: ``fixtures/random_pairs.random_pair_table``) are written to a
-temporary folder, deleted afterwards. ``annotate novelty`` at ``--novelty-k`` (21) then runs in a
+plain FASTA) and ``--novelty-pairs`` pairs of ``--novelty-bp`` bases (defaults 2,000 and 8,192)
+are written to a temporary folder, deleted afterwards: each original window a random piece of
+the first record, its perturbed copy with a random 12 bp patch (as a syn or motif pair: the
+original in the genome, the perturbed copy's k-mers over the patch novel). ``annotate novelty`` at ``--novelty-k`` (21) then runs in a
 fresh process, its three steps timed apart (``dataset/novelty.py``):
 
 - ``query``: every window's canonical k-mers, their distinct values sorted;
@@ -44,13 +45,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--novelty-k", type=int, default=21, help="k (21)")
 
 
-def write_genome(path: Path, megabases: int, seed: int = 0) -> int:
-    """A random genome of ``megabases`` Mb at ``path`` (module docstring); its bases."""
+def write_genome(path: Path, megabases: int, seed: int = 0):
+    """A random genome of ``megabases`` Mb at ``path`` (module docstring); its bases, and the
+    first record's letters (uint8)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     letters = np.frombuffer(b"ACGT", np.uint8)
-    total = 0
+    total, first = 0, None
     with path.open("wb") as handle:
         for record, start in enumerate(range(0, megabases, RECORD_MB)):
             n = min(RECORD_MB, megabases - start) * 1_000_000
@@ -59,7 +61,29 @@ def write_genome(path: Path, megabases: int, seed: int = 0) -> int:
             handle.write(f">chr{record + 1}\n".encode())
             handle.write(np.hstack([lines, ends]).tobytes())
             total += n // LINE * LINE
-    return total
+            first = lines.reshape(-1) if first is None else first
+    return total, first
+
+
+def genome_pairs(bases, n: int, length: int, patch: int = 12, seed: int = 1):
+    """``n`` pairs of ``length`` bases (module docstring) from ``bases`` (uint8 letters)."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    starts = rng.integers(0, len(bases) - length, n)
+    original = bases[starts[:, None] + np.arange(length)]
+    perturbed = original.copy()
+    at = rng.integers(0, length - patch, n)[:, None] + np.arange(patch)
+    perturbed[np.arange(n)[:, None], at] = np.frombuffer(b"ACGT", np.uint8)[
+        rng.integers(0, 4, (n, patch))
+    ]
+    return pa.table(
+        {
+            "original_sequence": [row.tobytes().decode() for row in original],
+            "sequence": [row.tobytes().decode() for row in perturbed],
+        }
+    )
 
 
 def measured(fasta: str, data: str, k: int) -> dict:
@@ -100,13 +124,13 @@ def run(args) -> int:
 
     import pyarrow.parquet as pq
 
-    from perturbation_bench.fixtures.random_pairs import random_pair_table
     from perturbation_bench.pairs.layout import PARQUET_NAME, config_folder
 
     with tempfile.TemporaryDirectory(prefix="pb-novelty-") as folder:
         root = Path(folder)
-        written = write_genome(root / "genome.fa", args.novelty_genome_mb)
-        table = random_pair_table(args.novelty_pairs, args.novelty_bp)
+        written, first = write_genome(root / "genome.fa", args.novelty_genome_mb)
+        table = genome_pairs(first, args.novelty_pairs, args.novelty_bp)
+        del first
         pq.write_table(table, config_folder(root / "data", "bench") / PARQUET_NAME)
         got = in_fresh_process(
             measured, str(root / "genome.fa"), str(root / "data"), args.novelty_k

@@ -18,7 +18,8 @@ How it counts, in memory bounded by the windows' k-mers, not the genome:
    index), :data:`CHUNK` bases at a time with ``k - 1`` bases carried over within a record: each
    chunk's canonical codes, sorted, and the query are looked up in each other (the smaller by
    binary search in the larger) and the query values found are marked;
-3. a window's count: its k-mers whose query value was never marked.
+3. a window's count: its k-mers among the query values never marked (those alone are searched:
+   few, where the original windows come from the genome).
 
 Each file is rewritten whole (to a temporary file beside it, then moved over it): its rows, in
 order, and every column it had, less any novelty column of an earlier annotation, plus the two;
@@ -141,10 +142,18 @@ class GenomeLookup:
             index = np.minimum(np.searchsorted(codes, self.query), len(codes) - 1)
             self.found |= codes[index] == self.query
 
+    _absent: np.ndarray | None = None
+
     def novel(self, windows: list[str]) -> np.ndarray:
-        """Step 3: each window's number of novel k-mers (int64)."""
+        """Step 3: each window's number of novel k-mers (int64), looked up among the query
+        values the genome lacks (after the scan: few, where the originals come from it)."""
+        if self._absent is None:
+            self._absent = self.query[~self.found]
         codes, owner = window_kmers(windows, self.k)
-        missing = ~self.found[np.searchsorted(self.query, codes)]
+        if len(self._absent) == 0:
+            return np.zeros(len(windows), np.int64)
+        index = np.minimum(np.searchsorted(self._absent, codes), len(self._absent) - 1)
+        missing = self._absent[index] == codes
         return np.bincount(owner[missing], minlength=len(windows)).astype(np.int64)
 
 

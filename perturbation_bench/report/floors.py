@@ -69,7 +69,9 @@ def check_floors_apply(pairs: pd.DataFrame, floors) -> None:
             )
 
 
-def _accuracy(correct: pd.Series) -> dict:
+def accuracy_cell(correct: pd.Series) -> dict:
+    """The accuracy of ``correct`` (1 = right) with its n, Wilson 95% interval and whether it is
+    thin (under ``summaries.THIN_PAIRS`` pairs)."""
     k, n = int(correct.sum()), len(correct)
     return {
         "n": n,
@@ -101,8 +103,8 @@ def floor_comparisons(pairs: pd.DataFrame) -> list[dict]:
                 "floor_kind": joined["floor_kind_floor"].iloc[0],
                 "n_common": len(joined),
                 "floor_accuracy": float(floor_right.mean()),
-                "beyond_floor": _accuracy(joined.loc[~floor_right, "correct_model"]),
-                "with_floor": _accuracy(joined.loc[floor_right, "correct_model"]),
+                "beyond_floor": accuracy_cell(joined.loc[~floor_right, "correct_model"]),
+                "with_floor": accuracy_cell(joined.loc[floor_right, "correct_model"]),
                 "model_right_floor_wrong": b,
                 "floor_right_model_wrong": c,
                 "mcnemar_exact_p": mcnemar_exact(b, c),

@@ -12,7 +12,8 @@ pairs with both counts, with ``d = novel(perturbed) - novel(original)``:
 - the membership floor: the rule "prefer the window with fewer novel k-mers", right on a pair
   when ``novel(original) < novel(perturbed)``, a tie (equal counts) counted as a failure, as a
   model's tie is; its accuracy beside the model's, and the model's accuracy on the pairs the
-  rule gets wrong or ties (where membership does not decide), with its Wilson 95% interval.
+  rule gets wrong or ties (where membership does not decide), with its Wilson 95% interval
+  (``floors.accuracy_cell``, as beyond a floor).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from perturbation_bench.pairs.fields import NOVELTY_COLUMN, novelty_columns
-from perturbation_bench.report.statistics import wilson_interval
+from perturbation_bench.report.floors import accuracy_cell
 
 BINS = ((-math.inf, 0, "<= 0"), (1, 3, "1-3"), (4, 15, "4-15"), (16, 63, "16-63"),
         (64, math.inf, ">= 64"))  # fmt: skip
@@ -34,15 +35,6 @@ def annotated_ks(pairs: pd.DataFrame) -> list[int]:
     """The k-mer sizes whose novelty columns the pairs carry."""
     found = (NOVELTY_COLUMN.match(column) for column in pairs.columns)
     return sorted({int(m.group(1)) for m in found if m and m.group(2) == "original"})
-
-
-def _accuracy(correct: pd.Series) -> dict:
-    k, n = int(correct.sum()), len(correct)
-    return {
-        "n": n,
-        "pairwise_acc": k / n if n else math.nan,
-        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
-    }
 
 
 def _annotated(pairs: pd.DataFrame):
@@ -66,7 +58,7 @@ def novelty_bins(pairs: pd.DataFrame) -> list[dict]:
             inside = (d >= low) & (d <= high)
             if inside.any():
                 row = {"task": task, "model": model, "k": k, "bin": label}
-                out.append(row | _accuracy(group.loc[inside, "correct"] == 1))
+                out.append(row | accuracy_cell(group.loc[inside, "correct"] == 1))
     return out
 
 
@@ -85,7 +77,7 @@ def membership_floor(pairs: pd.DataFrame) -> list[dict]:
                 "membership_accuracy": float(member_right.mean()),
                 "membership_ties": int((d == 0).sum()),
                 "model_accuracy": float(model_right.mean()),
-                "beyond_membership": _accuracy(model_right[~member_right]),
+                "beyond_membership": accuracy_cell(model_right[~member_right]),
             }
         )
     return out
