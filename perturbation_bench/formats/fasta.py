@@ -87,7 +87,9 @@ def stream_fasta(path: str | Path, chunk: int = 8_000_000) -> Iterator[tuple[int
                     record, pieces, size = record + 1, [], 0
                     continue
                 line = line.rstrip()
-                if line and record < 0:
+                if not line:
+                    continue
+                if record < 0:
                     raise DataSourceError(f"{path}: line {number}: bases before the first > header")
                 pieces.append(line)
                 size += len(line)
