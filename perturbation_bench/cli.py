@@ -7,6 +7,7 @@ and ``run(args) -> exit status``:
     build       build a dataset (syn, motif) or variant pairs and tables (variants, mutations,
                 saturation)
     validate    check a dataset's invariants, optionally against the genome
+    annotate    columns added to a data dir's pair files (novelty: k-mers absent from a genome)
     report      intervals, strata, paired comparisons and plots from lm-eval runs
     leaderboard one table over many runs: a row per run, a column per task, ranks
     check       a dry run of an lm_eval command line: options, data, tokenizer, no weights
@@ -22,12 +23,22 @@ import argparse
 import sys
 
 from perturbation_bench import __version__
-from perturbation_bench.commands import bench, build, check, demo, leaderboard, report, validate
+from perturbation_bench.commands import (
+    annotate,
+    bench,
+    build,
+    check,
+    demo,
+    leaderboard,
+    report,
+    validate,
+)
 from perturbation_bench.errors import UserInputError
 
 COMMANDS = {
     "build": (build, "build a dataset from a genome and an annotation"),
     "validate": (validate, "check a dataset's invariants"),
+    "annotate": (annotate, "add columns to pair files: novelty against a genome"),
     "report": (report, "intervals, strata, comparisons, plots from runs"),
     "leaderboard": (leaderboard, "one table over many runs, a column per task"),
     "check": (check, "dry run of lm_eval's --tasks/--metadata/--model_args"),

@@ -52,7 +52,7 @@ class Model(NamedTuple):
     """One lm-eval model of this package: ``module:Class``, its kind, what it reads, the
     values of its ``scoring`` argument, its default first (none: it has no such argument), and
     whether its runs are composition floors, which the report reads every other model against
-    (``report/floors.py``)."""
+    (``report/floors.py``; a run with ``random_init`` is a floor too, :func:`floor_kind`)."""
 
     target: str
     kind: str
@@ -113,9 +113,19 @@ def scoring_of(model: str | None, scoring: str | None) -> Scoring:
     return SCORING[scoring or (scorings[0] if scorings else "likelihood")]
 
 
-def is_floor(model: str | None) -> bool:
-    """Whether runs of ``model`` (a name; None for one of lm-eval's) are composition floors."""
-    return model in MODELS and MODELS[model].floor
+COMPOSITION, RANDOM_WEIGHTS, GIVEN = "composition", "random weights", "given (--floor)"
+"""The kinds of floor a report reads other runs against (:func:`floor_kind`)."""
+
+
+def floor_kind(model: str | None, settings: dict | None = None) -> str | None:
+    """What a run of ``model`` (a name; None for one of lm-eval's) with the scorer ``settings``
+    its results record is a floor of: :data:`COMPOSITION` for a floor model's run
+    (``kmer-markov``: k-mer statistics alone), :data:`RANDOM_WEIGHTS` for a run with
+    ``random_init`` (``models/random_weights.py``: the architecture and tokenizer alone); None
+    for a run that is no floor (``report/floors.py`` adds the runs given with ``--floor``)."""
+    if model in MODELS and MODELS[model].floor:
+        return COMPOSITION
+    return RANDOM_WEIGHTS if (settings or {}).get("random_init") is True else None
 
 
 def reads_bases(model: str | None) -> bool:

@@ -78,12 +78,14 @@ def write_run(
     pairs=None,
     docs=None,
     model_name: str = "kepu77od",
+    provenance: dict | None = None,
 ) -> Path:
     """A run folder as ``lm_eval --output_path FOLDER --log_samples`` writes it, without lm-eval:
     ``results_<date>.json`` (``config``: model, model_args) and ``samples_<task>_<date>.jsonl``,
     one sample per ``(LL_original, LL_perturbed)`` of ``lls``. ``pairs``: their ``(original,
     perturbed)`` sequences (seeded random 40 bp pairs by default); ``settings``: the task settings
-    each document carries (the default preset's); ``docs``: more fields per document."""
+    each document carries (the default preset's); ``docs``: more fields per document;
+    ``provenance``: what this package's models record under ``config.perturbation_bench``."""
     folder.mkdir(parents=True, exist_ok=True)
     if pairs is None:
         rng = random.Random(len(lls))
@@ -93,7 +95,12 @@ def write_run(
     settings = dict(settings or TaskSettings(data="sha256:aa"))
     results = {
         "model_name": model_name,
-        "config": {"model": model, "model_args": model_args or {}, "limit": None},
+        "config": {
+            "model": model,
+            "model_args": model_args or {},
+            "limit": None,
+            **({"perturbation_bench": provenance} if provenance else {}),
+        },
     }
     (folder / "results_2026-12-01T00-00-00.json").write_text(json.dumps(results))
     with (folder / f"samples_{task}_2026-12-01T00-00-00.jsonl").open("w") as handle:

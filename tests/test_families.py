@@ -50,8 +50,13 @@ def test_the_margin_figure_labels_every_scale():
     assert set(SCALE_LABELS) == {s.scale for s in SCORINGS} | {"jsd"}
 
 
-def test_the_composition_floor_is_the_markov_chain_alone():
-    from perturbation_bench.families import is_floor
+def test_the_composition_floor_is_the_markov_chain_alone_and_random_weights_a_floor_too():
+    from perturbation_bench.families import COMPOSITION, RANDOM_WEIGHTS, floor_kind
 
-    assert [name for name in MODELS if is_floor(name)] == ["kmer-markov"]
-    assert not is_floor(None)
+    assert [name for name in MODELS if floor_kind(name)] == ["kmer-markov"]
+    assert floor_kind("kmer-markov") == COMPOSITION and floor_kind(None) is None
+    random = {"random_init": True, "seed": 42}
+    assert [floor_kind(name, random) for name in ("dna-hf", "dna-mlm", None)] == [
+        RANDOM_WEIGHTS
+    ] * 3
+    assert floor_kind("dna-hf", {"random_init": "true"}) is None  # settings hold the bool

@@ -11,6 +11,8 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
 - ``embedding.py`` (``--embedding``): embedding scores against a plain loop of forward passes;
 - ``protocol.py`` (``--protocol gpu``): marin-dna's inference protocol over a bare loop, lm-eval's
   ``hf`` and ``dna-hf``, with memory, MFU and agreement with float32;
+- ``novelty.py`` (``--novelty``): ``annotate novelty``'s time per Gb of genome and per 10,000
+  pairs, and its peak memory;
 - ``measuring.py``: one method measured in a process of its own (its scores, time and peak
   memory), which the benchmarks share;
 - ``inputs.py``: the random models and pairs the benchmarks score when given none.

@@ -10,6 +10,7 @@ their flag:
     bench --scale         scale.py: per-stage time and peak memory of large runs
     bench --pll           pll.py: dna-mlm's pseudo-log-likelihood against a plain loop
     bench --embedding     embedding.py: embedding scores against a plain loop of forward passes
+    bench --novelty       novelty.py: annotate novelty's time per Gb and per 10,000 pairs, memory
     bench --protocol gpu  protocol.py: marin-dna's inference protocol (warm-up apart, median of
                           passes, memory, MFU, agreement with float32) over bare loop, hf, dna-hf
 """
@@ -26,6 +27,7 @@ FLAGGED = {
     "pll": "pll",
     "embedding": "embedding",
     "protocol": "protocol",
+    "novelty": "novelty",
 }
 """Flag (``--sharing``, ...) -> the benchmark module it runs; no flag runs ``throughput``."""
 

@@ -49,8 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FOLDER",
-        help="a run read as the composition floor of the others (repeatable; kmer-markov runs "
-        "among the RUNs are floors already)",
+        help="a run read as a floor of the others (repeatable; kmer-markov runs and "
+        "random_init=true runs among the RUNs are floors already)",
     )
     parser.add_argument(
         "--export",

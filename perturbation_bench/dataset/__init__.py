@@ -7,5 +7,6 @@ genome and the annotation are read by ``formats/``):
 - ``build.py``: the ``syn`` and ``motif`` pairs, written in the pair layout;
 - ``validate.py``: checking a dataset against ``invariants.py``, the properties its rows must
   hold (optionally against the genome);
-- ``synthetic.py``: the synthetic genome and annotation behind the demo data.
+- ``synthetic.py``: the synthetic genome and annotation behind the demo data;
+- ``novelty.py``: each window's k-mers absent from a genome (``annotate novelty``).
 """

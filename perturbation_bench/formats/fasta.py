@@ -1,12 +1,17 @@
-"""Random access to a reference genome (FASTA, plain or bgzip) without loading it into memory.
+"""A reference genome (FASTA) read without loading it into memory: random access, or one pass.
 
-pyfaidx reads only the bytes of each requested window through the ``.fai`` index (built next to
-the FASTA on first use; a bgzip file also needs its ``.gzi``, built the same way). Coordinates
-are 0-based, half-open: ``fetch(chrom, start, end)`` is bases ``start .. end-1``.
+:class:`Genome` (plain or bgzip): pyfaidx reads only the bytes of each requested window through
+the ``.fai`` index (built next to the FASTA on first use; a bgzip file also needs its ``.gzi``,
+built the same way). Coordinates are 0-based, half-open: ``fetch(chrom, start, end)`` is bases
+``start .. end-1``.
+
+:func:`stream_fasta` (plain or any gzip, told by its first two bytes): one pass in file order,
+each record's bases in pieces of about ``chunk`` bases, with no index and nothing written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from perturbation_bench.dna import reverse_complement
@@ -51,3 +56,47 @@ def resolve_chromosome(name: str, fasta_names) -> str | None:
     if bare.upper() in ("M", "MT"):
         candidates += ["MT", "chrM", "M", "chrMT"]
     return next((candidate for candidate in candidates if candidate in fasta_names), None)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def stream_fasta(path: str | Path, chunk: int = 8_000_000) -> Iterator[tuple[int, bytes, int]]:
+    """``(record, bases, bytes read so far)`` of ``path`` in file order (module docstring):
+    ``record`` the 0-based number of the ``>`` record the bases belong to; each record's pieces
+    joined are its sequence, line breaks removed, case kept; ``bytes read so far`` counts the
+    file's (compressed) bytes, for a progress bar.
+
+    Raises:
+        DataSourceError: the file cannot be read, or holds bases before its first ``>`` header.
+    """
+    import gzip
+    import zlib
+
+    path = Path(path)
+    try:
+        with path.open("rb") as raw:
+            gzipped = raw.read(2) == GZIP_MAGIC
+            raw.seek(0)
+            handle = gzip.GzipFile(fileobj=raw) if gzipped else raw
+            record, pieces, size = -1, [], 0
+            for number, line in enumerate(handle, start=1):
+                if line.startswith(b">"):
+                    if pieces:
+                        yield record, b"".join(pieces), raw.tell()
+                    record, pieces, size = record + 1, [], 0
+                    continue
+                line = line.rstrip()
+                if not line:
+                    continue
+                if record < 0:
+                    raise DataSourceError(f"{path}: line {number}: bases before the first > header")
+                pieces.append(line)
+                size += len(line)
+                if size >= chunk:
+                    yield record, b"".join(pieces), raw.tell()
+                    pieces, size = [], 0
+            if pieces:
+                yield record, b"".join(pieces), raw.tell()
+    except (OSError, EOFError, zlib.error) as err:
+        raise DataSourceError(f"cannot read FASTA {path}: {err}") from None

@@ -13,6 +13,7 @@ here imports :mod:`perturbation_bench.tasks`.
   ``causal_model_scores.py`` (the embedding and JSD scores its model computes);
 - ``dna_mlm.py``: ``dna-mlm``, with ``masked_scoring.py`` (masked marginals and PLL),
   ``masked_inputs.py`` (its inputs: masks, windows, the tokens a change covers);
+- ``random_weights.py``: ``random_init=true``, the checkpoint's architecture with fresh weights;
 - ``result_store.py``: every model's answers under ``--use_cache``, keyed by what was computed;
 - ``embedding_scoring.py``: embedding-distance variant scores, for ``dna-hf`` and ``dna-mlm``;
 - ``jsd_scoring.py``: downstream JSD of single-base variants (``score: jsd``), for ``dna-hf`` and ``dna-mlm``;

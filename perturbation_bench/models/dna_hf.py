@@ -44,6 +44,8 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    variants by the distance between the windows' hidden states instead, read from the causal
    LM's backbone (``base_model``, no LM head): ``embedding_scoring.py`` states the rule; it and
    downstream JSD are computed through ``causal_model_scores.py``.
+8. ``random_init=true`` (``seed``, default 42): the checkpoint's config and tokenizer with
+   weights drawn afresh, no weight file read (``random_weights.py``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
 from perturbation_bench.models.jsd_scoring import reads_downstream
 from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.random_weights import RandomWeightsHF, random_seed
+from perturbation_bench.models.random_weights import settings as random_settings
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
 from perturbation_bench.pairs.requests import comparison_links, document_pairs
@@ -74,7 +78,7 @@ Request = tuple  # HFLM's ((context, continuation), context_enc, continuation_en
 
 
 @registered
-class DnaHFLM(CausalModelScores, PackageModel, HFLM):
+class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
     """HFLM for DNA causal LMs; see the module docstring for what differs.
 
     Args (model_args, on top of HFLM's):
@@ -85,6 +89,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
             among every sequence that starts with it (default true).
         scoring: ``likelihood`` (default) or ``embedding`` (rule 7 of the module docstring).
         distance, pooling, layer: the embedding score (``scoring=embedding`` only).
+        random_init, seed: weights drawn afresh under ``seed`` (rule 8 of the module docstring).
     """
 
     def __init__(
@@ -97,6 +102,8 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         distance: str | None = None,
         pooling: str | None = None,
         layer: str | int | None = None,
+        random_init: bool | str = False,
+        seed: int | str | None = None,
         **kwargs,
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
@@ -108,6 +115,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
             scoring,
         )
         check_checkpoint(self.model_name, {**kwargs, "pretrained": pretrained, "scoring": scoring})
+        self._random_seed = random_seed(random_init, seed, kwargs)
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         self.share_prefix = truth(share_prefix, "share_prefix")
         self.dedupe = truth(dedupe, "dedupe")
@@ -146,6 +154,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
                 "window_stride": self.window_stride,
                 "log_softmax": "float32",
                 **(self.embedding.settings() if self.embedding else {}),
+                **random_settings(self._random_seed),
             }
         )
 

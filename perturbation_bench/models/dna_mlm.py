@@ -31,6 +31,8 @@ from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
 from perturbation_bench.models.masked_inputs import encode_request
 from perturbation_bench.models.masked_scoring import MaskedScorer
 from perturbation_bench.models.parallel import DataParallel
+from perturbation_bench.models.random_weights import from_config, random_seed
+from perturbation_bench.models.random_weights import settings as random_settings
 from perturbation_bench.models.result_store import split_stored
 from perturbation_bench.pairs.requests import document_pairs
 
@@ -60,6 +62,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             (``embedding_scoring.py``; the model is then loaded as ``AutoModel``, so an encoder
             without an LM head will do).
         distance, pooling, layer: the embedding score (``scoring=embedding`` only).
+        random_init, seed: the checkpoint's config and tokenizer with weights drawn afresh
+            under ``seed`` (default 42), no weight file read (``random_weights.py``).
     """
 
     def __init__(
@@ -78,6 +82,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         distance: str | None = None,
         pooling: str | None = None,
         layer: str | int | None = None,
+        random_init: bool | str = False,
+        seed: int | str | None = None,
         **unused,
     ) -> None:
         self._check_arguments(
@@ -88,9 +94,10 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
             scoring,
         )
         super().__init__()
-        from transformers import AutoModel, AutoModelForMaskedLM
+        from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM
 
         self.dedupe = truth(dedupe, "dedupe")
+        self._random_seed = random_seed(random_init, seed)
         self.scoring = scoring
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
         if plugin:
@@ -118,18 +125,19 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         )
         if self.tokenizer.mask_token_id is None and self.embedding is None:
             raise OptionsError(f"{pretrained}: the tokenizer has no mask token; not a masked LM?")
+        auto_class = AutoModelForMaskedLM if self.embedding is None else AutoModel
+        dtype = dtype if dtype == "auto" else getattr(torch, dtype)
         with loading_errors(pretrained):
-            self.model = (
-                (AutoModelForMaskedLM if self.embedding is None else AutoModel)
-                .from_pretrained(
-                    pretrained,
-                    trust_remote_code=trust_remote_code,
-                    revision=revision,
-                    dtype=dtype if dtype == "auto" else getattr(torch, dtype),
+            if self._random_seed is None:
+                model = auto_class.from_pretrained(
+                    pretrained, trust_remote_code=trust_remote_code, revision=revision, dtype=dtype
                 )
-                .to(self._device)
-            )
-        self.model.eval()
+            else:
+                config = AutoConfig.from_pretrained(
+                    pretrained, trust_remote_code=trust_remote_code, revision=revision
+                )
+                model = from_config(auto_class, config, self._random_seed, dtype, trust_remote_code)
+        self.model = model.to(self._device).eval()
         self.max_length = int(max_length or self._default_max_length())
         if self.embedding is not None:
             check_layer(self.embedding, self.model.config)
@@ -142,6 +150,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                 "log_softmax": "float32",
                 "scoring": scoring,
                 **(self.embedding.settings() if self.embedding else {}),
+                **random_settings(self._random_seed),
             }
         )
         if self._world_size > 1:

@@ -15,7 +15,13 @@ fields the tasks add, all named ``scoring_*`` so that they never collide with a 
                            a further sequence a kind declares (``shape.py``: a footprint pair's
                            background) as its changed span against the original, like the
                            perturbed copy
+
+A pair file annotated by ``perturbation-bench annotate novelty`` (``dataset/novelty.py``) has two
+more columns, ``novel_k<K>_original`` and ``novel_k<K>_perturbed``: how many of each window's
+canonical K-mers the genome lacks (:func:`novelty_columns`).
 """
+
+import re
 
 ORIGINAL = "original_sequence"
 PERTURBED = "sequence"
@@ -29,3 +35,10 @@ CROP_START = "scoring_crop_start"
 TOKEN_COUNTS = "scoring_token_counts"
 TASK = "scoring_task"
 CALIBRATION = "scoring_calibration"
+NOVELTY_COLUMN = re.compile(r"^novel_k(\d+)_(original|perturbed)$")
+"""A novelty column's name: its k and its window."""
+
+
+def novelty_columns(k: int) -> tuple[str, str]:
+    """The novelty columns of the original and the perturbed window, at k-mer size ``k``."""
+    return f"novel_k{k}_original", f"novel_k{k}_perturbed"

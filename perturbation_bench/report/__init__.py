@@ -6,7 +6,7 @@ model and no lm-eval.
   ``comparability.py``: the one rule for which runs a column ranks or compares;
 - ``statistics.py``: intervals and tests; ``clusters.py``: which pairs they resample together;
 - ``summaries.py``: the accuracy tables; ``variant_metrics.py`` (with its Markdown in
-  ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its composition floor; ``confounders.py``: the AUROC
+  ``variant_markdown.py``), ``variant_correlations.py``: the variant sections; ``floors.py``: each model read against its floors; ``novelty.py``: against the novelty of its windows; ``confounders.py``: the AUROC
   with a stratum held fixed; ``matched.py``:
   matched-group metrics; ``strands.py``: strand consistency; the footprint
   kind's section is its own (``kinds/footprints/section.py``); ``assays.py``: variant metrics per assay and their macro; ``calibration.py``: the

@@ -1,6 +1,9 @@
-"""Each model read against its composition floor: what it knows beyond the k-mer statistics.
+"""Each model read against its floors: what it knows beyond the k-mer statistics, and beyond
+what its architecture and tokenizer give with random weights.
 
-A floor is a run of ``kmer-markov`` (or any run given with ``--floor``) on the same pairs. For
+A floor is a run of ``kmer-markov`` (a composition floor), a run with ``random_init=true`` (a
+random-weights floor, ``models/random_weights.py``), or any run given with ``--floor``, on the
+same pairs (``families.floor_kind``; each row names its floor's kind). For
 every task, every floor run ``F`` and every other run ``M`` that scored it, over the pairs both
 scored (matched by ``pair_id``):
 
@@ -28,8 +31,12 @@ import pandas as pd
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.ranking import auprc
-from perturbation_bench.report.statistics import mcnemar_exact, paired_cluster_bootstrap
-from perturbation_bench.report.summaries import accuracy, clusters_of
+from perturbation_bench.report.statistics import (
+    mcnemar_exact,
+    paired_cluster_bootstrap,
+    wilson_interval,
+)
+from perturbation_bench.report.summaries import THIN_PAIRS, accuracy, clusters_of
 from perturbation_bench.report.variant_metrics import labelled
 
 QUINTILES = 5
@@ -74,6 +81,18 @@ def _side(joined: pd.DataFrame, suffix: str) -> pd.DataFrame:
     return joined[columns].rename(columns=lambda c: c.removesuffix(suffix))
 
 
+def accuracy_cell(correct: pd.Series) -> dict:
+    """The accuracy of ``correct`` (1 = right) with its n, Wilson 95% interval and whether it is
+    thin (under ``summaries.THIN_PAIRS`` pairs)."""
+    k, n = int(correct.sum()), len(correct)
+    return {
+        "n": n,
+        "pairwise_acc": k / n if n else math.nan,
+        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
+        "thin": n < THIN_PAIRS,
+    }
+
+
 def floor_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
     """The paired tasks' rows of the module docstring."""
     from scipy.stats import spearmanr
@@ -98,6 +117,7 @@ def floor_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) ->
                 "task": task,
                 "model": model,
                 "floor": floor,
+                "floor_kind": joined["floor_kind_floor"].iloc[0],
                 "n_common": len(joined),
                 "floor_accuracy": float(floor_right.mean()),
                 "beyond_floor": accuracy(rows[~floor_right.to_numpy()], seed, n_boot),
@@ -136,6 +156,7 @@ def floor_variant_comparisons(pairs: pd.DataFrame) -> list[dict]:
                 "task": task,
                 "model": model,
                 "floor": floor,
+                "floor_kind": joined["floor_kind_floor"].iloc[0],
                 "n_common": len(joined),
                 "model_auprc": auprc(labels, joined["score_model"]),
                 "floor_auprc": auprc(labels, joined["score_floor"]),
@@ -149,7 +170,7 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
     """The report's section for both tables (nothing when there is no floor)."""
     if not paired and not variants:
         return []
-    lines = ["", "## Beyond the composition floor", ""]
+    lines = ["", "## Beyond the floors", ""]
     if paired:
         lines += [
             "Accuracy of each model on the pairs its floor gets wrong or ties (beyond) and on those "
@@ -170,7 +191,7 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                     f"{part['pairwise_acc']:.3f} [{low:.3f}, {high:.3f}] ({part['n']}){thin}"
                 )
             lines.append(
-                f"| {r['model']} | {r['task']} | {r['floor']} | {r['floor_accuracy']:.3f} | "
+                f"| {r['model']} | {r['task']} | {_floor(r)} | {r['floor_accuracy']:.3f} | "
                 f"{cells[0]} | {cells[1]} | {r['mcnemar_exact_p']:.3g} | {r['margin_spearman']:.3f} | "
                 f"{_difference_cell(r)} |"
             )
@@ -189,7 +210,7 @@ def markdown(paired: list[dict], variants: list[dict]) -> list[str]:
                 for q in r["by_floor_quintile"]
             )
             lines.append(
-                f"| {r['model']} | {r['task']} | {r['floor']} | {r['n_common']} | "
+                f"| {r['model']} | {r['task']} | {_floor(r)} | {r['n_common']} | "
                 f"{r['model_auprc']:.3f} | {r['floor_auprc']:.3f} | {quintiles} |"
             )
     return lines
@@ -204,3 +225,8 @@ def _difference_cell(row: dict) -> str:
         f"{row['acc_difference']:+.3f} [{low:+.3f}, {high:+.3f}], "
         f"p {row['paired_bootstrap_p']:.3g} ({row['cluster_unit']})"
     )
+
+
+def _floor(row: dict) -> str:
+    """A floor's cell: its run's name and its kind."""
+    return f"{row['floor']} ({row['floor_kind']})"

@@ -15,6 +15,10 @@ with its 95% interval: Wilson's for ``pairwise_acc`` (``k = round(acc x n)`` of 
 pairs lm-eval counted, as the report's), else ``value -/+ 1.96 x stderr`` cut to the metric's
 range (``[0, 1]``; ``[-1, 1]`` for a correlation) where lm-eval wrote a standard error.
 
+A floor's row (``families.floor_kind``: a ``kmer-markov`` run, a composition floor; a
+``random_init=true`` run, a random-weights floor) is ranked with the others and says which floor
+it is (the ``floor`` column), so a model's place reads against them.
+
 A row is named as the report names it (``run_names.py``: the model and what tells it apart from
 the other runs of that model), from the identity the results file records (the lm-eval model,
 its arguments, this package's scorer and task settings), or by ``--name FOLDER=LABEL``. Runs
@@ -34,6 +38,7 @@ import math
 from pathlib import Path
 
 from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.families import floor_kind
 from perturbation_bench.report.comparability import apart
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.runs import parse_model_args, read_results_file
@@ -122,6 +127,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
                 "shards": {},
                 "cells": {},
                 "files": {},
+                "floor": floor_kind(config.get("model"), provenance.get("settings")),
             },
         )
         for task, cell in cells.items():
@@ -141,7 +147,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
 
 def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str], list[dict]]:
     """``(tasks, rows)``: every task any run scored, the shared ones first (module docstring),
-    and one row per run (``name``, ``folder``, per task ``{metric, value, stderr, n, low, high,
+    and one row per run (``name``, ``folder``, ``floor`` the kind of floor it is or None, per task ``{metric, value, stderr, n, low, high,
     data, rank, apart}`` or absent, ``rank`` None for a task not shared, ``apart`` the reason a
     cell is not comparable with its column or None, ``mean_rank`` None with no shared task),
     best mean rank first; ``names``: ``folder -> label`` from ``--name``.
@@ -165,7 +171,10 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
                 "report)"
             )
         seen[name] = entry["folder"]
-    rows = [{"name": named[e["folder"]], "folder": e["folder"], "tasks": {}} for e in entries]
+    rows = [
+        {"name": named[e["folder"]], "folder": e["folder"], "floor": e["floor"], "tasks": {}}
+        for e in entries
+    ]
     shared = set()
     for task in sorted({task for entry in entries for task in entry["cells"]}):
         scored = {

@@ -1,7 +1,9 @@
 """The leaderboard's files (``leaderboard.py`` computes what they hold): ``leaderboard.csv``,
 ``leaderboard.md`` and ``leaderboard.png``.
 
-The Markdown gives the ranked table over the shared tasks, then the tasks listed apart, each with
+A floor's row (``leaderboard.py``) says which floor it is: ``leaderboard.csv``'s ``floor``
+column, its name in the Markdown followed by ``(floor: KIND)``. The Markdown gives the ranked
+table over the shared tasks, then the tasks listed apart, each with
 the reason it is not ranked (``leaderboard.not_ranked_because``) and a cell per run that scored
 it. The figure has a panel per task and metric: a task whose runs hold two metrics is two
 panels, so that each axis names the one metric it draws; each run's value and interval, its n
@@ -34,7 +36,12 @@ def _write(tasks: list[str], rows: list[dict], out: Path) -> list[Path]:
 
     flat = []
     for row in rows:
-        record = {"name": row["name"], "mean_rank": row["mean_rank"], "folder": row["folder"]}
+        record = {
+            "name": row["name"],
+            "mean_rank": row["mean_rank"],
+            "folder": row["folder"],
+            "floor": row["floor"],
+        }
         for task in tasks:
             cell = row["tasks"].get(task) or {}
             record |= {f"{task}:{key}": cell.get(key) for key in CSV_KEYS}
@@ -59,7 +66,7 @@ def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
         for place, row in enumerate(rows, start=1):
             cells = [_cell_text(row["tasks"][task]) for task in shared]
             lines.append(
-                f"| {place} | {row['name']} | {row['mean_rank']:.2f} | " + " | ".join(cells) + " |"
+                f"| {place} | {_name(row)} | {row['mean_rank']:.2f} | " + " | ".join(cells) + " |"
             )
     else:
         lines.append("No task was scored by every run with one metric on one data: nothing ranked.")
@@ -73,8 +80,13 @@ def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
         ]
         for row in rows:
             cells = [_cell_text(row["tasks"].get(task)) for task in apart]
-            lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
+            lines.append(f"| {_name(row)} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _name(row: dict) -> str:
+    """A row's run as the Markdown names it: a floor with its kind."""
+    return row["name"] + (f" (floor: {row['floor']})" if row.get("floor") else "")
 
 
 def _cell_text(cell: dict | None) -> str:
@@ -107,9 +119,7 @@ def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
         1,
         len(drawn),
         figsize=(
-            max(
-                SIZE[0], PANEL_WIDTH * len(drawn) + NAME_INCHES * max(len(r["name"]) for r in rows)
-            ),
+            max(SIZE[0], PANEL_WIDTH * len(drawn) + NAME_INCHES * max(len(_name(r)) for r in rows)),
             max(SIZE[1], 0.3 * len(rows) + 1),
         ),
         squeeze=False,
@@ -125,7 +135,7 @@ def _figure(tasks: list[str], rows: list[dict], path: Path) -> None:
         _draw_cells(axes, ys, [rows[i]["tasks"][task] for i in ys])
         if metric in CHANCE:
             axes.axvline(CHANCE[metric], color="grey", linestyle="--", linewidth=1)
-        names = [row["name"] for row in rows] if place == 0 else [""] * len(rows)
+        names = [_name(row) for row in rows] if place == 0 else [""] * len(rows)
         axes.set_yticks(range(len(rows)), names)
         axes.set_ylim(len(rows) - 0.5, -0.5)
         axes.set_title(_short(task) + ("" if task in ranked else " (not ranked)"))

@@ -43,8 +43,10 @@ name (``Embeddings.plus.euclidean_distance``, ...). Output folder:
 - for variant tasks with an ``assay`` column, each metric per assay and subset and the macro
   average over assays, gated (``assays.py``; their variants are left out of the pooled tables);
 - for variant runs with ``rc_average``, how well the two strands agree (``strands.py``);
-- where a composition floor is among the runs (a ``kmer-markov`` run, or ``--floor``), each
-  model read against it (``floors.py``);
+- where the pairs carry novelty columns (``annotate novelty``), accuracy by novelty and the
+  membership floor (``novelty.py``);
+- where a floor is among the runs (a ``kmer-markov`` run, a ``random_init=true`` run, or
+  ``--floor``), each model read against it (``floors.py``);
 - for footprint tasks (``build footprints``), DART-Eval's per-motif accuracy, Wilcoxon p and
   accuracy vs background, the dose-response, ``footprints.csv`` and ``footprints.png``
   (``kinds/footprints/section.py``).
@@ -95,7 +97,7 @@ def make_report(
     ``allow_different_data``: compare runs that scored different data for a task; ``names``:
     ``folder -> label`` naming runs (``run_names.py`` names the others); ``se_boot``,
     ``se_chrom_boot``: resamples of the variant metrics' standard errors (``variant_metrics.py``);
-    ``floors``: run folders read as composition floors besides the ``kmer-markov`` runs
+    ``floors``: run folders read as floors besides the ``kmer-markov`` and ``random_init`` runs
     (``floors.py``); ``min_subset``: fewest pairs of a subset in the matched-group Macro Avg
     (``matched.py``); ``export``: ``(format, folder)`` to write the variant runs in an upstream's
     layout as well (``export.py``); ``cluster``: which pairs the intervals resample together,

@@ -18,11 +18,10 @@ whose names start alike are told apart by what differs, ``key=value`` each (``km
 order=2`` and ``kmer-markov order=5``; a data identity by its first 8 hex digits), whether or not
 one of them is named with ``--name``. A setting a run does not have (None, or an empty value such
 as no ``dna_prefix``) is never in its name; the whole identity stays in the report's provenance
-table. A setting
-of :data:`NAMED_UNLESS_DEFAULT` other than its default is in the name even of a run alone
-(``scoring=pll``; an embedding score by its own name, ``Embeddings.plus.euclidean_distance``,
-which stands for the ``scoring``, ``distance``, ``pooling`` and ``layer`` it implies,
-:data:`IMPLIED`). Two unsharded runs with the same name and the same task are refused: their
+table. A setting of :data:`NAMED_UNLESS_DEFAULT` other than its default is in the name even of
+a run alone (``scoring=pll``; ``random_init=True seed=42`` for a random-weights floor; an
+embedding score by its own name, ``Embeddings.plus.euclidean_distance``, which stands for the
+``scoring``, ``distance``, ``pooling`` and ``layer`` it implies, :data:`IMPLIED`). Two unsharded runs with the same name and the same task are refused: their
 pairs would count twice (shard runs are checked by ``consistency.check_shards``).
 """
 
@@ -30,6 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from perturbation_bench.arguments import FALSE_WORDS
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.families import DEFAULT_SCORINGS
 from perturbation_bench.pairs.settings import IDENTIFYING
@@ -49,7 +49,12 @@ SCORE_NEUTRAL = frozenset(
     }
 )
 """Model arguments and settings that do not change a score."""
-NAMED_UNLESS_DEFAULT = {"scoring": DEFAULT_SCORINGS, "embedding_score": ()}
+NAMED_UNLESS_DEFAULT = {
+    "scoring": DEFAULT_SCORINGS,
+    "embedding_score": (),
+    "random_init": ("False", *FALSE_WORDS),
+    "seed": (),
+}
 """Settings named in every run's name when given and not at a default (module docstring)."""
 IMPLIED = {"embedding_score": ("scoring", "distance", "pooling", "layer")}
 """A setting whose value implies others: where it is named, they are not."""

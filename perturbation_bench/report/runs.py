@@ -17,7 +17,7 @@ from pathlib import Path
 
 from perturbation_bench.arguments import model_source
 from perturbation_bench.errors import DataSourceError
-from perturbation_bench.families import is_floor, scoring_of
+from perturbation_bench.families import GIVEN, floor_kind, scoring_of
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs
@@ -192,9 +192,9 @@ def collect_pairs(
 ):
     """All runs' pairs (``run_folders`` and ``floors``) as one pandas table, each row's ``model``
     the run's name (``run_names.py``; ``names``: ``folder -> label`` from ``--name``) and
-    ``floor`` whether its run is a composition floor (a ``kmer-markov`` run, or one of
-    ``floors``: ``floors.py``), plus the notes on files left out; ``provenance`` (if given)
-    receives each run's, by folder."""
+    ``floor`` whether its run is a floor and ``floor_kind`` which (``families.floor_kind``: a
+    ``kmer-markov`` run, a ``random_init`` run; or one of ``floors``: ``floors.py``), plus the
+    notes on files left out; ``provenance`` (if given) receives each run's, by folder."""
     runs = [find_run(folder) for folder in [*run_folders, *floors]]
     floor_folders = {Path(folder).resolve() for folder in floors}
     named = run_names(
@@ -226,8 +226,14 @@ def collect_pairs(
                 f"{run.folder}: run with --limit {run.limit:g}: only the first pairs of each task "
                 "were scored, not the whole benchmark"
             )
-        floor = is_floor(run.model_type) or run.folder.resolve() in floor_folders
-        kept = {"run": str(run.folder), "floor": floor, "source": model_source(run.model_args)}
+        kind = floor_kind(run.model_type, run.provenance.get("settings"))
+        kind = kind or (GIVEN if run.folder.resolve() in floor_folders else None)
+        kept = {
+            "run": str(run.folder),
+            "floor": kind is not None,
+            "floor_kind": kind,
+            "source": model_source(run.model_args),
+        }
         for task, path in sorted(run.samples.items()):
             for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
                 rows.append({**row, **kept})

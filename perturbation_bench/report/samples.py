@@ -8,8 +8,9 @@ the strand margins of a sample scored on both strands, the margins of the furthe
 its kind declares (``pairs/shape.py``: a footprint sample's against its background), the task's
 settings as the row needs them, the fields each kind keeps (``pairs/kinds.sample_fields``), the
 strata, the task's ``config`` (its name without a ``_<L>bp`` suffix), the ``context_bp`` the pair
-was scored at (its crop, or its whole length), and what its cluster is read from
-(``clusters.py``): its ``gene_id`` and its window.
+was scored at (its crop, or its whole length), what its cluster is read from (``clusters.py``):
+its ``gene_id`` and its window, and the novelty columns of an annotated pair file
+(``pairs/fields.novelty_columns``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import perturbed_sequence
-from perturbation_bench.pairs.fields import ORIGINAL
+from perturbation_bench.pairs.fields import NOVELTY_COLUMN, ORIGINAL
 from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_of
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.scores import LLR, VariantScore
@@ -122,6 +123,7 @@ def stream_sample_pairs(
                 GENE: doc.get(GENE),
                 **dict(zip(WINDOW_COLUMNS, window_of(doc, len(original)), strict=True)),
                 **{name: doc.get(name) for name in columns},
+                **{name: value for name, value in doc.items() if NOVELTY_COLUMN.match(name)},
             }
 
 

@@ -68,3 +68,37 @@ def test_a_gzip_that_is_not_bgzip_is_refused_naming_the_file_and_the_fix(tmp_pat
     path.write_bytes(gzip.compress(b">c\nACGT\n"))
     with pytest.raises(DataSourceError, match=f"cannot open FASTA {path}: .*bgzip"):
         Genome(path)
+
+
+def test_a_streamed_fasta_gives_each_record_whole_in_pieces_plain_or_gzipped(tmp_path):
+    from perturbation_bench.formats.fasta import stream_fasta
+
+    text = ">a one\nACGT\nacgtN\n>b\n\n>c\nTTTT\nGG\n"
+    plain = tmp_path / "g.fa"
+    plain.write_text(text)
+    zipped = tmp_path / "g.fa.gz"
+    zipped.write_bytes(gzip.compress(text.encode()))
+    for path in (plain, zipped):
+        pieces = list(stream_fasta(path, chunk=4))
+        assert [(record, bases) for record, bases, _ in pieces] == [
+            (0, b"ACGT"), (0, b"acgtN"), (2, b"TTTT"), (2, b"GG")
+        ]  # fmt: skip
+        assert pieces[-1][2] == path.stat().st_size  # bytes read, for a progress bar
+
+
+def test_bases_before_the_first_header_are_refused_naming_the_line(tmp_path):
+    from perturbation_bench.formats.fasta import stream_fasta
+
+    path = tmp_path / "g.fa"
+    path.write_text("\nACGT\n>a\nACGT\n")
+    with pytest.raises(DataSourceError, match=r"g.fa: line 2: bases before the first > header"):
+        list(stream_fasta(path))
+
+
+def test_a_gzipped_fasta_cut_short_is_refused_naming_it(tmp_path):
+    from perturbation_bench.formats.fasta import stream_fasta
+
+    path = tmp_path / "g.fa.gz"
+    path.write_bytes(gzip.compress(b">a\n" + b"ACGT" * 5000 + b"\n")[:60])
+    with pytest.raises(DataSourceError, match=r"cannot read FASTA .*g.fa.gz: "):
+        list(stream_fasta(path))

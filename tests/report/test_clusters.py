@@ -205,8 +205,10 @@ def test_the_report_reads_gene_ids_from_the_samples_and_prints_the_unit(tmp_path
 def test_the_beyond_the_floor_rows_resample_genes():
     from perturbation_bench.report.floors import floor_comparisons
 
-    model = gene_pairs("M").assign(floor=False, score_kind=None)
-    floor = gene_pairs("F", outcome=[0, 0, 1, 0, 1, 1]).assign(floor=True, score_kind=None)
+    model = gene_pairs("M").assign(floor=False, floor_kind=None, score_kind=None)
+    floor = gene_pairs("F", outcome=[0, 0, 1, 0, 1, 1]).assign(
+        floor=True, floor_kind="composition", score_kind=None
+    )
     (row,) = floor_comparisons(assign_clusters(pd.concat([model, floor])), seed=0, n_boot=200)
     beyond = row["beyond_floor"]  # the floor's wrong genes 0, 1, 3: the model gets 0 and 3
     assert (beyond["n"], beyond["n_clusters"], beyond["effective_n"]) == (30, 3, pytest.approx(3))

@@ -50,7 +50,8 @@ def test_a_model_is_read_against_its_floor_on_the_pairs_composition_does_not_dec
     assert row["mcnemar_exact_p"] == pytest.approx(binomtest(b, b + c, 0.5).pvalue)
     margins = [np.array([o - p for o, p in logged_pairs(r, task)]) for r in (model, floor)]
     assert row["margin_spearman"] == pytest.approx(spearmanr(*margins)[0])
-    assert "## Beyond the composition floor" in (tmp_path / "report" / "report.md").read_text()
+    assert row["floor_kind"] == "composition"
+    assert "## Beyond the floors" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_a_run_given_with_floor_is_a_floor_and_without_one_there_is_no_section(
@@ -64,9 +65,10 @@ def test_a_run_given_with_floor_is_a_floor_and_without_one_there_is_no_section(
     )
     alone = make_report([a, b], tmp_path / "r1", n_boot=20)
     assert alone["floors"] == {"paired": [], "variants": []}
-    assert "composition floor" not in (tmp_path / "r1" / "report.md").read_text()
+    assert "Beyond the floors" not in (tmp_path / "r1" / "report.md").read_text()
     (row,) = make_report([a], tmp_path / "r2", n_boot=20, floors=[b])["floors"]["paired"]
     assert row["n_common"] == 8 and row["floor"] != row["model"]
+    assert row["floor_kind"] == "given (--floor)"
 
 
 def test_variant_auprc_is_read_within_the_floor_s_score_quintiles(genome, tiny_models, tmp_path):
@@ -111,17 +113,24 @@ def test_the_floor_section_holds_both_tables_when_both_kinds_of_task_ran():
 
     part = {"n": 4, "pairwise_acc": 0.5, "wilson_95": [0.1, 0.9], "thin": True}
     paired = {
-        "model": "m", "task": "perturbation_x", "floor": "f", "floor_accuracy": 0.75,
+        "model": "m", "task": "perturbation_x", "floor": "f", "floor_kind": "composition",
+        "floor_accuracy": 0.75,
         "beyond_floor": part, "with_floor": part, "mcnemar_exact_p": 1.0, "margin_spearman": 0.2,
     }  # fmt: skip
     quintile = {"quintile": 1, "n": 5, "positives": 2, "model_auprc": 0.6}
     variant = {
-        "model": "m", "task": "perturbation_variants", "floor": "f", "n_common": 5,
+        "model": "m", "task": "perturbation_variants", "floor": "f", "floor_kind": "composition",
+        "n_common": 5,
         "model_auprc": 0.6, "floor_auprc": 0.4, "by_floor_quintile": [quintile],
     }  # fmt: skip
     text = "\n".join(markdown([paired], [variant]))
-    assert "| m | perturbation_x | f | 0.750 | 0.500 [0.100, 0.900] (4) (thin) |" in text
-    assert "| m | perturbation_variants | f | 5 | 0.600 | 0.400 | Q1: 0.600 (2/5) |" in text
+    assert (
+        "| m | perturbation_x | f (composition) | 0.750 | 0.500 [0.100, 0.900] (4) (thin) |" in text
+    )
+    assert (
+        "| m | perturbation_variants | f (composition) | 5 | 0.600 | 0.400 | Q1: 0.600 (2/5) |"
+        in text
+    )
 
 
 def test_a_floor_that_shares_no_pair_with_the_runs_is_refused(tmp_path):
@@ -181,7 +190,8 @@ def test_tied_floor_scores_are_split_into_quintiles_in_order_of_pair_id():
     positive = {"p05", "p07", "p08", "p01", "p00", "p09"}
     model_score = {i: float(k) for k, i in enumerate(ids)}  # each positive below its negative
     rows = [
-        {"task": "perturbation_variants", "model": model, "floor": model == "f", "pair_id": i,
+        {"task": "perturbation_variants", "model": model, "floor": model == "f",
+         "floor_kind": "composition" if model == "f" else None, "pair_id": i,
          "label": i in positive, "score": (floor_score if model == "f" else model_score)[i]}
         for model in ("f", "m")
         for i in reversed(ids)
@@ -197,3 +207,34 @@ def test_tied_floor_scores_are_split_into_quintiles_in_order_of_pair_id():
     ]
     aps = [q["model_auprc"] for q in quintiles]
     assert aps[0] == aps[2] == 0.5 and all(np.isnan(aps[i]) for i in (1, 3, 4))  # one class: NaN
+
+
+def test_a_random_weights_run_is_a_floor_named_by_its_seed_in_the_table_and_the_section(tmp_path):
+    """A dna-hf run that records random_init in its scorer settings is read as a floor of the
+    trained run of the same checkpoint (named with its seed even alone among its runs), and of
+    a run without the setting nothing is a floor."""
+    from dna_fixtures import write_run
+    from perturbation_bench.pairs.settings import TaskSettings
+
+    right, wrong = (-1.0, -2.0), (-2.0, -1.0)
+    task, paired = "perturbation_syn_human", TaskSettings(data="sha256:aa", score=None)
+    args = {"pretrained": "ckpt"}
+    trained = write_run(tmp_path / "t", task, [right] * 6 + [wrong] * 2, "dna-hf", args, paired)
+    random = write_run(
+        tmp_path / "r",
+        task,
+        [wrong] * 4 + [right] * 4,
+        "dna-hf",
+        {**args, "random_init": "true", "seed": "7"},
+        paired,
+        provenance={"model": "dna-hf", "settings": {"random_init": True, "seed": 7}},
+    )
+    report = make_report([trained, random], tmp_path / "rep", n_boot=20)
+    (row,) = report["floors"]["paired"]
+    assert (row["model"], row["floor"]) == ("ckpt", "ckpt random_init=True seed=7")
+    assert row["floor_kind"] == "random weights" and row["floor_accuracy"] == 0.5
+    assert row["beyond_floor"]["n"] == 4 and row["beyond_floor"]["pairwise_acc"] == 1.0
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "| ckpt random_init=True seed=7 (random weights) |" in text
+    plain = write_run(tmp_path / "p", task, [wrong] * 8, "dna-hf", {"pretrained": "c2"}, paired)
+    assert make_report([trained, plain], tmp_path / "rep2", n_boot=20)["floors"]["paired"] == []

@@ -396,3 +396,32 @@ def test_leaderboard_name_labels_a_run_as_report_name_does(tmp_path, capsys):
     assert sorted(pd.read_csv(out / "leaderboard.csv")["name"]) == ["mine", "other"]
     assert main(["leaderboard", *runs, "--out", str(out), "--name", "elsewhere=x"]) == 2
     assert "--name elsewhere=x: elsewhere is not one of the RUN folders" in capsys.readouterr().err
+
+
+def test_a_floor_s_row_says_which_floor_it_is_in_the_csv_and_the_markdown(tmp_path, five_runs):
+    """A kmer-markov run is a composition floor, a run recording random_init a random-weights
+    floor, a trained run none; ranked alike."""
+    composition = str(five_runs[2][0])
+    write_results(tmp_path / "t" / "m", "ckpt", {"perturbation_syn_human": (0.75, 12)})
+    write_results(
+        tmp_path / "r" / "m",
+        "ckpt",
+        {"perturbation_syn_human": (0.5, 12)},
+        provenance={"model": "dna-hf", "settings": {"random_init": True, "seed": 42}},
+    )
+    folders = [str(tmp_path / "t"), str(tmp_path / "r"), composition]
+    _, rows = leaderboard(folders)
+    kinds = {row["name"]: row["floor"] for row in rows}
+    assert kinds == {
+        "ckpt": None,
+        "ckpt random_init=True seed=42": "random weights",
+        "kmer-markov": "composition",
+    }
+    assert main(["leaderboard", *folders, "--out", str(tmp_path / "board")]) == 0
+    table = pd.read_csv(tmp_path / "board" / "leaderboard.csv").set_index("name")
+    assert pd.isna(table.loc["ckpt", "floor"])
+    assert table.loc["ckpt random_init=True seed=42", "floor"] == "random weights"
+    assert table.loc["kmer-markov", "floor"] == "composition"
+    text = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "| ckpt random_init=True seed=42 (floor: random weights) |" in text
+    assert "| kmer-markov (floor: composition) |" in text

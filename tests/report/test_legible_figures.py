@@ -64,7 +64,13 @@ def test_the_leaderboard_figure_keeps_twelve_long_names_whole_and_inside(drawn, 
     cell = {"metric": "pairwise_acc", "value": 0.5, "stderr": None, "n": 24, "low": 0.3,
             "high": 0.7, "data": "sha256:aa", "rank": 1, "apart": None}  # fmt: skip
     rows = [
-        {"name": name, "folder": name, "mean_rank": 1.0, "tasks": dict.fromkeys(TASKS, cell)}
+        {
+            "name": name,
+            "folder": name,
+            "mean_rank": 1.0,
+            "floor": None,
+            "tasks": dict.fromkeys(TASKS, cell),
+        }
         for name in NAMES
     ]
     write_leaderboard(TASKS, rows, tmp_path / "board")
