@@ -31,7 +31,9 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
 5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
    every token before the change; their common prefix is computed once and reused through the
    key/value cache when that pays, and identical sliding windows are scored once
-   (``causal_scoring.py`` states the rule). With ``dedupe`` (default true) identical requests
+   (``causal_scoring.py`` states the rule; a recall document's two windows share their lead,
+   ``pairs/requests.py``). A request whose context is part of the question is never cut into
+   windows: one that does not fit ``max_length`` is refused (``refuse_cropped_context``). With ``dedupe`` (default true) identical requests
    are scored once across documents and the pairs that share one form one group (a reference
    window and its alternates), whose common prefix is run once for all of them; the
    comparisons of one document on one strand are one group too (a marginal score's four
@@ -66,7 +68,11 @@ from perturbation_bench.models.jsd_scoring import reads_downstream
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
-from perturbation_bench.pairs.requests import comparison_links, document_pairs
+from perturbation_bench.pairs.requests import (
+    comparison_links,
+    document_pairs,
+    refuse_cropped_context,
+)
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -180,6 +186,8 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
                         f"start_token 'none' leaves the first token of a sequence unscored; "
                         f"{describe_request(instance)} has a sequence of {len(tokens)} token(s)"
                     )
+            if instance is not None:  # the model reads every token but the last
+                refuse_cropped_context(instance, len(tokens) - 1, self.max_length, "dna-hf")
             windows = token_windows(len(tokens), first, self.max_length, self.window_stride)
             n_windowed += len(windows) > 1
             pieces.append(

@@ -83,6 +83,8 @@ KINDS = (
     Kind("footprints", "background_sequence", ("footprints",),
          template="_perturbation_footprints_template_yaml", task="perturbation_footprints",
          shape="perturbation_bench.kinds.footprints.shape:SHAPE"),
+    Kind("recall", "context_repeat", ("recall",), template="_perturbation_recall_template_yaml",
+         task="perturbation_recall", shape="perturbation_bench.kinds.recall.shape:SHAPE"),
 )
 # fmt: on
 KIND = {kind.name: kind for kind in KINDS}
