@@ -5,7 +5,7 @@ scored after (``rules.py``). Its task (``task.py``) makes each row a document wh
 target twice (``original_sequence`` = ``sequence`` = ``A``, no changed span): what differs is
 the context, so the pair's two log-likelihoods are ``LL(A | repeat)`` and ``LL(A | control)``,
 and the core's pairwise accuracy, ties, margin and samples read them as any pair's. A pair's
-identity is its target and its distance, copy, control and trial.
+identity is its target, its ``benchmark_id`` (``recall:<distance>:<trial>``), copy and control.
 """
 
 from __future__ import annotations
@@ -21,5 +21,5 @@ FIELDS = ("distance", "copy", "control", "trial")
 SHAPE = DocumentShape(
     columns=(*CONTEXTS, TARGET, *FIELDS),
     sample_fields=("distance", "copy", "control", "trial", "target_bp"),
-    identity=FIELDS,
+    identity=("benchmark_id", "copy", "control"),
 )
