@@ -21,13 +21,18 @@ TOLERANCE = 1e-5
 """nats per base: the same float32 forward passes, summed in another order."""
 
 
-@pytest.mark.parametrize(("copy", "control"), [("exact", "native"), ("revcomp", "foreign")])
+@pytest.mark.parametrize(
+    ("copy", "rate", "control"),
+    [("exact", 0.0, "native"), ("revcomp", 0.0, "foreign"), ("mutate", 0.3, "foreign")],
+)
 def test_recall_bench_builds_the_same_windows_and_computes_the_same_copy_advantage(
-    tmp_path, copy, control
+    tmp_path, copy, rate, control
 ):
     from transformers import AutoModelForCausalLM
 
-    data, rows, stretches = build(tmp_path, copy=copy, control=control, trials=2)
+    data, rows, stretches = build(
+        tmp_path, copy=f"mutate:{rate}" if rate else copy, control=control, trials=2
+    )
     folder = save_random_llama(tmp_path / "m", build_tokenizer("char"), max_positions=1024)
     metadata = {"config": "rc", "data_dir": str(data)}
     ours = per_document(evaluate(str(folder), ["perturbation_recall"], metadata, model="dna-hf"))
@@ -47,7 +52,7 @@ def test_recall_bench_builds_the_same_windows_and_computes_the_same_copy_advanta
         mine = [doc for doc in ours if doc["distance"] == distance]
         for doc in sorted(mine, key=lambda d: d["trial"]):
             repeat, control_ids, span_r, span_c = copy_task.build_pair(
-                adapter, background, rng, window, distance, 64, copy, 0.0, control, aux
+                adapter, background, rng, window, distance, 64, copy, rate, control, aux
             )
             assert repeat == adapter.tokenize(doc["context_repeat"] + doc["target"])
             assert control_ids == adapter.tokenize(doc["context_control"] + doc["target"])
