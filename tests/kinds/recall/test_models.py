@@ -48,23 +48,30 @@ def masked_ll(model, tokenizer, context: str, target: str) -> float:
     return sum(log_probs[i, t].item() for i, t in zip(scored, truth, strict=True))
 
 
+def assert_matches(result: dict, reference, model, folder) -> None:
+    """Each logged pair of LLs equals ``reference(model, tokenizer, context, target)`` of its
+    two contexts, within :data:`TOLERANCE`."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    for doc in per_document(result):
+        contexts = (doc["context_repeat"], doc["context_control"])
+        expected = [reference(model.eval(), tokenizer, c, doc["target"]) for c in contexts]
+        assert doc["lls"] == pytest.approx(expected, abs=TOLERANCE)
+
+
 @pytest.mark.parametrize("share_prefix", [True, False])
 def test_dna_hf_scores_the_target_after_the_whole_context(tmp_path, share_prefix):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     data, _, _ = build(tmp_path)
     folder = save_random_llama(tmp_path / "m", build_tokenizer("char"), max_positions=1024)
     metadata = {"config": "rc", "data_dir": str(data)}
     result = evaluate(str(folder), ["perturbation_recall"], metadata, model="dna-hf",
                       share_prefix=share_prefix)  # fmt: skip
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    for doc in per_document(result):
-        expected = [
-            causal_ll(model, tokenizer, doc[c], doc["target"])
-            for c in ("context_repeat", "context_control")
-        ]
-        assert doc["lls"] == pytest.approx(expected, abs=TOLERANCE)
+    assert_matches(
+        result, causal_ll, AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32), folder
+    )
 
 
 def test_dna_hf_refuses_a_window_past_its_positions(tmp_path):
@@ -76,21 +83,16 @@ def test_dna_hf_refuses_a_window_past_its_positions(tmp_path):
 
 
 def test_dna_mlm_masks_the_whole_target_in_one_pass(tmp_path):
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModelForMaskedLM
 
     data, _, _ = build(tmp_path)
     tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
     folder = save_random_bert(tmp_path / "m", tokenizer, max_positions=1100)
     metadata = {"config": "rc", "data_dir": str(data)}
     result = evaluate(str(folder), ["perturbation_recall"], metadata, model="dna-mlm")
-    model = AutoModelForMaskedLM.from_pretrained(folder, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    for doc in per_document(result):
-        expected = [
-            masked_ll(model, tokenizer, doc[c], doc["target"])
-            for c in ("context_repeat", "context_control")
-        ]
-        assert doc["lls"] == pytest.approx(expected, abs=TOLERANCE)
+    assert_matches(
+        result, masked_ll, AutoModelForMaskedLM.from_pretrained(folder, dtype=torch.float32), folder
+    )
     with pytest.raises(OptionsError, match="1026 tokens, more than dna-mlm's max_length=600"):
         evaluate(str(folder), ["perturbation_recall"], metadata, model="dna-mlm", max_length=600)
 
