@@ -285,18 +285,36 @@ def example_table(heading: str) -> set[str]:
     return listed
 
 
-def test_a_kind_is_its_folder_and_the_table_lines_that_import_or_name_it():
-    """The modules outside ``kinds/footprints/`` that import one of its modules or name one by
-    dotted path: the footprint example's table, and no more than three."""
-    folder = "perturbation_bench.kinds.footprints"
-    outside = {
+KIND_TABLES = {"pairs/kinds.py", "commands/build.py", "report/sections.py"}
+"""The three table modules a kind may have one line in (``docs/architecture.md``)."""
+
+
+def kind_footprint(kind: str) -> set[str]:
+    """The modules outside ``kinds/<kind>/`` that import one of its modules or name one by
+    dotted path."""
+    folder = f"perturbation_bench.kinds.{kind}"
+    return {
         str(path.relative_to(PACKAGE))
         for module, path in MODULES.items()
         if not module.startswith(folder)
         and any(m.startswith(folder) for m in imported_modules(path) | named_targets(path))
     }
+
+
+def test_a_kind_is_its_folder_and_the_table_lines_that_import_or_name_it():
+    """The footprint kind: the example's table of the architecture page, and no more than
+    three."""
+    outside = kind_footprint("footprints")
     assert outside == example_table("the footprint kind")
     assert len(outside) <= 3
+
+
+@pytest.mark.parametrize(
+    "kind", sorted(p.parent.name for p in (PACKAGE / "kinds").glob("*/__init__.py"))
+)
+def test_every_kind_is_its_folder_and_at_most_the_three_table_lines(kind):
+    """Every kind's folder: outside it, only the three tables import or name it."""
+    assert kind_footprint(kind) <= KIND_TABLES
 
 
 def naming(name: str) -> set[str]:

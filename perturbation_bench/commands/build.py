@@ -9,7 +9,9 @@
   (``variants/calibration_sites.py``);
 - ``controls``: elements against shuffles of themselves (``controls/build.py``);
 - ``footprints``: motifs inserted into backgrounds against permuted inserts
-  (``kinds/footprints/builder.py``).
+  (``kinds/footprints/builder.py``);
+- ``recall``: a genome segment after an earlier copy of it against a control piece, at each
+  distance (``kinds/recall/builder.py``).
 
 Each kind's options are declared beside its builder, and its build (checking the arguments,
 calling the builder, printing what it wrote) is its own module in ``builds/``, each importing
@@ -35,6 +37,8 @@ from perturbation_bench.controls import elements
 from perturbation_bench.dataset import settings as pair_settings
 from perturbation_bench.kinds.footprints import builder as footprints
 from perturbation_bench.kinds.footprints import command as build_footprints
+from perturbation_bench.kinds.recall import builder as recall
+from perturbation_bench.kinds.recall import command as build_recall
 from perturbation_bench.variants import calibration_sites, mutations, saturation, windows
 
 
@@ -69,6 +73,8 @@ BUILDS = {
                       "controls"),
     "footprints": Build(footprints, build_footprints,
                         "motifs in backgrounds against permuted inserts", "footprints"),
+    "recall": Build(recall, build_recall,
+                    "a segment after its earlier copy against a control piece", "recall"),
 }
 # fmt: on
 """The build kinds, by name."""

@@ -16,4 +16,6 @@ A kind's folder holds one module per role. ``kinds/`` is a layer above every oth
 
 - ``footprints/``: motifs inserted into backgrounds against permuted inserts (DART-Eval's
   footprinting), at several copy numbers and spacings.
+- ``recall/``: a genome segment scored after an earlier copy of it and after a control piece, at
+  distances up to 256 kb (recall-bench's long-range recall probe).
 """

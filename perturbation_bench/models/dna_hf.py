@@ -3,13 +3,11 @@
 Registered with lm-eval as ``--model dna-hf``. It reuses HFLM's loading, tokenization and
 data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_scoring.CausalScorer`:
 
-1. Exact sums: every target's log-probability is taken in float32 whatever the weight dtype
-   (bf16 weights are fine) and the per-sequence sum in float64, so a sum of ~8,000 log-probs
-   near -10,000 keeps its float32 resolution instead of bf16's 64 nats.
-2. Data parallel on any device: under ``accelerate launch`` or ``torchrun`` each process scores
-   its share of the documents and rank 0 reports. On CPU the processes talk over gloo. The rank
-   is the *global* process index, so multi-node launches shard correctly (HFLM uses the local
-   index, which repeats on every node).
+1. Exact sums: each target's log-probability in float32 whatever the weight dtype, the sum in
+   float64 (~8,000 log-probs near -10,000 keep float32's resolution, not bf16's 64 nats).
+2. Data parallel on any device (``accelerate launch``, ``torchrun``; gloo on CPU): each process
+   scores its share of the documents and rank 0 reports; the rank is the *global* process index,
+   so multi-node launches shard correctly (HFLM's local index repeats on every node).
 3. Long windows: a request whose tokens do not fit in ``max_length`` is cut into overlapping
    windows. Window ``w`` scores the continuation tokens ``[t_w, e_w)`` from the inputs
    ``tokens[max(0, e_w - 1 - max_length) : e_w - 1]``; consecutive windows advance by
@@ -28,22 +26,20 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
    neither a folder nor a hub id: ``arguments.py``) are one-line user errors, raised
    before any weight is read.
-5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
-   every token before the change; their common prefix is computed once and reused through the
-   key/value cache when that pays, and identical sliding windows are scored once
-   (``causal_scoring.py`` states the rule). With ``dedupe`` (default true) identical requests
-   are scored once across documents and the pairs that share one form one group (a reference
-   window and its alternates), whose common prefix is run once for all of them; the
-   comparisons of one document on one strand are one group too (a marginal score's four
-   alleles: one prefix pass and four suffix passes, ``pairs/requests.comparison_links``). Each process
-   does this for its own documents (lm-eval splits documents among processes; a duplicate on
-   two processes is scored on both). Only the targets' log-probabilities are computed,
-   in float32, a chunk of positions at a time: no [batch, tokens, vocabulary] float32 tensor.
-6. Documented, logged choices: the windowing and the rank layout are logged once per run.
-7. ``scoring=embedding`` (with ``distance``, ``pooling`` and optionally ``layer``) scores
-   variants by the distance between the windows' hidden states instead, read from the causal
-   LM's backbone (``base_model``, no LM head): ``embedding_scoring.py`` states the rule; it and
-   downstream JSD are computed through ``causal_model_scores.py``.
+5. Shared computation (``share_prefix``, default true): a pair's two sequences share every token
+   before the change; that prefix is computed once and reused through the key/value cache when
+   that pays, and identical sliding windows are scored once (``causal_scoring.py``). A request
+   whose context is part of the question is never cut into windows (past ``max_length`` it is
+   refused). With ``dedupe`` (default true) identical requests are scored once across documents,
+   and the pairs that share one form a group (a reference window and its alternates) whose
+   common prefix runs once; so do the comparisons of one document on one strand (a four-allele
+   score's alleles: one prefix pass, four suffix passes, ``pairs/requests.comparison_links``).
+   Each process does this for its own documents. Only the targets' log-probabilities are
+   computed, in float32, a chunk of positions at a time.
+6. The windowing and the rank layout are logged once per run.
+7. ``scoring=embedding`` (``distance``, ``pooling``, ``layer``) scores variants by the distance
+   between the windows' hidden states of the LM's backbone (``embedding_scoring.py``); it and
+   downstream JSD go through ``causal_model_scores.py``.
 8. ``random_init=true`` (``seed``, default 42): the checkpoint's config and tokenizer with
    weights drawn afresh, no weight file read (``random_weights.py``).
 """
@@ -70,7 +66,11 @@ from perturbation_bench.models.random_weights import RandomWeightsHF, random_see
 from perturbation_bench.models.random_weights import settings as random_settings
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
-from perturbation_bench.pairs.requests import comparison_links, document_pairs
+from perturbation_bench.pairs.requests import (
+    comparison_links,
+    document_pairs,
+    refuse_cropped_context,
+)
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -189,6 +189,8 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
                         f"start_token 'none' leaves the first token of a sequence unscored; "
                         f"{describe_request(instance)} has a sequence of {len(tokens)} token(s)"
                     )
+            if instance is not None:  # the model reads every token but the last
+                refuse_cropped_context(instance, len(tokens) - 1, self.max_length, "dna-hf")
             windows = token_windows(len(tokens), first, self.max_length, self.window_stride)
             n_windowed += len(windows) > 1
             pieces.append(

@@ -143,6 +143,7 @@ class MarkovChain:
 
     def log_likelihood(self, context: str, continuation: str) -> float:
         """``sum log P`` over the bases of ``continuation`` after ``context`` (module docstring)."""
+        context = context[max(0, len(context) - self.order) :]  # all a base can condition on
         codes = encode(context + continuation)
         first = len(context)
         positions = np.arange(first, len(codes))

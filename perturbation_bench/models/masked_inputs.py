@@ -2,7 +2,8 @@
 it reads (:class:`MaskedInput`), the windows that fit an input to ``max_length`` (rule 4 of
 ``masked_scoring.py``), identical inputs merged (rule 6), and the tokens that cover a span of
 bases: each token's offsets in the text and the tokens a changed span touches (rules 2 and 3,
-and the overlapping k-mers), counting unknown tokens as they are encoded (rule 7).
+and the overlapping k-mers), counting unknown tokens as they are encoded (rule 7), and the
+inputs of a continuation asked after its context, masked whole (rule 8).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.tokens import formatting_setting, unknown_tokens
+from perturbation_bench.pairs.requests import refuse_cropped_context
 from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.pairs.windows import centred_start
 
@@ -160,3 +162,25 @@ def token_offsets(tokenizer, encoding, text: str) -> list[tuple[int, int]]:
     if "offset_mapping" in encoding:
         return encoding["offset_mapping"]
     return literal_offsets(tokenizer, encoding["input_ids"], text)
+
+
+def continuation_inputs(tokenizer, requests, pair, encode, max_length: int) -> list[MaskedInput]:
+    """Rule 8 of ``masked_scoring.py``: one input per request of ``pair`` (indices into
+    ``requests``, each asking its continuation after its context), with every token of the
+    continuation (not special, starting at or after the context's end) masked and read;
+    ``encode(request)`` is the request's encoding. A request longer than ``max_length`` tokens
+    is refused, never cropped (``pairs/requests.refuse_cropped_context``)."""
+    inputs = []
+    for index in pair:
+        request = requests[index]
+        context, continuation = request.args
+        encoding = encode(request)
+        ids, specials = encoding["input_ids"], encoding["special_tokens_mask"]
+        refuse_cropped_context(request, len(ids), max_length, "dna-mlm")
+        offsets = token_offsets(tokenizer, encoding, context + continuation)
+        scored = [
+            i for i, (start, _) in enumerate(offsets) if not specials[i] and start >= len(context)
+        ]
+        reads = [(i, ids[i], index) for i in scored]
+        inputs.append(MaskedInput(ids, tuple(scored), tokenizer.mask_token_id, reads))
+    return inputs

@@ -27,6 +27,10 @@ none) is scored as follows:
 7. Unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other token and
    counted (log, and ``unknown_tokens`` in the results' config); an unknown token of A/C/G/T
    alone stops the run (``models/tokens.py``).
+8. A pair whose two requests ask one continuation after two contexts (a context that is part of
+   the question, ``pairs/requests.asks_continuation``): each request is ONE input with every
+   token of the continuation masked, ``LL = sum_{i in continuation} log P(x_i | input)``; an
+   input longer than ``max_length`` is refused, never cropped. ``scoring=pll`` does not apply.
 
 With overlapping k-mers (``kmer_overlap``, DNABERT; ``pairs/requests.py``) a changed base lies
 in up to ``k`` tokens, and each of them differs: rules 2 and 3 mask every token that covers a
@@ -61,12 +65,15 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from functools import partial
 
 import torch
 from tqdm import tqdm
 
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.masked_inputs import (
     MaskedInput,
+    continuation_inputs,
     covering,
     encode_request,
     encode_texts,
@@ -77,6 +84,7 @@ from perturbation_bench.models.masked_inputs import (
     windows,
 )
 from perturbation_bench.pairs.changes import changed_span
+from perturbation_bench.pairs.requests import asks_continuation
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -116,7 +124,9 @@ class MaskedScorer:
             encode_texts(self.tokenizer, texts, encoded)
         pair_inputs = self._pll_inputs if self.scoring == "pll" else self._pair_inputs
         for first, second in pairs:
-            made, windowed = pair_inputs(requests, first, second, encoded)
+            continued = asks_continuation(requests[first])  # rule 8
+            make = self._continuation_inputs if continued else pair_inputs
+            made, windowed = make(requests, first, second, encoded)
             n_windowed += windowed
             inputs += made
         if self.mostly_masked:
@@ -175,6 +185,14 @@ class MaskedScorer:
             span = token_span(self._offsets(encoding, text), start, end)
             inputs += self._windowed(ids, span, {i: [(ids[i], index)] for i in span})
         return inputs, windowed
+
+    def _continuation_inputs(self, requests, first: int, second: int, encoded: dict):
+        """Rule 8's inputs of one pair (``masked_inputs.continuation_inputs``); none windowed."""
+        if self.scoring == "pll":
+            raise OptionsError("scoring=pll does not score a continuation after a context")
+        encode = partial(self._encode, encoded=encoded)
+        pair = (first, second)
+        return continuation_inputs(self.tokenizer, requests, pair, encode, self.max_length), False
 
     def _pll_inputs(
         self, requests, first: int, second: int, encoded: dict

@@ -104,7 +104,9 @@ def split_stored(store: ResultStore | None, requests, pairs, totals: list) -> tu
     keys, todo = {}, []
     for first, second in pairs:
         context, original = requests[first].args
-        keys[first] = store.key(requests[first].doc, context, original, requests[second].args[1])
+        other_context, perturbed = requests[second].args
+        differs = [other_context] if other_context != context else []  # asks a continuation
+        keys[first] = store.key(requests[first].doc, context, original, perturbed, *differs)
         stored = store.get(keys[first])
         if stored is None:
             todo.append((first, second))

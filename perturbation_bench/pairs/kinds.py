@@ -77,6 +77,8 @@ KINDS = (
     Kind("footprints", "background_sequence", template="_perturbation_footprints_template_yaml",
          task="perturbation_footprints", shape="perturbation_bench.kinds.footprints.shape:SHAPE",
          own_settings="perturbation_bench.kinds.footprints.settings:SETTINGS"),
+    Kind("recall", "context_repeat", template="_perturbation_recall_template_yaml",
+         task="perturbation_recall", shape="perturbation_bench.kinds.recall.shape:SHAPE"),
 )
 # fmt: on
 KIND = {kind.name: kind for kind in KINDS}

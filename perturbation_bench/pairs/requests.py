@@ -25,6 +25,12 @@ log-likelihoods are the strand average::
 
 lm-eval keeps a document's requests together; :func:`document_pairs` finds them among a model's
 requests, the task's filter reads them back with :func:`strand_average`.
+
+A document may instead ask for one continuation after contexts that are part of the question
+(a recall document, ``kinds/recall/``: its target after the repeat and the control window):
+such a request's context is more than the DNA prefix (:func:`asks_continuation`). Its two
+requests still form a pair when the contexts are equal in length (a scorer then shares what
+they have in common), and a model never crops such a context (:func:`refuse_cropped_context`).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from perturbation_bench.dna import reverse_complement
-from perturbation_bench.errors import UnsupportedTaskError
+from perturbation_bench.errors import OptionsError, UnsupportedTaskError
 from perturbation_bench.pairs.fields import TASK
 
 
@@ -126,12 +132,52 @@ def comparison_links(requests) -> list[tuple[int, int]]:
     return links
 
 
+def asks_continuation(request) -> bool:
+    """Whether an lm-eval ``Instance`` asks for its continuation after a context that is part of
+    the question (module docstring): a document of this package's whose request's context is
+    not its DNA prefix."""
+    doc = getattr(request, "doc", None)
+    settings = doc.get(TASK) if isinstance(doc, dict) else None
+    return settings is not None and request.args[0] != settings.formatting.dna_prefix
+
+
+def refuse_cropped_context(request, tokens: int, max_length: int, model: str) -> None:
+    """Refuse a request that asks a continuation (:func:`asks_continuation`) and does not fit
+    the model's ``max_length`` tokens whole: cropping its context would change the question.
+
+    Raises:
+        OptionsError: naming the request, its tokens and the model's positions.
+    """
+    if tokens > max_length and asks_continuation(request):
+        doc = request.doc
+        raise OptionsError(
+            f"{request.task_name} doc {request.doc_id} ({doc.get('benchmark_id')}): its context "
+            f"and continuation are {tokens} tokens, more than {model}'s max_length={max_length}; "
+            "a context that is part of the question is never cropped: rebuild without the "
+            "distances past the model's positions, or give a max_length the model has"
+        )
+
+
+def _paired(requests, indices) -> bool:
+    """Whether a document's requests form pairs (:func:`document_pairs`)."""
+    contexts = {requests[i].args[0] for i in indices}
+    lengths = [len(requests[i].args[1]) for i in indices]
+    if len(indices) % 2 or lengths[0::2] != lengths[1::2]:
+        return False
+    if len(contexts) == 1:
+        return True
+    return (
+        all(asks_continuation(requests[i]) for i in indices) and len(set(map(len, contexts))) == 1
+    )
+
+
 def document_pairs(requests, strict: bool) -> list[tuple[int, int]]:
     """Indices ``(original, perturbed)`` of every strand's pair among lm-eval ``Instance``
     objects, grouped by ``(task_name, doc_id)`` and ordered by ``idx`` (the choice index).
 
-    A document forms pairs when it has an even number of requests with one context and
-    continuations of equal length pairwise.
+    A document forms pairs when it has an even number of requests with continuations of equal
+    length pairwise and one context, or contexts of one length that ask a continuation (module
+    docstring).
 
     Args:
         strict: raise :class:`UnsupportedTaskError` for a document whose requests do not form
@@ -139,10 +185,9 @@ def document_pairs(requests, strict: bool) -> list[tuple[int, int]]:
     """
     pairs = []
     for (task, doc), indices in _documents(requests).items():
-        contexts = {requests[i].args[0] for i in indices}
-        lengths = [len(requests[i].args[1]) for i in indices]
-        if len(indices) % 2 or len(contexts) > 1 or lengths[0::2] != lengths[1::2]:
+        if not _paired(requests, indices):
             if strict:
+                lengths = [len(requests[i].args[1]) for i in indices]
                 raise UnsupportedTaskError(
                     f"this model scores pairs of equal-length sequences (perturbation-bench "
                     f"tasks); task {task!r} document {doc} has {len(indices)} request(s) with "

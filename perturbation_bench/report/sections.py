@@ -204,6 +204,7 @@ SECTIONS = (
             lambda i: (strands.strand_consistency(i.pairs),), strands.markdown, under="variants"),
     kind_section("footprints", "footprint tasks", ("footprints",),
                  "perturbation_bench.kinds.footprints.section"),
+    kind_section("recall", "recall tasks", ("recall",), "perturbation_bench.kinds.recall.section"),
     Section("variant ranking", "variant tasks with labels or a consequence column",
             ("summary", "strata", "auprc_differences", "class_ladder"), _ranking,
             variant_markdown.markdown, under="variants", draw=_draw_ranking,

@@ -260,13 +260,13 @@ def test_the_config_option_belongs_to_the_custom_task(tmp_path):
     assert len(docs) == 2
     with pytest.raises(
         OptionsError,
-        match="perturbation_custom, perturbation_variants and perturbation_footprints need the "
-        "config and its folder.*; configs in .*: syn_zebrafish$",
+        match="perturbation_custom, perturbation_variants, perturbation_footprints and "
+        "perturbation_recall need the config and its folder.*; configs in .*: syn_zebrafish$",
     ):
         load_pairs(data_dir=str(tmp_path))
     with pytest.raises(
         OptionsError,
-        match=r"selects the data of perturbation_custom, perturbation_variants and perturbation_footprints only; the task of '\w+' reads its own \(lm-eval hands every task of a run the same options: run '\w+' apart, or as its built task perturbation_\w+ with --include_path",
+        match=r"selects the data of perturbation_custom, perturbation_variants, perturbation_footprints and perturbation_recall only; the task of '\w+' reads its own \(lm-eval hands every task of a run the same options: run '\w+' apart, or as its built task perturbation_\w+ with --include_path",
     ):
         load_pairs("syn_human", data_dir=str(tmp_path), config="syn_zebrafish")
 

@@ -1,0 +1,189 @@
+"""``perturbation-bench build recall``: recall-bench's repeat and control windows from a genome.
+
+For each distance ``d`` of ``--distances`` and each trial ``t < --trials``, one row
+(``rules.py`` states the windows and the draws)::
+
+    context_repeat    lead + A' + D          (A' the earlier copy of A: --copy)
+    context_control   lead + C  + D          (C: --control)
+    target            A                      (the --segment bases scored)
+    distance, copy, control, trial, target_bp, window_bp, align, random_seed, benchmark_id
+
+Windows are drawn from the genome's N-free stretches (every maximal run of A/C/G/T, upper
+case). A distance whose window is longer than the longest stretch is excluded with all its
+trials (named in ``_excluded.tsv``); rows read = distances x trials = written + excluded.
+``--align K`` rounds every piece to whole K-mers (``rules.piece_lengths``; 6 for the 6-mer
+presets), and the build checks that each row's contexts are whole K-mers and end in the same
+``d`` bases, so a preset that reads K-mers tokenizes the target the same after both contexts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from perturbation_bench.errors import DataValidationError, OptionsError
+from perturbation_bench.kinds.recall import rules
+from perturbation_bench.kinds.recall.shape import CONTEXTS, TARGET
+
+
+def add_arguments(parser) -> None:
+    """The options of ``build recall``."""
+    parser.add_argument("--fasta", required=True, help="genome FASTA (plain or bgzip)")
+    parser.add_argument("--out", required=True, help="output folder (hub layout)")
+    parser.add_argument("--config", required=True, help="config name, e.g. recall_yeast")
+    parser.add_argument(
+        "--distances",
+        default=",".join(map(str, rules.DISTANCES)),
+        help="bases between the copy and the target, comma-separated (default 64 .. 262144)",
+    )
+    parser.add_argument(
+        "--segment", type=int, default=rules.SEGMENT, help="target length in bp (default 256)"
+    )
+    parser.add_argument(
+        "--trials", type=int, default=rules.TRIALS, help="rows per distance (default 128)"
+    )
+    parser.add_argument(
+        "--copy", default="exact", help="the earlier copy: exact, mutate:P or revcomp"
+    )
+    parser.add_argument("--control", choices=rules.CONTROLS, default="native", help="C's origin")
+    parser.add_argument(
+        "--align",
+        type=int,
+        default=1,
+        help="round every piece to whole K-mers (6 for the 6-mer presets; default 1)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def distances(text: str) -> tuple[int, ...]:
+    """``--distances``: whole numbers of at least 1, in order, once each.
+
+    Raises:
+        OptionsError: any other value.
+    """
+    values = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item.isdigit() or int(item) < 1:
+            raise OptionsError(f"--distances: {item!r} is not a whole number of at least 1")
+        values.append(int(item))
+    return tuple(dict.fromkeys(values))
+
+
+def n_free_stretches(genome) -> list[str]:
+    """Every maximal run of A/C/G/T of ``genome`` (``formats/fasta.Genome``), in file order."""
+    import re
+
+    return [
+        match.group()
+        for name in genome.names
+        for match in re.finditer("[ACGT]+", genome.fetch(name, 0, genome.length(name)))
+    ]
+
+
+def check_row(row: dict, align: int) -> None:
+    """The build's own check of a row (module docstring).
+
+    Raises:
+        DataValidationError: naming the row and the reason.
+    """
+    repeat, control = (row[name] for name in CONTEXTS)
+    tail = row["distance"]
+    reasons = [
+        (len(repeat) != len(control), "the contexts differ in length"),
+        (len(repeat) % align or len(row[TARGET]) % align, f"a piece is not whole {align}-mers"),
+        (repeat[-tail:] != control[-tail:], f"the {tail} bp before the target differ"),
+    ]
+    for failed, reason in reasons:
+        if failed:
+            raise DataValidationError(f"recall row {row['benchmark_id']}: {reason}")
+
+
+def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, seed, excluded):
+    """Every row of each distance of ``wanted`` (module docstring); a distance that does not
+    fit the longest stretch is counted in ``excluded`` (reason -> rows) and skipped."""
+    import numpy as np
+    from tqdm import tqdm
+
+    copy_name = f"mutate:{rate:g}" if copy == "mutate" else copy
+    for distance in tqdm(wanted, desc="recall", unit="distance"):
+        lengths = rules.piece_lengths(distance, segment, align)
+        window = rules.window_bp(distance, segment)
+        if sum(lengths) + lengths[1] > stretches.longest():
+            excluded[distance] = trials
+            continue
+        rng = np.random.default_rng([seed, window, distance])
+        aux = np.random.default_rng([seed, window, distance, 1])
+        for trial in range(trials):
+            row = {
+                "benchmark_id": f"recall:{distance}:{trial}",
+                **rules.trial_windows(stretches, rng, aux, lengths, copy, rate, control),
+                "distance": lengths[2],
+                "copy": copy_name,
+                "control": control,
+                "trial": trial,
+                "target_bp": lengths[1],
+                "window_bp": sum(lengths) + lengths[1],
+                "align": align,
+                "random_seed": seed,
+            }
+            check_row(row, align)
+            yield row
+
+
+def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
+    """Write ``out/<config>/test-00000-of-00001.parquet``, ``_build_report.json`` and
+    ``_excluded.tsv``; return the parquet path and the build report. ``settings``: ``config``,
+    ``distances``, ``segment``, ``trials``, ``copy`` (as ``--copy`` takes it), ``control``,
+    ``align``, ``seed``.
+
+    Raises:
+        OptionsError: a copy, control, segment, trial count or alignment out of range.
+        DataValidationError: no row was made (every distance longer than the longest stretch).
+    """
+    from perturbation_bench import __version__
+    from perturbation_bench.pairs.layout import (
+        config_folder,
+        write_excluded,
+        write_pairs,
+        write_report,
+    )
+
+    try:
+        copy, rate = rules.parse_copy(settings["copy"])
+    except ValueError as err:
+        raise OptionsError(str(err)) from None
+    segment, trials, align = settings["segment"], settings["trials"], settings["align"]
+    if settings["control"] not in rules.CONTROLS:
+        raise OptionsError(f"--control {settings['control']!r}: native or foreign")
+    for name, value in (("--segment", segment), ("--trials", trials), ("--align", align)):
+        if value < 1:
+            raise OptionsError(f"{name} must be at least 1, got {value}")
+    excluded: Counter = Counter()
+    folder = config_folder(out, settings["config"])
+    rows = recall_rows(
+        stretches, settings["distances"], trials, segment, copy, rate, settings["control"], align,
+        settings["seed"], excluded,
+    )  # fmt: skip
+    path, written = write_pairs(folder, rows)
+    read = len(settings["distances"]) * trials
+    if not written:
+        raise DataValidationError(
+            f"no recall row was made: every distance's window is longer than the genome's "
+            f"longest N-free stretch ({stretches.longest()} bp)"
+        )
+    reason = "window_longer_than_longest_n_free_stretch"
+    report = {
+        "read": read,
+        "written_rows": written,
+        "excluded": {reason: sum(excluded.values())} if excluded else {},
+        "longest_stretch_bp": stretches.longest(),
+        "settings": {
+            **{k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
+            "script_version": f"perturbation-bench {__version__}",
+        },
+    }
+    write_report(folder, report)
+    write_excluded(
+        folder, ("distance", "rows", "reason"), [(d, n, reason) for d, n in excluded.items()]
+    )
+    return path, report

@@ -1,0 +1,86 @@
+"""``build recall`` (``kinds/recall/builder.py``, ``rules.py``): the windows, their pieces and
+the seeding, checked against the genome read here."""
+
+from __future__ import annotations
+
+import pytest
+
+from perturbation_bench.cli import main
+from perturbation_bench.dna import reverse_complement
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.kinds.recall.rules import parse_copy, piece_lengths
+
+from .recall_doubles import build
+
+
+def test_the_target_and_the_bases_before_it_are_one_stretch_of_genome_in_both_windows(tmp_path):
+    """Each row: both contexts of one length, the last d bases the same, the repeat context's
+    copy equal to the target, and the control window (native) a contiguous piece of a stretch."""
+    _, rows, stretches = build(tmp_path)
+    assert len(rows) == 6
+    for row in rows:
+        lead, segment, distance = piece_lengths(row["distance"], 64, 1)
+        repeat, control, target = row["context_repeat"], row["context_control"], row["target"]
+        assert len(repeat) == len(control) == lead + segment + distance
+        assert len(target) == row["target_bp"] == segment
+        assert repeat[-distance:] == control[-distance:]
+        assert repeat[lead : lead + segment] == target
+        assert repeat[:lead] == control[:lead]
+        assert any(control + target in stretch for stretch in stretches)
+
+
+def test_one_seed_gives_the_same_windows_under_every_option(tmp_path):
+    """lead, D and A are the same whatever --copy and --control; the copy is A's reverse
+    complement under revcomp, a substitution of A at about the rate under mutate, and the
+    foreign piece another place of the genome."""
+    _, exact, _ = build(tmp_path / "a")
+    _, revcomp, _ = build(tmp_path / "b", copy="revcomp", control="foreign")
+    _, mutated, _ = build(tmp_path / "c", copy="mutate:0.5")
+    _, other_seed, _ = build(tmp_path / "d", seed=1)
+    differing = 0
+    for e, r, m, o in zip(exact, revcomp, mutated, other_seed, strict=True):
+        lead, segment, distance = piece_lengths(e["distance"], 64, 1)
+        assert e["target"] == r["target"] == m["target"] != o["target"]
+        for row in (r, m):
+            assert row["context_repeat"][:lead] == e["context_repeat"][:lead]
+            assert row["context_repeat"][-distance:] == e["context_repeat"][-distance:]
+        assert r["context_repeat"][lead : lead + segment] == reverse_complement(e["target"])
+        assert r["context_control"][lead : lead + segment] != e["context_control"][lead:][:segment]
+        copy = m["context_repeat"][lead : lead + segment]
+        differing += sum(a != b for a, b in zip(copy, e["target"], strict=True))
+    assert 0.35 < differing / (len(exact) * 64) < 0.65
+    assert mutated[0]["copy"] == "mutate:0.5"
+
+
+def test_pieces_are_whole_kmers_with_align(tmp_path):
+    _, rows, _ = build(tmp_path, align=6)
+    for row in rows:
+        assert len(row["context_repeat"]) % 6 == 0 == len(row["target"]) % 6
+        assert row["target_bp"] == 60 and row["distance"] in (60, 252)
+
+
+def test_a_distance_longer_than_every_stretch_is_excluded_and_counted(tmp_path, capsys):
+    from dna_fixtures import random_genome
+
+    fasta, _ = random_genome(tmp_path, {"c1": 3000}, seed=1)
+    out = tmp_path / "out"
+    arguments = ["--fasta", str(fasta), "--out", str(out), "--config", "rc", "--trials", "2"]
+    assert main(["build", "recall", *arguments, "--distances", "64,5000", "--segment", "32"]) == 0
+    printed = capsys.readouterr().out
+    assert "wrote 2 rows of 4" in printed
+    assert "excluded 2 (window_longer_than_longest_n_free_stretch)" in printed
+    assert "5000\t2\twindow_longer" in (out / "rc" / "_excluded.tsv").read_text()
+    assert (out / "perturbation_rc.yaml").exists()
+
+
+@pytest.mark.parametrize("text", ["mutate", "mutate:2", "revcomp:1", "copy"])
+def test_a_copy_option_out_of_range_is_refused(text):
+    with pytest.raises(ValueError, match="exact, revcomp or mutate:P"):
+        parse_copy(text)
+
+
+def test_build_refuses_bad_options_in_one_line(tmp_path):
+    with pytest.raises(OptionsError, match="--copy 'mutate:x'"):
+        build(tmp_path, copy="mutate:x")
+    with pytest.raises(OptionsError, match="--trials must be at least 1"):
+        build(tmp_path, trials=0)
