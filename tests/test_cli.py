@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from perturbation_bench.cli import main
+from perturbation_bench.pairs.kinds import KINDS
 from perturbation_bench.paths import tasks_dir
 
 pytestmark = pytest.mark.slow  # every test here starts processes
@@ -57,9 +58,7 @@ def test_path_command_prints_the_task_folder(capsys):
         *(f"{task}_{length}bp" for task in TASKS for length in lengths),
         "perturbation_bench",
         "perturbation_bench_context",
-        "perturbation_custom",
-        "perturbation_variants",
-        "perturbation_footprints",
+        *(kind.task for kind in KINDS),  # each kind's task (perturbation_custom for the pairs)
     }
 
 

@@ -13,6 +13,7 @@ from perturbation_bench.pairs.layout import (
     REPORT_NAME,
     WRITE_ROWS,
     config_folder,
+    unique_pairs,
     write_excluded,
     write_pairs,
     write_report,
@@ -62,3 +63,32 @@ def test_the_report_and_the_exclusions_sit_beside_the_pairs(tmp_path):
     assert excluded.name == EXCLUDED_NAME
     assert excluded.read_text() == "chrom\tpos\treason\nchr1\t5\tn_in_window\n"
     assert REPORT_NAME.startswith("_") and EXCLUDED_NAME.startswith("_")  # readers skip them
+
+
+def test_a_repeated_pair_is_a_duplicate_when_its_labels_agree_and_a_conflict_when_not():
+    """Labels agree when equal or both missing (None or NaN, either way round)."""
+    from collections import Counter
+
+    nan = float("nan")
+    cases = [
+        (1, 1, "duplicate_pair"),
+        (None, None, "duplicate_pair"),
+        (nan, nan, "duplicate_pair"),
+        (None, nan, "duplicate_pair"),
+        (0, 1, "conflicting_label"),
+        (1, nan, "conflicting_label"),
+        (None, 0, "conflicting_label"),
+    ]
+    for first, second, reason in cases:
+        repeated = [
+            {"original_sequence": "AC", "sequence": "AG", "label": label}
+            for label in (first, second)
+        ]
+        excluded, conflicts = Counter(), []
+
+        def on_conflict(row, earlier, found=conflicts):
+            found.append(earlier)
+
+        kept = list(unique_pairs(iter(repeated), excluded, "variants", None, on_conflict))
+        assert (len(kept), dict(excluded)) == (1, {reason: 1}), (first, second)
+        assert len(conflicts) == (reason == "conflicting_label")
