@@ -28,10 +28,11 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
    neither a folder nor a hub id: ``arguments.py``) are one-line user errors, raised
    before any weight is read.
-5. Shared computation (``share_prefix``, default true): the two sequences of a pair share
+5. Shared computation (``share_prefix``, default ``auto``): the two sequences of a pair share
    every token before the change; their common prefix is computed once and reused through the
    key/value cache when that pays, and identical sliding windows are scored once
-   (``causal_scoring.py`` states the rule). With ``dedupe`` (default true) identical requests
+   (``causal_plan.py`` states the rule). ``auto`` times the first shared batch both ways and
+   keeps the faster (``sharing_choice.py``); ``true``/``false`` force one way. With ``dedupe`` (default true) identical requests
    are scored once across documents and the pairs that share one form one group (a reference
    window and its alternates), whose common prefix is run once for all of them; the
    comparisons of one document on one strand are one group too (a marginal score's four
@@ -64,6 +65,7 @@ from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
 from perturbation_bench.models.jsd_scoring import reads_downstream
 from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.sharing_choice import SharingChoice, sharing_mode
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
 from perturbation_bench.pairs.requests import comparison_links, document_pairs
@@ -80,7 +82,8 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
     Args (model_args, on top of HFLM's):
         window_stride: scored tokens per sliding window after the first (default
             ``max_length // 2``).
-        share_prefix: compute what a pair's sequences share once (default true).
+        share_prefix: compute what a pair's sequences share once: ``auto`` (default: where
+            measured faster), true or false.
         dedupe: score identical requests once, across documents, and share one prefix pass
             among every sequence that starts with it (default true).
         scoring: ``likelihood`` (default) or ``embedding`` (rule 7 of the module docstring).
@@ -91,7 +94,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         self,
         *args,
         window_stride: int | None = None,
-        share_prefix: bool | str = True,
+        share_prefix: bool | str = "auto",
         dedupe: bool | str = True,
         scoring: str = "likelihood",
         distance: str | None = None,
@@ -109,7 +112,8 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         )
         check_checkpoint(self.model_name, {**kwargs, "pretrained": pretrained, "scoring": scoring})
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
-        self.share_prefix = truth(share_prefix, "share_prefix")
+        self.share_prefix = sharing_mode(share_prefix)
+        self._sharing = SharingChoice(self.share_prefix)
         self.dedupe = truth(dedupe, "dedupe")
         self._pairs = self._instances = None
         self._encodings: dict | None = None  # tok_encode's, during one loglikelihood call
@@ -222,8 +226,10 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
         """HFLM's scoring of ``requests`` through :meth:`_loglikelihood_tokens`, with the
         requests that pair up per document noted for sharing."""
         if not requests:
+            if self._sharing.undecided:  # every process takes part in auto's choice
+                self._sharing.settle()
             return []
-        sharing = self.share_prefix or self.dedupe
+        sharing = self._sharing.plans_sharing or self.dedupe
         self._pairs = (
             document_pairs(requests, strict=False) + comparison_links(requests) if sharing else []
         )
@@ -255,11 +261,11 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and
-        the provenance (``models/provenance.py``)."""
+        the provenance (``models/provenance.py``), with ``share_prefix=auto``'s measured choice."""
         return {
             **super().get_model_info(),
             "unknown_tokens": self._unknown_summary,
-            **self._provenance.info(),
+            **self._provenance.info(self._sharing.record()),
         }
 
     def _pairs_fit(self, requests) -> bool:
@@ -281,7 +287,7 @@ class DnaHFLM(CausalModelScores, PackageModel, HFLM):
             self.model,
             self.device,
             batch_size,
-            share=self.share_prefix,
+            share=self._sharing,
             progress=not quiet,
             dedupe=self.dedupe,
         )
