@@ -70,10 +70,11 @@ def per_request(results) -> dict[int, float]:
 
 class SharingChoice:
     """The run's way of scoring shared pieces (module docstring); one per model, kept across
-    calls. ``shares``: True/False once decided (or forced), None while ``auto`` is undecided."""
+    calls. ``shares``: True/False once decided (or forced), None while ``auto`` is undecided;
+    ``clock``: seconds, for the timing."""
 
-    def __init__(self, mode: bool | str) -> None:
-        self.mode = mode
+    def __init__(self, mode: bool | str, clock=time.perf_counter) -> None:
+        self.mode, self.clock = mode, clock
         self.shares: bool | None = None if mode == AUTO else mode
         self.measured: dict | None = None
 
@@ -111,9 +112,9 @@ class SharingChoice:
         seconds, results = {}, {}
         ways = [("shared", shared_way), ("plain", plain_way)]
         for name, way in ways if warm else [*ways, ways[0]]:
-            start = time.perf_counter()
+            start = self.clock()
             results[name] = way()  # returns once the scores are read back
-            elapsed = time.perf_counter() - start
+            elapsed = self.clock() - start
             seconds[name] = min(elapsed, seconds.get(name, elapsed))
         shared, plain = per_request(results["shared"]), per_request(results["plain"])
         worst = max(abs(shared[r] - plain[r]) for r in plain)
