@@ -20,6 +20,7 @@ SPLIT_HEADS = {
     "transformers.models.esm.modeling_esm.EsmForMaskedLM": "lm_head",
     "transformers.models.roberta.modeling_roberta.RobertaForMaskedLM": "lm_head",
     "gpn.model.GPNForMaskedLM": "cls",
+    "gpn.legacy.ConvNetForMaskedLM": "cls",  # songlab/gpn-brassicales
 }
 """Masked-LM classes (``module.name``) whose logits are ``head(base_model(ids)[0])``, with the
 attribute that holds their position-wise head."""

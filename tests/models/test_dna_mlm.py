@@ -179,22 +179,27 @@ def reference_pll(model, tokenizer, sequence: str, max_length: int, prefix: str 
     return total
 
 
-def gpn_model(folder):
+def gpn_model(folder, legacy: bool = False):
+    """A tiny GPN (``legacy``: the ConvNet class of songlab/gpn-brassicales)."""
     import gpn  # in the test extra
-    from gpn.model import GPNConfig, GPNForMaskedLM
+    from gpn.model import ConvNetConfig, ConvNetForMaskedLM, GPNConfig, GPNForMaskedLM
 
     gpn.register_auto_classes()
     tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
-    config = GPNConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        embedding="embedding",
-        encoder="convnet",
+    config = (
+        ConvNetConfig(vocab_size=len(tokenizer), hidden_size=32, n_layers=2)
+        if legacy
+        else GPNConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            embedding="embedding",
+            encoder="convnet",
+        )
     )
     torch.manual_seed(0)
-    GPNForMaskedLM(config).save_pretrained(folder)
+    (ConvNetForMaskedLM if legacy else GPNForMaskedLM)(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
@@ -325,13 +330,13 @@ def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
     assert max(calls) <= batch_size
 
 
-@pytest.mark.parametrize("kind", ["bert", "nucleotide_transformer", "gpn"])
+@pytest.mark.parametrize("kind", ["bert", "nucleotide_transformer", "gpn", "gpn_convnet"])
 def test_the_mlm_head_runs_at_the_read_positions_only_and_gives_the_full_logits(
     masked_models, tmp_path, kind
 ):
-    """BERT, NT-style ESM and GPN split their head off: the logits read through it at chosen
-    positions equal the full forward pass's at those positions (fp32, 1e-5 absolute), and the
-    head sees exactly those positions."""
+    """BERT, NT-style ESM and GPN (and its legacy ConvNet) split their head off: the logits read
+    through it at chosen positions equal the full forward pass's at those positions (fp32, 1e-5
+    absolute), and the head sees exactly those positions."""
     from replicas import save_nucleotide_transformer
 
     from perturbation_bench.models.masked_head import ReadLogits
@@ -340,6 +345,7 @@ def test_the_mlm_head_runs_at_the_read_positions_only_and_gives_the_full_logits(
         "bert": lambda: masked_models["char"],
         "nucleotide_transformer": lambda: save_nucleotide_transformer(tmp_path / "nt"),
         "gpn": lambda: gpn_model(tmp_path / "gpn"),
+        "gpn_convnet": lambda: gpn_model(tmp_path / "convnet", legacy=True),
     }[kind]()
     model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
     read = ReadLogits(model)
