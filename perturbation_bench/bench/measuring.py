@@ -195,6 +195,26 @@ def _score_lm_eval(
     return logged_pairs(result, task), seconds
 
 
+def passes_line(label: str, passes: list | None, measured: dict | None) -> str:
+    """``passes LABEL: N decoder passes (B of batch 1, T padded tokens); auto chose WAY (shared
+    S s, plain P s)`` for a row that counted its passes (:func:`counting_passes`)."""
+    if passes is None:
+        return f"passes {label}: not counted"
+    line = (
+        f"passes {label}: {len(passes)} decoder passes ({sum(r == 1 for r, _ in passes)} of "
+        f"batch 1, {sum(r * w for r, w in passes):,} padded tokens)"
+    )
+    if measured is None:
+        return line
+    if measured.get("chosen") is None:
+        return f"{line}; auto: nothing timed, the plan decided"
+    seconds = measured["seconds"]
+    return (
+        f"{line}; auto chose {measured['chosen']} (shared {seconds['shared']:.3f} s, plain "
+        f"{seconds['plain']:.3f} s on the first shared batch)"
+    )
+
+
 @contextlib.contextmanager
 def counting_passes(lm):
     """``{"passes": [(rows, width), ...], "measured": ...}``, filled while the block runs: the

@@ -214,6 +214,12 @@ def test_protocol_rows_time_their_passes_and_score_as_the_reference(tmp_path):
         for label in ("bare loop", "dna-hf", "float32")
     }
     assert [len(timings[label].passes) for label in timings] == [2, 2, 1]
+    # decoder passes counted on the input embedding: 10 sequences of 50 inputs at batch 2
+    assert timings["float32"].shapes == [(2, 50)] * 5 and timings["float32"].measured is None
+    assert "chosen" in timings["dna-hf"].measured  # share_prefix=auto's record
+    assert protocol.passes_line("float32", timings["float32"].shapes, None) == (
+        "passes float32: 5 decoder passes (0 of batch 1, 500 padded tokens)"
+    )
     reference = timings["float32"].lls
     for label in ("bare loop", "dna-hf"):
         assert len(timings[label].lls) == 5

@@ -198,3 +198,34 @@ def test_shared_buckets_give_up_at_most_an_eighth_of_a_prefix():
         assert shared - shared / 8 <= bucket <= shared
         assert shared_bucket(bucket) == bucket  # a bucket is its own
     assert shared_bucket(15) == 15 and shared_bucket(700) == 640 and shared_bucket(1230) == 1152
+
+
+def test_the_plans_passes_are_the_passes_the_scorer_makes(tiny_models, sharing_pays):
+    """``causal_batches.passes`` (the device-free count) equals the decoder passes the scorer
+    runs, counted by a forward hook on the input embedding, shared and plain batches mixed."""
+    import random
+
+    from transformers import AutoModelForCausalLM
+
+    from perturbation_bench.models.causal_batches import passes
+    from perturbation_bench.models.causal_plan import plan
+    from perturbation_bench.models.causal_scoring import CausalScorer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_models["char"]).eval()
+    rng = random.Random(0)
+    pieces, pairs = [], []
+    for _ in range(9):
+        a = [rng.randrange(5, 9) for _ in range(rng.randrange(40, 80))]
+        at = rng.randrange(1, len(a))
+        b = a[:at] + [rng.randrange(5, 9) for _ in a[at:]]
+        pairs.append((len(pieces), len(pieces) + 1))
+        pieces += [[Piece(tuple(a), 1)], [Piece(tuple(b), 1)]]
+    shapes = []
+    model.get_input_embeddings().register_forward_hook(
+        lambda module, args, output: shapes.append(tuple(args[0].shape))
+    )
+    scorer = CausalScorer(model, "cpu", 4, share=True, dedupe=True)
+    scorer.score(pieces, pairs)
+    work = plan(pieces, pairs, CostModel.of(model.config, 4, scorer._layer_weights()), dedupe=True)
+    assert work.shared and work.singles  # both kinds of batch
+    assert shapes == passes(work, 4)
