@@ -191,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
                         args.sharing_batch_size,
                         model_args,
                     )
+                    print(f"  {run.seconds:.2f} s", flush=True)
                     if best[way] is None or run.seconds < best[way].seconds:
                         best[way] = run
             rows.append((scenario, [pair["patch_start_in_seq"] for pair in pairs], *best))

@@ -146,20 +146,28 @@ class CausalScorer:
             ) as bar,
             torch.no_grad(),
         ):
-            for size, done, run in [*singles, *self._shared_or_plain(groups, tally, bar)]:
-                tally.apply(done, run())
-                bar.update(size)
+
+            def run_all(batches) -> None:
+                for size, done, run in batches:
+                    tally.apply(done, run())
+                    bar.update(size)
+
+            run_all(singles)  # first, so that auto times its shared batch on a warm model
+            run_all(self._shared_or_plain(groups, tally, bar, warm=bool(singles)))
         return list(zip(tally.totals, tally.greedy, strict=True))
 
-    def _shared_or_plain(self, groups: list, tally: Tally, bar) -> list:
+    def _shared_or_plain(self, groups: list, tally: Tally, bar, warm: bool) -> list:
         """The batches of the shared groups, the run's way: with ``share_prefix=auto``
-        undecided, the first group settles it (its results go to ``tally``); where the way
-        chosen is plain, the groups' pieces in plain batches."""
+        undecided, the group of most pieces settles it (its results go to ``tally``; ``warm``:
+        plain batches ran before); where the way chosen is plain, the groups' pieces in plain
+        batches."""
         if self.sharing.undecided:
-            timed = self._settle(groups[0] if groups else None, warm=bar.n > 0)
+            sizes = [sum(len(found) for _, found, _ in batch) for _, batch in groups]
+            largest = sizes.index(max(sizes)) if groups else None
+            timed = self._settle(groups[largest] if groups else None, warm=warm)
             if timed is not None:
-                tally.apply(group_owners(groups[0][1]), timed)
-                bar.update(len(groups.pop(0)[1]))
+                tally.apply(group_owners(groups[largest][1]), timed)
+                bar.update(len(groups.pop(largest)[1]))
         if self.sharing.shares is not False:
             return [self._shared_batch(shared, batch) for shared, batch in groups]
         rest = [(piece, owners) for _, batch in groups for piece, owners in group_pieces(batch)]

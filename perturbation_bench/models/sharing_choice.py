@@ -3,8 +3,8 @@
 A shared batch (``causal_scoring.py``) does fewer token passes than scoring its pieces plainly,
 but in two forward passes with masked attention over a cache; which is faster depends on the
 device, the model's shape and the lengths, which no token count can tell. So with
-``share_prefix=auto`` (the default) the run's first shared batch is scored both ways, each
-timed (the clock stops once its log-probabilities are read back, so a GPU's queue is counted):
+``share_prefix=auto`` (the default) the run's first shared batch (of the first scoring call that
+has one: its fullest) is scored both ways, each timed (the clock stops once its log-probabilities are read back, so a GPU's queue is counted):
 
 - the two must agree per request to :func:`agree` (float32 weights: ``|dLL| <= 1e-6 |LL| + 1e-3``
   nats, the tests' bound; bf16/fp16 weights round each way differently: ``1e-3 |LL| + 0.5``);
