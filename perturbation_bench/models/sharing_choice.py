@@ -4,7 +4,8 @@ A shared batch (``causal_scoring.py``) does fewer token passes than scoring its 
 but in two forward passes with masked attention over a cache; which is faster depends on the
 device, the model's shape and the lengths, which no token count can tell. So with
 ``share_prefix=auto`` (the default) the run's first shared batch (of the first scoring call that
-has one: its fullest) is scored both ways, each timed (the clock stops once its log-probabilities are read back, so a GPU's queue is counted):
+has one: its fullest) is scored both ways, each timed (the clock stops once its log-probabilities
+are read back, so a GPU's queue is counted):
 
 - the two must agree per request to :func:`agree` (float32 weights: ``|dLL| <= 1e-6 |LL| + 1e-3``
   nats, the tests' bound; bf16/fp16 weights round each way differently: ``1e-3 |LL| + 0.5``);
@@ -15,9 +16,9 @@ has one: its fullest) is scored both ways, each timed (the clock stops once its 
 The timing runs when a process reaches its shared batches, after its plain pieces (the model is
 warm by then where it has any; where it has none, the shared way is timed a second time, after
 the plain way, and the faster of its two times kept, so a cold start does not count against
-it). With several processes rank 0 times and every rank takes its
-choice (``parallel.from_rank_zero``), so shards and ranks score alike; a process with no shared
-batch still takes part. While no choice is made (rank 0 had no shared batch to time) the
+it). With several processes rank 0 times and every rank takes its choice
+(``parallel.from_rank_zero``), so ranks score alike; a process with no shared batch still takes
+part. While no choice is made (rank 0 had no shared batch to time) the
 plan's cost model decides (``causal_plan.py``). ``share_prefix=true`` / ``false`` force one way.
 The choice and both times are recorded in the results' provenance (``measured``), outside the
 scorer settings: a store under ``--use_cache`` is keyed by ``share_prefix`` as given
