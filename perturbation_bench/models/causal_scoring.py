@@ -41,7 +41,7 @@ from perturbation_bench.models.causal_batches import (
     single_batches,
 )
 from perturbation_bench.models.causal_plan import CostModel, Piece, plan
-from perturbation_bench.models.sharing_choice import SharingChoice
+from perturbation_bench.models.sharing_choice import MIN_TIMED_BATCHES, SharingChoice, rank_zero
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
@@ -158,13 +158,14 @@ class CausalScorer:
 
     def _shared_or_plain(self, groups: list, tally: Tally, bar, warm: bool) -> list:
         """The batches of the shared groups, the run's way: with ``share_prefix=auto``
-        undecided, the group of most pieces settles it (its results go to ``tally``; ``warm``:
+        undecided, the group of most pieces settles it where there are at least
+        ``MIN_TIMED_BATCHES`` (its results go to ``tally``; ``warm``:
         plain batches ran before); where the way chosen is plain, the groups' pieces in plain
         batches."""
         if self.sharing.undecided:
             sizes = [sum(len(found) for _, found, _ in batch) for _, batch in groups]
-            largest = sizes.index(max(sizes)) if groups else None
-            timed = self._settle(groups[largest] if groups else None, warm=warm)
+            largest = sizes.index(max(sizes)) if len(groups) >= MIN_TIMED_BATCHES else None
+            timed = self._settle(None if largest is None else groups[largest], warm=warm)
             if timed is not None:
                 tally.apply(group_owners(groups[largest][1]), timed)
                 bar.update(len(groups.pop(largest)[1]))
@@ -176,16 +177,18 @@ class CausalScorer:
 
     def _settle(self, group, warm: bool):
         """``share_prefix=auto``'s choice, timed on ``group`` (``(shared, batch)``, None: this
-        process has no shared batch; ``warm``: plain batches ran before it); the group's
-        results the chosen way, or None."""
+        process has none worth timing; ``warm``: plain batches ran before it, else one piece is
+        scored first, untimed); the group's results the chosen way, or None."""
         if group is None:
             return self.sharing.settle()
         shared, batch = group
+        pieces = group_pieces(batch)
+        if not warm and rank_zero():
+            self._score_singles(pieces[:1])
         return self.sharing.settle(
             lambda: self._score_shared(shared, batch),
-            lambda: [r for *_, run in self._single_batches(group_pieces(batch)) for r in run()],
+            lambda: [r for *_, run in self._single_batches(pieces) for r in run()],
             exact=self.model.dtype == torch.float32,
-            warm=warm,
         )
 
     def _layer_weights(self) -> int | None:

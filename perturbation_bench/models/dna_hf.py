@@ -32,9 +32,9 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    every token before the change; their common prefix is computed once and reused through the
    key/value cache when that pays, and identical sliding windows are scored once
    (``causal_plan.py`` states the rule). ``auto`` times the first shared batch both ways and
-   keeps the faster (``sharing_choice.py``); ``true``/``false`` force one way. With ``dedupe`` (default true) identical requests
-   are scored once across documents and the pairs that share one form one group (a reference
-   window and its alternates), whose common prefix is run once for all of them; the
+   keeps the faster (``sharing_choice.py``); ``true``/``false`` force one way. With ``dedupe``
+   (default true) identical requests are scored once across documents and the pairs that share
+   one form one group (a reference window and its alternates), whose common prefix is run once for all of them; the
    comparisons of one document on one strand are one group too (a marginal score's four
    alleles: one prefix pass and four suffix passes, ``pairs/requests.comparison_links``). Each process
    does this for its own documents (lm-eval splits documents among processes; a duplicate on

@@ -14,9 +14,10 @@ are read back, so a GPU's queue is counted):
   and the choice is logged with both times. The batch itself keeps the chosen way's scores.
 
 The timing runs when a process reaches its shared batches, after its plain pieces (the model is
-warm by then where it has any; where it has none, the shared way is timed a second time, after
-the plain way, and the faster of its two times kept, so a cold start does not count against
-it). With several processes rank 0 times and every rank takes its choice
+warm by then where it has any; where it has none, one piece is scored first, untimed, so a cold
+start counts against neither way). It costs one batch scored the slower way, so it runs only
+where the call has at least :data:`MIN_TIMED_BATCHES` shared batches: with fewer, a wrong
+choice cannot cost more than the timing itself, and the plan decides for that call. With several processes rank 0 times and every rank takes its choice
 (``parallel.from_rank_zero``), so ranks score alike; a process with no shared batch still takes
 part. While no choice is made (rank 0 had no shared batch to time) the
 plan's cost model decides (``causal_plan.py``). ``share_prefix=true`` / ``false`` force one way.
@@ -37,6 +38,8 @@ from perturbation_bench.models.parallel import from_rank_zero
 log = logging.getLogger(f"lm_eval.{__name__}")
 
 AUTO = "auto"
+MIN_TIMED_BATCHES = 4
+"""Fewest shared batches in a scoring call worth timing (module docstring)."""
 
 
 def sharing_mode(value) -> bool | str:
@@ -88,35 +91,34 @@ class SharingChoice:
     def undecided(self) -> bool:
         return self.shares is None
 
-    def settle(self, shared_way=None, plain_way=None, exact: bool = True, warm: bool = True):
+    def settle(self, shared_way=None, plain_way=None, exact: bool = True):
         """Decide (module docstring) and return the timed batch's results the chosen way, or
         None when nothing was timed. ``shared_way``/``plain_way``: functions scoring this
-        process's first shared batch each way (None: it has none); ``warm``: whether the model
-        ran before in this call. Every process must call this once per scoring call while
-        :attr:`undecided`."""
+        process's first shared batch each way (None: none worth timing). Every process must
+        call this once per scoring call while :attr:`undecided`."""
         mine = None
-        if shared_way is not None and _rank() == 0:
-            mine = self._time(shared_way, plain_way, exact, warm)
+        if shared_way is not None and rank_zero():
+            mine = self._time(shared_way, plain_way, exact)
         measured = from_rank_zero(None if mine is None else mine[0])
         if measured is None:
-            log.info("dna-hf: share_prefix=auto: no shared batch to time yet; the plan decides")
+            log.info(
+                "dna-hf: share_prefix=auto: fewer than %d shared batches, not timed; the plan "
+                "decides",
+                MIN_TIMED_BATCHES,
+            )
             return None
         self.measured, self.shares = measured, measured["chosen"] == "shared"
         if mine is None:
             return None
         return mine[1] if self.shares else mine[2]
 
-    def _time(self, shared_way, plain_way, exact: bool, warm: bool):
-        """``(record, shared results, plain results)`` of one timed batch: shared, then plain,
-        then (``warm`` False: the first pass may have paid for a cold start) shared again, the
-        faster of its two times kept."""
+    def _time(self, shared_way, plain_way, exact: bool):
+        """``(record, shared results, plain results)`` of one batch timed each way."""
         seconds, results = {}, {}
-        ways = [("shared", shared_way), ("plain", plain_way)]
-        for name, way in ways if warm else [*ways, ways[0]]:
+        for name, way in (("shared", shared_way), ("plain", plain_way)):
             start = self.clock()
             results[name] = way()  # returns once the scores are read back
-            elapsed = self.clock() - start
-            seconds[name] = min(elapsed, seconds.get(name, elapsed))
+            seconds[name] = self.clock() - start
         shared, plain = per_request(results["shared"]), per_request(results["plain"])
         worst = max(abs(shared[r] - plain[r]) for r in plain)
         same = all(agree(shared[r], plain[r], exact) for r in plain)
@@ -154,10 +156,11 @@ class SharingChoice:
         return {"share_prefix": self.measured or {"chosen": None}}
 
 
-def _rank() -> int:
+def rank_zero() -> bool:
+    """Whether this process is rank 0 (the one that times), or the only one."""
     import torch
 
     distributed = torch.distributed
     if distributed.is_available() and distributed.is_initialized():
-        return distributed.get_rank()
-    return 0
+        return distributed.get_rank() == 0
+    return True

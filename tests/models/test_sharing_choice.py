@@ -63,14 +63,6 @@ def test_the_faster_way_is_kept_and_its_results_serve_the_batch(
     assert record["max_abs_dll"] == pytest.approx(0.001)  # request 1: -20 vs -20.001
 
 
-def test_a_cold_start_times_the_shared_way_twice_and_keeps_its_faster_time():
-    choice = SharingChoice("auto", clock(5.0, 2.0, 1.0))  # shared cold, plain, shared warm
-    shared, plain, calls = ways(-10.0, -10.0)
-    choice.settle(shared, plain, warm=False)
-    assert calls == {"shared": 2, "plain": 1}
-    assert choice.shares and choice.record()["share_prefix"]["seconds"]["shared"] == 1.0
-
-
 def test_ways_that_disagree_beyond_the_bound_score_plainly_with_a_warning(caplog):
     choice = SharingChoice("auto", clock(1.0, 2.0))  # shared faster, but wrong
     shared, plain, _ = ways(-10.0, -10.1)
@@ -84,7 +76,7 @@ def test_ways_that_disagree_beyond_the_bound_score_plainly_with_a_warning(caplog
 
 def test_every_rank_takes_rank_zeros_choice_without_timing_its_own(monkeypatch):
     record = {"chosen": "plain", "seconds": {"shared": 2.0, "plain": 1.0}}
-    monkeypatch.setattr(sharing_choice, "_rank", lambda: 1)
+    monkeypatch.setattr(sharing_choice, "rank_zero", lambda: False)
     monkeypatch.setattr(sharing_choice, "from_rank_zero", lambda value: record)
     choice = SharingChoice("auto")
     shared, plain, calls = ways(-10.0, -10.0)
@@ -145,3 +137,19 @@ def test_auto_scores_as_plain_either_way_and_records_its_choice_outside_the_sett
     assert measured["chosen"] == chosen
     assert measured["seconds"] == {"shared": durations[0], "plain": 2.0}
     assert "chosen" not in str(lm._provenance.scorer_settings())
+
+
+def test_a_call_with_fewer_shared_batches_than_worth_timing_leaves_the_plan_to_decide(
+    tiny_models, tmp_path, sharing_pays
+):
+    """2 pairs at batch 4: fewer than MIN_TIMED_BATCHES shared batches, nothing timed (one
+    extra batch would cost more than a wrong choice could), the scores still plain scoring's."""
+    write_parquet(random_pairs(2, 240, seed=8, patch=3), tmp_path, "syn_human")
+    plain, _ = scored(tiny_models["char"], tmp_path, share_prefix=False)
+    auto, lm = scored(tiny_models["char"], tmp_path, durations=(1.0, 2.0))
+    for got, expected in zip(auto, plain, strict=True):
+        assert got == pytest.approx(expected, rel=1e-6, abs=1e-3)
+    assert lm._sharing.undecided
+    assert lm.get_model_info()["perturbation_bench"]["measured"] == {
+        "share_prefix": {"chosen": None}
+    }
