@@ -4,7 +4,8 @@
 # (scripts/device_wheels.sh makes them), build a random Llama of 2.84 B parameters read as
 # 6-mers and random 8,196 bp pairs, and print `perturbation-bench bench --protocol gpu`'s table
 # (bare loop, lm-eval hf, dna-hf with and without sharing, batch auto, float32, with memory, MFU
-# and agreement with float32) for changes at random places, then for changes in the last fifth
+# and agreement with float32; below it each row's decoder passes, those of batch 1 and its padded
+# tokens, and the way share_prefix=auto chose with both times) for changes at random places, then for changes in the last fifth
 # of the window, then one `lm_eval` command-line run. About 7 minutes on one H200.
 # Usage: bash scripts/device_check.sh WHEELS_DIR    (or --installed: use what python3 imports)
 # PB_CHECK_SIZE=tiny runs the same steps with a tiny model and few pairs, on the CPU, to try
@@ -51,7 +52,7 @@ PY
 bench() {
   python3 -c 'import sys; from perturbation_bench.cli import main; sys.exit(main())' bench \
     --protocol gpu --model "$work/model" --config syn_human --preset carbon --device "$device" \
-    --dtype "$dtype" --batch-size "$batch" "$@" 2>&1 | grep -E '^(\||MFU|measuring|MISMATCH)' || true
+    --dtype "$dtype" --batch-size "$batch" "$@" 2>&1 | grep -E '^(\||MFU|measuring|MISMATCH|passes)' || true
 }
 echo "## changes at random places ($random_pairs pairs)"
 bench --data-dir "$work/random" --pairs "$random_pairs"

@@ -76,3 +76,13 @@ def genome_files(tmp_path_factory):
     return synthetic_genome(
         tmp_path_factory.mktemp("genome"), load_codon_table("human"), chrom_length=30_000
     )
+
+
+@pytest.fixture
+def sharing_pays(monkeypatch):
+    """The cost rule's threshold at 0 (``causal_plan.MIN_SPEEDUP``): every prefix of at least
+    ``MIN_SHARED`` tokens is shared, so that tiny models, for which sharing never pays, run the
+    shared path the tests check."""
+    from perturbation_bench.models import causal_plan
+
+    monkeypatch.setattr(causal_plan, "MIN_SPEEDUP", 0.0)

@@ -24,6 +24,20 @@ def random_causal_model(folder: Path, args: argparse.Namespace) -> Path:
     )
 
 
+def random_kmer_model(folder: Path, args: argparse.Namespace) -> Path:
+    """A random Llama read as 6-mers (``args.layers``, ``args.hidden``), long enough for
+    ``args.length`` bp, saved to ``folder`` (``bench --protocol`` without ``--model``)."""
+    from perturbation_bench.fixtures.random_models import kmer_tokenizer, save_random_llama
+
+    return save_random_llama(
+        folder,
+        kmer_tokenizer(6),
+        layers=args.layers,
+        hidden=args.hidden,
+        max_positions=args.length // 6 + 8,
+    )
+
+
 def random_masked_model(folder: Path, args: argparse.Namespace) -> Path:
     """A random single-nucleotide BERT of the same size, saved to ``folder``."""
     from perturbation_bench.fixtures.random_models import (

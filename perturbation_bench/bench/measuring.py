@@ -17,6 +17,7 @@ resident set on a CPU (imports included), hence :func:`in_fresh_process`.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import resource
@@ -39,6 +40,8 @@ class Measurement:
     scored_tokens: int | None = None
     scoring_bytes: int = 0  # how far scoring raised the peak above its level before scoring
     model_seconds: float | None = None
+    passes: list[tuple[int, int]] | None = None  # (rows, width) of each decoder pass (dna-hf)
+    measured: dict | None = None  # what the model chose by measurement (share_prefix=auto)
 
 
 TOLERANCE = (1e-6, 1e-3)
@@ -82,7 +85,7 @@ def measure(
 
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
-    tokens, before = None, {"model_seconds": None}
+    tokens, before = None, {"model_seconds": None, "passes": None, "measured": None}
     if method == "naive":
         lls, seconds, tokens = _score_naive(model, metadata, pairs, device, dtype)
     else:
@@ -100,7 +103,17 @@ def measure(
         )
     peak = peak_bytes(device)
     scoring = peak - before.get("peak", peak)
-    return Measurement(method, lls, seconds, peak, tokens, scoring, before["model_seconds"])
+    return Measurement(
+        method,
+        lls,
+        seconds,
+        peak,
+        tokens,
+        scoring,
+        before["model_seconds"],
+        before["passes"],
+        before["measured"],
+    )
 
 
 def peak_bytes(device: str) -> int:
@@ -153,7 +166,8 @@ def _score_lm_eval(
     task: str = TASK,
 ):
     """Score with an lm-eval model; ``before["peak"]`` is the peak memory just before scoring,
-    ``before["model_seconds"]`` the time spent in the model's ``loglikelihood``."""
+    ``before["model_seconds"]`` the time spent in the model's ``loglikelihood``, ``passes``
+    and ``measured`` what :func:`counting_passes` saw."""
     from lm_eval import simple_evaluate
 
     from perturbation_bench.tasks.pairing import logged_pairs
@@ -172,11 +186,51 @@ def _score_lm_eval(
     lm.loglikelihood = timed
     before["peak"] = peak_bytes(device)
     start = time.perf_counter()
-    result = simple_evaluate(
-        model=lm, tasks=[task], task_manager=manager, log_samples=True, limit=pairs
-    )
+    with counting_passes(lm) as seen:
+        result = simple_evaluate(
+            model=lm, tasks=[task], task_manager=manager, log_samples=True, limit=pairs
+        )
     seconds = time.perf_counter() - start
+    before["passes"], before["measured"] = seen["passes"], seen["measured"]
     return logged_pairs(result, task), seconds
+
+
+def passes_line(label: str, passes: list | None, measured: dict | None) -> str:
+    """``passes LABEL: N decoder passes (B of batch 1, T padded tokens); auto chose WAY (shared
+    S s, plain P s)`` for a row that counted its passes (:func:`counting_passes`)."""
+    if passes is None:
+        return f"passes {label}: not counted"
+    line = (
+        f"passes {label}: {len(passes)} decoder passes ({sum(r == 1 for r, _ in passes)} of "
+        f"batch 1, {sum(r * w for r, w in passes):,} padded tokens)"
+    )
+    if measured is None:
+        return line
+    if measured.get("chosen") is None:
+        return f"{line}; auto: nothing timed, the plan decided"
+    seconds = measured["seconds"]
+    return (
+        f"{line}; auto chose {measured['chosen']} (shared {seconds['shared']:.3f} s, plain "
+        f"{seconds['plain']:.3f} s on the first shared batch)"
+    )
+
+
+@contextlib.contextmanager
+def counting_passes(lm):
+    """``{"passes": [(rows, width), ...], "measured": ...}``, filled while the block runs: the
+    shape of every forward pass of ``lm``'s model (a hook on its input embedding) and, at the
+    end, what a ``dna-hf`` model chose by measurement (``share_prefix=auto``)."""
+    seen = {"passes": [], "measured": None}
+    embedding = lm.model.get_input_embeddings()
+    hook = embedding.register_forward_hook(
+        lambda module, args, output: seen["passes"].append(tuple(args[0].shape[:2]))
+    )
+    try:
+        yield seen
+    finally:
+        hook.remove()
+        sharing = getattr(lm, "_sharing", None)
+        seen["measured"] = sharing.record().get("share_prefix") if sharing else None
 
 
 def lm_eval_model(method, model_path, device, dtype, batch_size, metadata, model_args):

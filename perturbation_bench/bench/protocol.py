@@ -20,7 +20,8 @@ Per row: one warm-up pass over the first batch of pairs, timed apart (CUDA start
 choice, batch-size detection); then ``--repeats`` (3) passes over every pair, each timed whole
 (reading the pairs, scoring, metrics) and the median reported; peak memory allocated and
 reserved over the timed passes (CUDA; reset after the warm-up; on a CPU the process's peak
-resident set in both columns). pairs/s; variants/s, a variant being REF and ALT on both strands
+resident set in both columns); below the table, each lm-eval row's decoder passes in its last
+pass and the way ``share_prefix=auto`` chose, with both times. pairs/s; variants/s, a variant being REF and ALT on both strands
 (two pairs); MFU = the FLOPs of scoring every sequence plainly (:func:`sequence_flops`) /
 (median seconds x ``--peak-tflops``), so a row that shares work shows an MFU above what the
 hardware did; agreement with the float32 row: the largest |LL difference| and the number of
@@ -36,12 +37,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.bench.inputs import random_data
+from perturbation_bench.bench.inputs import random_data, random_kmer_model
 from perturbation_bench.bench.measuring import (
     TASK,
+    counting_passes,
     encoder,
     in_fresh_process,
     lm_eval_model,
+    passes_line,
     peak_bytes,
 )
 
@@ -75,13 +78,16 @@ REFERENCE = "float32"
 @dataclass
 class Timing:
     """What one row measured: LL pairs in document order, the warm-up and the timed passes
-    (seconds), peak memory allocated and reserved over the timed passes (bytes)."""
+    (seconds), peak memory allocated and reserved over the timed passes (bytes), the decoder
+    passes of the last and what ``share_prefix=auto`` chose (``measuring.counting_passes``)."""
 
     lls: list[tuple[float, float]]
     warmup: float
     passes: list[float]
     allocated: int
     reserved: int
+    shapes: list | None = None
+    measured: dict | None = None
 
     @property
     def median(self) -> float:
@@ -144,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             f"multiple of 6 (e.g. 8196), got {args.length}"
         )
     with tempfile.TemporaryDirectory(prefix="pb-protocol-") as scratch:
-        model = args.model or str(_random_kmer_model(Path(scratch) / "model", args))
+        model = args.model or str(random_kmer_model(Path(scratch) / "model", args))
         data_dir = args.data_dir or str(random_data(Path(scratch) / "data", args))
         preset = args.preset if args.model or args.preset != "default" else "carbon"
         metadata = {"data_dir": data_dir, "config": args.config, "preset": preset}
@@ -154,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
             timings[row.label] = in_fresh_process(measure_row, row, model, metadata, args)
         flops, peak = in_fresh_process(_work_and_peak, model, metadata, args)
     print(format_table(timings, flops, peak, args.device))
+    print("\n".join(passes_line(label, t.shapes, t.measured) for label, t in timings.items()))
     if REFERENCE not in timings:
         return 0
     reference = timings[REFERENCE].lls
@@ -192,7 +199,7 @@ def measure_row(row: Row, model: str, metadata: dict, args: argparse.Namespace) 
         allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
     else:
         allocated = reserved = peak_bytes(args.device)
-    return Timing(lls, warmup, passes, allocated, reserved)
+    return Timing(lls, warmup, passes, allocated, reserved, *getattr(score, "seen", (None, None)))
 
 
 def _lm_eval_passes(row, model, metadata, pairs, device, dtype, batch_size):
@@ -205,9 +212,11 @@ def _lm_eval_passes(row, model, metadata, pairs, device, dtype, batch_size):
     lm, manager = lm_eval_model(row.method, model, device, dtype, batch_size, metadata, model_args)
 
     def score(n: int):
-        result = simple_evaluate(
-            model=lm, tasks=[TASK], task_manager=manager, log_samples=True, limit=n
-        )
+        with counting_passes(lm) as seen:
+            result = simple_evaluate(
+                model=lm, tasks=[TASK], task_manager=manager, log_samples=True, limit=n
+            )
+        score.seen = seen["passes"], seen["measured"]
         return logged_pairs(result, TASK)
 
     return score
@@ -311,16 +320,3 @@ def format_table(timings: dict, flops: float, peak: float | None, device: str) -
     memory = "CUDA" if device.startswith("cuda") else "CPU: peak resident set in both"
     lines.append(f"\nMFU against {peak_note}; memory: {memory}.")
     return "\n".join(lines)
-
-
-def _random_kmer_model(folder: Path, args: argparse.Namespace) -> Path:
-    """Without ``--model``: a random Llama read as 6-mers (``--layers``, ``--hidden``)."""
-    from perturbation_bench.fixtures.random_models import kmer_tokenizer, save_random_llama
-
-    return save_random_llama(
-        folder,
-        kmer_tokenizer(6),
-        layers=args.layers,
-        hidden=args.hidden,
-        max_positions=args.length // 6 + 8,
-    )

@@ -6,7 +6,7 @@ Each is one score per pair, answered on the pair's reference request with 0 on i
 ``(score, False)`` for lm-eval; under ``--use_cache`` each pair's two answers are kept in the
 model's store, keyed with the partner (``result_store.py``). The mixin reads what HFLM and
 :class:`~perturbation_bench.models.dna_hf.DnaHFLM` set: the model and tokenizer, the device,
-batch size and ``max_length``, the rank, ``share_prefix``, the unknown-token counter and
+batch size and ``max_length``, the rank, the sharing choice, the unknown-token counter and
 ``_tally_unknown``.
 """
 
@@ -49,7 +49,7 @@ class CausalModelScores:
             self._tokens,
             causal=True,
             name="dna-hf",
-            share=self.share_prefix,
+            share=self._sharing.plans_sharing,  # auto: shared unless measured slower
         )
         return self._scored_by(scorer, requests, disable_tqdm)
 

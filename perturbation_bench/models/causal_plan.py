@@ -10,15 +10,15 @@ identical request scored once for all its owners. A group's pieces are matched w
 
 - identical pieces (a window that ends before the change) are scored once, for all owners;
 - distinct pieces with a common prefix of ``P`` input tokens, when sharing pays (``P >=
-  MIN_SHARED`` and the predicted speed-up of :func:`predicted_speedup` reaches
-  ``MIN_SPEEDUP``), become one shared job: the prefix once, then every piece's remainder on its
+  MIN_SHARED`` and the speed-up :class:`CostModel` predicts reaches ``MIN_SPEEDUP``), become
+  one shared job: the prefix once, then every piece's remainder on its
   key/value cache. Cost ``P + k (n - P)`` instead of ``k n`` token passes for ``k`` pieces of
   ``n`` inputs;
 - everything else is scored plainly.
 
 A request longer than the model's ``max_length`` is cut into sliding windows (:func:`token_windows`).
 
-``causal_scoring.py`` runs the :class:`Plan`.
+``causal_batches.py`` puts a plan's work in batches, ``causal_scoring.py`` runs them.
 """
 
 from __future__ import annotations
@@ -27,13 +27,24 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.causal_batches import shared_bucket
 
 MIN_SHARED = 16
 """Fewest shared input tokens worth a separate prefix pass."""
-MIN_SPEEDUP = 1.2
-"""Smallest predicted speed-up (:func:`predicted_speedup`) worth the extra passes: each shared
-job's separate prefix and remainder calls cost time the token count does not see (a 350 bp
-paired control, 1.17x predicted, ran at 0.41x of plain scoring on a CPU)."""
+MIN_SPEEDUP = 1.3
+"""Smallest predicted speed-up (:meth:`CostModel.speedup`) worth sharing: a margin for what the
+cost model does not see (padding; a job adds passes, and a bucket of few jobs is a small
+batch: on the 384-pair GPU shape, 1.1 would make 57 passes instead of plain's 24, 1.3 makes
+44, none of batch 1)."""
+LINEAR_FLOPS_PER_SECOND = 30e9
+"""The CPU calibration (docs/benchmarks.md, "The sharing cost model"): the decoder's linear
+layers, floating-point operations per second."""
+ATTENTION_FLOPS_PER_SECOND = 15e9
+"""The same for attention (masked attention over a cache included)."""
+OUTPUT_FLOPS_PER_SECOND = 23e9
+"""The same for the output layer and its float32 log-softmax at the scored positions."""
+SECONDS_PER_PASS = 0.006
+"""A forward pass's fixed cost (Python, kernel launches, the cache's bookkeeping)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,69 @@ class Piece:
 
     tokens: tuple[int, ...]
     first_target: int
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Predicted time of scoring pieces, in units of one token through the decoder's linear
+    layers (``2 W`` floating-point operations for ``W`` weights in the decoder's layers).
+
+    A piece of ``n`` inputs, ``s`` of them scored, costs::
+
+        n  +  attention * (query, key) pairs  +  output * s  +  per_pass / batch_size
+
+    Causal attention over ``n`` inputs is ``n^2 / 2`` pairs; a remainder of ``r`` tokens read
+    after a cache of ``P`` attends to ``r (P + r)`` keys (kernels without causal blocking on a
+    rectangle, the CPU's, pay for all of them); ``attention`` and ``output`` are the ``4 h L``
+    operations of a (query, key) pair and the ``2 h V`` of a scored position, weighed by their
+    throughput against the linear layers'; ``per_pass`` is a forward pass's fixed cost, shared
+    by the ``batch_size`` pieces of a batch (a shared batch is two passes: each of its pieces
+    pays it twice). Calibrated on a CPU (the ``*_PER_SECOND`` constants and
+    :data:`SECONDS_PER_PASS`); elsewhere ``share_prefix=auto`` measures (``sharing_choice.py``).
+    """
+
+    attention: float
+    output: float
+    per_pass: float
+    batch_size: int = 1
+
+    @classmethod
+    def of(cls, config, batch_size: int = 1, layer_weights: int | None = None) -> CostModel:
+        """The cost model of a transformers ``config`` (``hidden_size``, ``num_hidden_layers``,
+        ``vocab_size``); ``layer_weights``: the weights of the decoder's layers (default
+        ``12 h^2`` a layer)."""
+        h = getattr(config, "hidden_size", None) or 1024
+        layers = getattr(config, "num_hidden_layers", None) or 1
+        vocabulary = getattr(config, "vocab_size", None) or 4096
+        token = 2 * (layer_weights or 12 * h * h * layers)  # operations of one token
+        return cls(
+            attention=4 * h * layers / token * LINEAR_FLOPS_PER_SECOND / ATTENTION_FLOPS_PER_SECOND,
+            output=2 * h * vocabulary / token * LINEAR_FLOPS_PER_SECOND / OUTPUT_FLOPS_PER_SECOND,
+            per_pass=SECONDS_PER_PASS * LINEAR_FLOPS_PER_SECOND / token,
+            batch_size=batch_size,
+        )
+
+    def plain(self, piece: Piece) -> float:
+        """A piece scored on its own."""
+        n, scored = len(piece.tokens) - 1, len(piece.tokens) - piece.first_target
+        return (
+            n + self.attention * n * n / 2 + self.output * scored + self.per_pass / self.batch_size
+        )
+
+    def shared(self, shared: int, pieces) -> float:
+        """The pieces of one job: their first ``shared`` inputs once (and the targets those
+        predict, once), then each remainder on the cache."""
+        first = min(piece.first_target for piece in pieces)
+        cost = shared + self.attention * shared * shared / 2 + self.output * max(0, shared - first)
+        for piece in pieces:
+            n = len(piece.tokens) - 1
+            cost += (n - shared) * (1 + self.attention * n) + 2 * self.per_pass / self.batch_size
+            cost += self.output * (len(piece.tokens) - max(piece.first_target, shared))
+        return cost
+
+    def speedup(self, shared: int, *pieces: Piece) -> float:
+        """Cost of scoring ``pieces`` plainly / with their ``shared`` prefix computed once."""
+        return sum(map(self.plain, pieces)) / self.shared(shared, pieces)
 
 
 def shared_inputs(a: Piece, b: Piece) -> int:
@@ -53,30 +127,10 @@ def shared_inputs(a: Piece, b: Piece) -> int:
     return shared
 
 
-def predicted_speedup(shared: int, *pieces: Piece, hidden_size: int) -> float:
-    """Cost of scoring ``pieces`` plainly / with their ``shared`` prefix computed once.
-
-    Per layer, a token costs ~12 h^2 in the linear layers and ~2 h per token it attends to, so
-    attention weighs ``x = 1 / (6 h)`` against a token's linear cost. Plain: each piece of ``n``
-    inputs costs ``n + x n^2 / 2`` (causal). Shared: the prefix costs ``P + x P^2 / 2``, and each
-    remainder of ``r = n - P`` tokens ``r + x r n``: its queries attend to the whole cache, which
-    kernels without causal blocking on a rectangle (CPU) pay in full.
-    """
-    x = 1.0 / (6.0 * hidden_size)
-    lengths = [len(piece.tokens) - 1 for piece in pieces]
-    plain = sum(n + x * n * n / 2 for n in lengths)
-    with_prefix = shared + x * shared * shared / 2
-    for n in lengths:
-        with_prefix += (n - shared) * (1 + x * n)
-    return plain / with_prefix
-
-
-def worth_sharing(shared: int, *pieces: Piece, hidden_size: int) -> bool:
-    """The cost rule: share when the prefix is long enough and the predicted speed-up pays."""
-    return (
-        shared >= MIN_SHARED
-        and predicted_speedup(shared, *pieces, hidden_size=hidden_size) >= MIN_SPEEDUP
-    )
+def worth_sharing(shared: int, *pieces: Piece, cost: CostModel) -> bool:
+    """The cost rule: share when the prefix is long enough and the predicted speed-up of the
+    prefix a batch shares (``causal_batches.shared_bucket``) pays."""
+    return shared >= MIN_SHARED and cost.speedup(shared_bucket(shared), *pieces) >= MIN_SPEEDUP
 
 
 @dataclass
@@ -93,6 +147,11 @@ class Plan:
         return plain + sum(
             p + sum(len(q.tokens) - 1 - p for q in pieces) for p, pieces, _ in self.shared
         )
+
+    def predicted(self, cost: CostModel) -> float:
+        """What ``cost`` predicts this plan costs."""
+        plain = sum(cost.plain(piece) for piece, _ in self.singles)
+        return plain + sum(cost.shared(p, pieces) for p, pieces, _ in self.shared)
 
 
 def request_groups(pieces, pairs, dedupe: bool) -> tuple[list[list[int]], dict[int, list[int]]]:
@@ -131,7 +190,7 @@ def request_groups(pieces, pairs, dedupe: bool) -> tuple[list[list[int]], dict[i
 def plan(
     pieces: list[list[Piece]],
     pairs: list[tuple[int, int]],
-    hidden_size: int,
+    cost: CostModel,
     can_share=lambda: True,
     dedupe: bool = False,
 ) -> Plan:
@@ -151,7 +210,7 @@ def plan(
             if (
                 len(found) > 1
                 and shared
-                and worth_sharing(shared, *found, hidden_size=hidden_size)
+                and worth_sharing(shared, *found, cost=cost)
                 and can_share()
             ):
                 work.shared.append((shared, found, [distinct[q] for q in found]))

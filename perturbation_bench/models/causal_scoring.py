@@ -1,16 +1,10 @@
 """Causal LM scoring of a :class:`~perturbation_bench.models.causal_plan.Plan`: every token pass
 it lists, each once, batched whatever the shapes.
 
-Single pieces are scored plainly, batched longest first with right padding (a causal model's
-real positions never see the padding after them).
-
-Shared jobs are batched across pairs whatever their shared lengths. A job of shared length ``P``
-shares ``P_b = shared_bucket(P)``: ``P`` rounded down to a multiple of the largest power of two
-at most ``P / 16`` (at most 1/16 of the prefix given up; sharing fewer tokens than a job could
-is still exact: every piece of a job starts with its job's first ``P_b`` tokens). Jobs of one
-``P_b`` are batched together, at most ``batch_size`` pieces a batch, so a pair's scores depend
-on its own tokens only, never on which pairs share its batch (shards and processes agree with
-one run). A batch is two forward passes:
+Pieces are batched as ``causal_batches.py`` states: single pieces plainly, longest first with
+right padding (a causal model's real positions never see the padding after them); shared jobs
+by their prefix rounded to a bucket ``P_b`` (every piece of a job starts with its job's first
+``P_b`` tokens). A batch of shared jobs is two forward passes:
 
 1. the prefix pass: each job's first ``P_b`` tokens, keeping the key/value cache;
 2. the remainder pass: the cache expanded to one row per piece (a job's rows repeat its
@@ -27,7 +21,8 @@ target's log-probability (``logit - logsumexp``) and whether it is the argmax ar
 per request part in float64 on the device and read back once per batch, so memory never holds a
 [batch, tokens, vocabulary] tensor in float32. Models whose output layer cannot be split off
 (logit soft-capping or scaling) use their full logits, still chunked; models whose cache cannot
-be reused fall back to plain scoring (logged once).
+be reused fall back to plain scoring (logged once). With ``share_prefix=auto`` the first
+shared batch is timed both ways and the faster kept (``sharing_choice.py``).
 """
 
 from __future__ import annotations
@@ -38,19 +33,20 @@ from collections import defaultdict
 
 import torch
 
-from perturbation_bench.models.causal_plan import Piece, plan
+from perturbation_bench.models.causal_batches import (
+    Tally,
+    group_owners,
+    group_pieces,
+    shared_groups,
+    single_batches,
+)
+from perturbation_bench.models.causal_plan import CostModel, Piece, plan
+from perturbation_bench.models.sharing_choice import MIN_TIMED_BATCHES, SharingChoice, rank_zero
 
 log = logging.getLogger(f"lm_eval.{__name__}")
 
 LOGIT_ELEMENTS = 1 << 24
 """Logits materialised at once (64 MiB in float32)."""
-
-
-def shared_bucket(shared: int) -> int:
-    """The prefix a job of ``shared`` common input tokens shares in a batch: ``shared`` rounded
-    down to a multiple of the largest power of two at most ``shared / 16`` (itself below 32)."""
-    step = 1 << max(0, (shared // 16).bit_length() - 1)
-    return shared - shared % step
 
 
 def right_padded(rows, width: int) -> torch.Tensor:
@@ -93,7 +89,8 @@ class CausalScorer:
         model: a transformers causal LM, unwrapped, in eval mode.
         device: where inputs go.
         batch_size: pieces per forward pass (a shared batch: its pieces' remainders).
-        share: use shared prefixes and identical-piece reuse.
+        share: use shared prefixes: True, False, or the run's :class:`SharingChoice`
+            (``share_prefix=auto``, kept by the model across calls).
         progress: show a progress bar over the pieces.
         dedupe: score identical requests once and group pairs that share one.
     """
@@ -103,11 +100,12 @@ class CausalScorer:
         model,
         device,
         batch_size: int,
-        share: bool = True,
+        share: bool | SharingChoice = True,
         progress: bool = False,
         dedupe: bool = False,
     ) -> None:
-        self.model, self.device, self.batch_size, self.share = model, device, batch_size, share
+        self.model, self.device, self.batch_size = model, device, batch_size
+        self.sharing = share if isinstance(share, SharingChoice) else SharingChoice(share)
         self.progress, self.dedupe = progress, dedupe
         self.decoder, self.head = split_output_layer(model)
         self._fallback_logged = False
@@ -119,10 +117,12 @@ class CausalScorer:
         """``(LL, all targets greedy)`` per request, from its ``pieces`` (``pairs``: indices of
         requests whose pieces are matched window by window). ``on_complete(index, result)`` is
         called for each request as soon as its last piece is scored (a killed run keeps what
-        was complete)."""
-        hidden = getattr(self.model.config, "hidden_size", None) or 1024
-        work = plan(pieces, pairs if self.share else [], hidden, self._cache_reusable, self.dedupe)
-        if self.share or self.dedupe:
+        was complete). Plain pieces first, then shared batches; with ``share_prefix=auto``
+        undecided, the first shared batch settles the way (``sharing_choice.py``)."""
+        cost = CostModel.of(self.model.config, self.batch_size, self._layer_weights())
+        sharing = self.sharing.plans_sharing
+        work = plan(pieces, pairs if sharing else [], cost, self._cache_reusable, self.dedupe)
+        if sharing or self.dedupe:
             log.info(
                 "dna-hf: %d piece groups share a prefix (one prefix pass each, %d pieces), %d "
                 "identical pieces scored once for several requests, %d pieces scored plainly",
@@ -131,12 +131,10 @@ class CausalScorer:
                 sum(len(owners) > 1 for _, owners in work.singles),
                 len(work.singles),
             )
-        totals = [0.0] * len(pieces)
-        greedy = [True] * len(pieces)
-        pending = [0] * len(pieces)  # jobs (singles, shared) each request still waits for
-        for owners in [o for _, o in work.singles] + [sum(o, []) for _, _, o in work.shared]:
-            for owner in owners:
-                pending[owner] += 1
+        singles = list(self._single_batches(work.singles))
+        groups = shared_groups(work.shared, self.batch_size)
+        tally = Tally(len(pieces), on_complete)
+        tally.expect([done for _, done, _ in singles] + [group_owners(b) for _, b in groups])
 
         from tqdm import tqdm
 
@@ -148,21 +146,55 @@ class CausalScorer:
             ) as bar,
             torch.no_grad(),
         ):
-            batches = [
-                *self._single_batches(work.singles),
-                *self._shared_batches(work.shared),
-            ]
-            for size, done, run in batches:
-                for owners, (total, all_greedy) in run():
-                    for owner in owners:
-                        totals[owner] += total
-                        greedy[owner] = greedy[owner] and all_greedy
-                for owner in done:
-                    pending[owner] -= 1
-                    if pending[owner] == 0 and on_complete is not None:
-                        on_complete(owner, (totals[owner], greedy[owner]))
-                bar.update(size)
-        return list(zip(totals, greedy, strict=True))
+
+            def run_all(batches) -> None:
+                for size, done, run in batches:
+                    tally.apply(done, run())
+                    bar.update(size)
+
+            run_all(singles)  # first, so that auto times its shared batch on a warm model
+            run_all(self._shared_or_plain(groups, tally, bar, warm=bool(singles)))
+        return list(zip(tally.totals, tally.greedy, strict=True))
+
+    def _shared_or_plain(self, groups: list, tally: Tally, bar, warm: bool) -> list:
+        """The batches of the shared groups, the run's way: with ``share_prefix=auto``
+        undecided, the group of most pieces settles it where there are at least
+        ``MIN_TIMED_BATCHES`` (its results go to ``tally``; ``warm``:
+        plain batches ran before); where the way chosen is plain, the groups' pieces in plain
+        batches."""
+        if self.sharing.undecided:
+            sizes = [sum(len(found) for _, found, _ in batch) for _, batch in groups]
+            largest = sizes.index(max(sizes)) if len(groups) >= MIN_TIMED_BATCHES else None
+            timed = self._settle(None if largest is None else groups[largest], warm=warm)
+            if timed is not None:
+                tally.apply(group_owners(groups[largest][1]), timed)
+                bar.update(len(groups.pop(largest)[1]))
+        if self.sharing.shares is not False:
+            return [self._shared_batch(shared, batch) for shared, batch in groups]
+        rest = [(piece, owners) for _, batch in groups for piece, owners in group_pieces(batch)]
+        bar.total += len(rest) - sum(len(batch) for _, batch in groups)
+        return list(self._single_batches(rest))
+
+    def _settle(self, group, warm: bool):
+        """``share_prefix=auto``'s choice, timed on ``group`` (``(shared, batch)``, None: this
+        process has none worth timing; ``warm``: plain batches ran before it, else one piece is
+        scored first, untimed); the group's results the chosen way, or None."""
+        if group is None:
+            return self.sharing.settle()
+        shared, batch = group
+        pieces = group_pieces(batch)
+        if not warm and rank_zero():
+            self._score_singles(pieces[:1])
+        return self.sharing.settle(
+            lambda: self._score_shared(shared, batch),
+            lambda: [r for *_, run in self._single_batches(pieces) for r in run()],
+            exact=self.model.dtype == torch.float32,
+        )
+
+    def _layer_weights(self) -> int | None:
+        """The weights of the decoder's layers (the cost model's unit), None without one."""
+        layers = getattr(self.decoder, "layers", None)
+        return sum(p.numel() for p in layers.parameters()) if layers is not None else None
 
     def _cache_reusable(self) -> bool:
         if self.decoder is not None and getattr(self.model.config, "use_cache", True):
@@ -174,31 +206,13 @@ class CausalScorer:
 
     def _single_batches(self, singles: list[tuple[Piece, list[int]]]):
         """``(pieces, owners of its jobs, run)`` per batch of single pieces, longest first."""
-        order = sorted(singles, key=lambda single: len(single[0].tokens), reverse=True)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        for batch in single_batches(singles, self.batch_size):
             owners = [owner for _, piece_owners in batch for owner in piece_owners]
             yield len(batch), owners, lambda batch=batch: self._score_singles(batch)
 
-    def _shared_batches(self, jobs: list):
-        """``(jobs, owners of its jobs, run)`` per batch of shared jobs of one
-        :func:`shared_bucket`, longest first, at most ``batch_size`` pieces a batch (a job of
-        more pieces alone)."""
-        buckets = defaultdict(list)
-        for job in jobs:
-            buckets[shared_bucket(job[0])].append(job)
-        for shared, members in sorted(buckets.items(), reverse=True):
-            batch: list = []
-            for job in members:
-                if batch and sum(len(f) for _, f, _ in batch) + len(job[1]) > self.batch_size:
-                    yield self._shared_batch(shared, batch)
-                    batch = []
-                batch.append(job)
-            yield self._shared_batch(shared, batch)
-
     def _shared_batch(self, shared: int, batch: list):
-        owners = [owner for _, _, job_owners in batch for o in job_owners for owner in o]
-        return len(batch), owners, lambda: self._score_shared(shared, batch)
+        """``(jobs, owners of its jobs, run)`` of a batch of shared jobs."""
+        return len(batch), group_owners(batch), lambda: self._score_shared(shared, batch)
 
     def _score_singles(self, batch: list[tuple[Piece, list[int]]]):
         """``(owners, result)`` per piece of a batch, one forward pass, right-padded."""

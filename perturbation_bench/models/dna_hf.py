@@ -15,27 +15,22 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
    scored exactly once and sees at least ``max_length + 1 - window_stride`` tokens of context
    (all of it inside the first window). ``LL = sum over windows``. A request that fits is one
    window equal to the request itself.
-4. Guards: unknown tokens from k-mers holding a non-ACGT base (``N``) are scored like any other
-   token and counted (log and results: ``unknown_tokens`` in the results' config); an unknown
-   token of A/C/G/T alone stops the run (:class:`TokenizationError`: the tokenizer or preset does
-   not fit the data, ``models/tokens.py``); ``add_bos_token`` defaults to False, so a literal
-   DNA prefix (``<dna>``, ``<s>``) is the first token as in the reference scorer (an empty
-   context still starts from the ``prefix_token_id``/BOS, as in HFLM, unless the task says
-   ``start_token: none``: then the sequence's own first token starts it and is not scored,
-   ``pairs/conventions.py``); ``add_bos_token=True`` with a prefix logs a warning.
-   Errors in the model arguments (``window_stride``, ``batch_size``, a ``pretrained`` that is
-   neither a folder nor a hub id: ``arguments.py``) are one-line user errors, raised
-   before any weight is read.
-5. Shared computation (``share_prefix``, default true): a pair's two sequences share every token
-   before the change; that prefix is computed once and reused through the key/value cache when
-   that pays, and identical sliding windows are scored once (``causal_scoring.py``). A request
-   whose context is part of the question is never cut into windows (past ``max_length`` it is
-   refused). With ``dedupe`` (default true) identical requests are scored once across documents,
-   and the pairs that share one form a group (a reference window and its alternates) whose
-   common prefix runs once; so do the comparisons of one document on one strand (a four-allele
-   score's alleles: one prefix pass, four suffix passes, ``pairs/requests.comparison_links``).
-   Each process does this for its own documents. Only the targets' log-probabilities are
-   computed, in float32, a chunk of positions at a time.
+4. Guards: unknown tokens of k-mers holding ``N`` are scored and counted (``unknown_tokens`` in
+   the results); an unknown token of A/C/G/T alone stops the run (``models/tokens.py``).
+   ``add_bos_token`` defaults to False, so a literal DNA prefix (``<dna>``, ``<s>``) is the first
+   token as in the reference scorer (an empty context starts from the ``prefix_token_id``/BOS,
+   unless ``start_token: none``: the sequence's first token starts it, unscored); True with a
+   prefix logs a warning. Bad model arguments are one-line errors before any weight is read.
+5. Shared computation (``share_prefix``, default ``auto``): a pair's two sequences share every
+   token before the change; that prefix is computed once and reused through the key/value cache
+   when that pays, and identical sliding windows are scored once (``causal_plan.py``). ``auto``
+   times a shared batch both ways and keeps the faster (``sharing_choice.py``); ``true``/``false``
+   force one way. A request whose context is part of the question is never cut into windows
+   (past ``max_length`` it is refused). With ``dedupe`` (default true) identical requests are
+   scored once across documents, and the pairs that share one form a group (a reference window
+   and its alternates) whose common prefix runs once; so do the comparisons of one document on
+   one strand (``pairs/requests.comparison_links``). Each process does this for its own
+   documents. Only the targets' log-probabilities are computed, in float32, a chunk at a time.
 6. The windowing and the rank layout are logged once per run.
 7. ``scoring=embedding`` (``distance``, ``pooling``, ``layer``) scores variants by the distance
    between the windows' hidden states of the LM's backbone (``embedding_scoring.py``); it and
@@ -64,6 +59,7 @@ from perturbation_bench.models.jsd_scoring import reads_downstream
 from perturbation_bench.models.parallel import join_process_group
 from perturbation_bench.models.random_weights import RandomWeightsHF, random_seed
 from perturbation_bench.models.random_weights import settings as random_settings
+from perturbation_bench.models.sharing_choice import SharingChoice, sharing_mode
 from perturbation_bench.models.tokens import describe_request, formatting_setting, unknown_tokens
 from perturbation_bench.pairs.conventions import bare_start
 from perturbation_bench.pairs.requests import (
@@ -84,7 +80,8 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
     Args (model_args, on top of HFLM's):
         window_stride: scored tokens per sliding window after the first (default
             ``max_length // 2``).
-        share_prefix: compute what a pair's sequences share once (default true).
+        share_prefix: compute what a pair's sequences share once: ``auto`` (default: where
+            measured faster), true or false.
         dedupe: score identical requests once, across documents, and share one prefix pass
             among every sequence that starts with it (default true).
         scoring: ``likelihood`` (default) or ``embedding`` (rule 7 of the module docstring).
@@ -96,7 +93,7 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
         self,
         *args,
         window_stride: int | None = None,
-        share_prefix: bool | str = True,
+        share_prefix: bool | str = "auto",
         dedupe: bool | str = True,
         scoring: str = "likelihood",
         distance: str | None = None,
@@ -117,7 +114,8 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
         check_checkpoint(self.model_name, {**kwargs, "pretrained": pretrained, "scoring": scoring})
         self._random_seed = random_seed(random_init, seed, kwargs)
         self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
-        self.share_prefix = truth(share_prefix, "share_prefix")
+        self.share_prefix = sharing_mode(share_prefix)
+        self._sharing = SharingChoice(self.share_prefix)
         self.dedupe = truth(dedupe, "dedupe")
         self._pairs = self._instances = None
         self._encodings: dict | None = None  # tok_encode's, during one loglikelihood call
@@ -233,8 +231,10 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
         """HFLM's scoring of ``requests`` through :meth:`_loglikelihood_tokens`, with the
         requests that pair up per document noted for sharing."""
         if not requests:
+            if self._sharing.undecided:  # every process takes part in auto's choice
+                self._sharing.settle()
             return []
-        sharing = self.share_prefix or self.dedupe
+        sharing = self._sharing.plans_sharing or self.dedupe
         self._pairs = (
             document_pairs(requests, strict=False) + comparison_links(requests) if sharing else []
         )
@@ -266,11 +266,11 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
 
     def get_model_info(self) -> dict:
         """HFLM's model information, plus the unknown tokens scored (``models/tokens.py``) and
-        the provenance (``models/provenance.py``)."""
+        the provenance (``models/provenance.py``), with ``share_prefix=auto``'s measured choice."""
         return {
             **super().get_model_info(),
             "unknown_tokens": self._unknown_summary,
-            **self._provenance.info(),
+            **self._provenance.info(self._sharing.record()),
         }
 
     def _pairs_fit(self, requests) -> bool:
@@ -292,7 +292,7 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
             self.model,
             self.device,
             batch_size,
-            share=self.share_prefix,
+            share=self._sharing,
             progress=not quiet,
             dedupe=self.dedupe,
         )

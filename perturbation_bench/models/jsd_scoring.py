@@ -26,7 +26,7 @@ the log, and the variant task leaves it out of its ranking metrics as it does an
 Each window is one forward pass, its two windows batched with other pairs of the same length;
 with a causal model (``share_prefix``, on by default) the tokens before the variant's, which
 the two windows share, are run once and both remainders read them from the key/value cache
-(prefixes batched by ``causal_scoring.shared_bucket``, as pairs are): a variant at the middle
+(prefixes batched by ``causal_batches.shared_bucket``, as pairs are): a variant at the middle
 of its window costs 1.5 windows instead of 2.
 The scorer answers the reference request with ``s`` and the alternate with 0, as embedding
 scores do (``embedding_scoring.py``): the task's margin is ``s``, with ``rc_average`` its mean
@@ -43,11 +43,11 @@ from tqdm import tqdm
 
 from perturbation_bench.arguments import single_base_token_ids
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.causal_batches import shared_bucket
 from perturbation_bench.models.causal_scoring import (
     cache_argument,
     prefix_then_rest,
     right_padded,
-    shared_bucket,
     split_output_layer,
 )
 from perturbation_bench.models.tokens import describe_request

@@ -71,6 +71,7 @@ import torch
 from tqdm import tqdm
 
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.models.masked_head import ReadLogits
 from perturbation_bench.models.masked_inputs import (
     MaskedInput,
     continuation_inputs,
@@ -109,10 +110,11 @@ class MaskedScorer:
         progress: bool = True,
         scoring: str = "marginal",
     ) -> None:
-        self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.tokenizer, self.device = tokenizer, device
         self.batch_size, self.max_length, self.dedupe = batch_size, max_length, dedupe
         self.unknown, self.progress, self.scoring = unknown, progress, scoring
         self.mostly_masked = 0
+        self.read_logits = ReadLogits(model)
 
     def score(self, requests, pairs: list[tuple[int, int]], totals: list[float], on_pair=None):
         """Add every read of ``pairs`` (indices into ``requests``) to ``totals``, calling
@@ -257,7 +259,8 @@ class MaskedScorer:
     def _run(self, inputs: list[MaskedInput]):
         """Yield ``(request_index, log_prob)`` for every read of every input, batching equal
         lengths (whatever their masked positions), and ``(None, batch)`` after each batch; the
-        log-softmax is taken at the read positions only, in float32, and read back once a batch."""
+        output layer (where it splits off, ``masked_head.py``) and the log-softmax run at the
+        read positions only, the log-softmax in float32, read back once a batch."""
         by_length = defaultdict(list)
         for item in inputs:
             by_length[len(item.ids)].append(item)
@@ -280,15 +283,15 @@ class MaskedScorer:
             batches, desc="dna-mlm: masked forward passes", disable=not self.progress
         ):
             ids = torch.tensor([item.ids for item in batch], device=self.device)
-            logits = self.model(input_ids=ids).logits
             rows, positions, tokens = (
-                torch.tensor(values, device=logits.device)
+                torch.tensor(values, device=ids.device)
                 for values in zip(
                     *((row, p, t) for row, item in enumerate(batch) for p, t, _ in item.reads),
                     strict=True,
                 )
             )
-            read = torch.log_softmax(logits[rows, positions].float(), dim=-1)
+            logits = self.read_logits(ids, rows, positions)  # the head at the reads only
+            read = torch.log_softmax(logits.float(), dim=-1)
             log_probs = read.gather(-1, tokens[:, None])[:, 0].tolist()  # one transfer a batch
             indices = [index for item in batch for _, _, index in item.reads]
             yield from zip(indices, log_probs, strict=True)

@@ -29,6 +29,20 @@ def join_process_group(device) -> None:
     PartialState(cpu=True)  # an Accelerator() made later joins this gloo process group
 
 
+def from_rank_zero(value):
+    """Rank 0's ``value`` on every rank (``torch.distributed``'s broadcast, over the process
+    group accelerate or torchrun started); ``value`` itself without one. Every rank must call
+    it at the same point."""
+    distributed = torch.distributed
+    if not (distributed.is_available() and distributed.is_initialized()):
+        return value
+    if distributed.get_world_size() <= 1:
+        return value
+    box = [value]
+    distributed.broadcast_object_list(box, src=0)
+    return box[0]
+
+
 def _leave_process_group() -> None:
     """At exit, wait for every rank, then destroy the process group."""
     if torch.distributed.is_available() and torch.distributed.is_initialized():

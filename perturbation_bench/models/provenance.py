@@ -6,6 +6,8 @@ lm-eval writes ``get_model_info()`` into the results' ``config``; this package's
         "version": package version,
         "model": "dna-hf" | "dna-mlm" | "kmer-markov",
         "settings": the scorer settings that change numbers (dtype, max_length, ...),
+        "measured": what the run chose by measurement (dna-hf: share_prefix=auto's way and
+                    both times; absent where nothing was measured),
         "tasks": {task: {setting: value for each recorded setting (pairs/settings.py:
                          RECORDED: the data's identity, the formatting, the crop, the
                          reduction, the score, the start token, the convention, ...)}},
@@ -51,13 +53,14 @@ class Provenance:
             for key, value in self.settings.items()
         }
 
-    def info(self) -> dict:
-        """The ``perturbation_bench`` entry of the results' config."""
-        return {
-            "perturbation_bench": {
-                "version": __version__,
-                "model": self.model,
-                "settings": self.scorer_settings(),
-                "tasks": dict(self.tasks),
-            }
+    def info(self, measured: dict | None = None) -> dict:
+        """The ``perturbation_bench`` entry of the results' config; ``measured``: what the run
+        chose by measurement (``share_prefix=auto``'s way and times), kept apart from the
+        settings, which key a store (``result_store.py``)."""
+        entry = {
+            "version": __version__,
+            "model": self.model,
+            "settings": self.scorer_settings(),
+            "tasks": dict(self.tasks),
         }
+        return {"perturbation_bench": {**entry, **({"measured": measured} if measured else {})}}

@@ -41,8 +41,8 @@ def break_row(table_rows, invariant, row):
         r["sequence"] = swap(r["sequence"], end + 1, other(r["sequence"][end + 1]))
     elif invariant == "codon_aligned":
         r["patch_start_in_seq"] -= 1
-    elif invariant == "synonymous_only":  # the first codon becomes a stop codon
-        r["sequence"] = r["sequence"][:start] + "TAA" + r["sequence"][start + 3 :]
+    elif invariant == "synonymous_only":  # the second codon becomes a stop codon
+        r["sequence"] = r["sequence"][: start + 3] + "TAA" + r["sequence"][start + 6 :]
     elif invariant == "patch_is_repeat":
         r["sequence"] = swap(r["sequence"], start, "T")
     elif invariant == "matches_genome":  # same change in both: still a valid pair, wrong genome
@@ -76,7 +76,7 @@ def test_validate_catches_one_broken_row_per_invariant(
     failing = {c.name: c for c in checks if c.broken}
     assert failing[invariant].broken == 1 and f"{broken} row 3" in failing[invariant].first
     if invariant == "synonymous_only":  # names the codon and the amino acids
-        start = rows[3]["patch_start_in_seq"]
+        start = rows[3]["patch_start_in_seq"] + 3
         codon = rows[3]["original_sequence"][start : start + 3].upper()
         assert f"row 3: codon at {start}: {codon} (" in failing[invariant].first
         assert failing[invariant].first.endswith(") -> TAA (*)")

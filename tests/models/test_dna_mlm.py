@@ -179,22 +179,27 @@ def reference_pll(model, tokenizer, sequence: str, max_length: int, prefix: str 
     return total
 
 
-def gpn_model(folder):
+def gpn_model(folder, legacy: bool = False):
+    """A tiny GPN (``legacy``: the ConvNet class of songlab/gpn-brassicales)."""
     import gpn  # in the test extra
-    from gpn.model import GPNConfig, GPNForMaskedLM
+    from gpn.model import ConvNetConfig, ConvNetForMaskedLM, GPNConfig, GPNForMaskedLM
 
     gpn.register_auto_classes()
     tokenizer = as_masked_lm_tokenizer(build_tokenizer("char"))
-    config = GPNConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        embedding="embedding",
-        encoder="convnet",
+    config = (
+        ConvNetConfig(vocab_size=len(tokenizer), hidden_size=32, n_layers=2)
+        if legacy
+        else GPNConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            embedding="embedding",
+            encoder="convnet",
+        )
     )
     torch.manual_seed(0)
-    GPNForMaskedLM(config).save_pretrained(folder)
+    (ConvNetForMaskedLM if legacy else GPNForMaskedLM)(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
@@ -302,7 +307,7 @@ def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
     original = torch.nn.Module.__call__
 
     def counting(module, *args, **kwargs):
-        if type(module).__name__.endswith("ForMaskedLM"):
+        if type(module).__name__ == "BertModel":  # the encoder: once a pass, head split or not
             calls.append(kwargs["input_ids"].shape[0])
         return original(module, *args, **kwargs)
 
@@ -323,3 +328,67 @@ def test_pll_says_how_many_forward_passes_it_will_run_before_it_runs_them(
     assert record.levelname == level
     assert (inputs, passes) == (sum(calls), len(calls))
     assert max(calls) <= batch_size
+
+
+@pytest.mark.parametrize("kind", ["bert", "nucleotide_transformer", "gpn", "gpn_convnet"])
+def test_the_mlm_head_runs_at_the_read_positions_only_and_gives_the_full_logits(
+    masked_models, tmp_path, kind
+):
+    """BERT, NT-style ESM and GPN (and its legacy ConvNet) split their head off: the logits read
+    through it at chosen positions equal the full forward pass's at those positions (fp32, 1e-5
+    absolute), and the head sees exactly those positions."""
+    from replicas import save_nucleotide_transformer
+
+    from perturbation_bench.models.masked_head import ReadLogits
+
+    path = {
+        "bert": lambda: masked_models["char"],
+        "nucleotide_transformer": lambda: save_nucleotide_transformer(tmp_path / "nt"),
+        "gpn": lambda: gpn_model(tmp_path / "gpn"),
+        "gpn_convnet": lambda: gpn_model(tmp_path / "convnet", legacy=True),
+    }[kind]()
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float32).eval()
+    read = ReadLogits(model)
+    assert read.split
+    generator = torch.Generator().manual_seed(1)
+    ids = torch.randint(5, model.config.vocab_size, (3, 24), generator=generator)
+    ids[:, [4, 11]] = AutoTokenizer.from_pretrained(path).mask_token_id
+    rows, positions = torch.tensor([0, 0, 1, 2, 2]), torch.tensor([4, 11, 4, 0, 23])
+    seen = []
+    read.head.register_forward_hook(lambda module, args, out: seen.append(args[0].shape[:-1]))
+    with torch.no_grad():
+        got = read(ids, rows, positions)
+        full = model(input_ids=ids).logits[rows, positions]
+    assert seen[0] == (5,) and seen[-1] == (3, 24)  # the split read, then the full pass
+    assert torch.allclose(got, full, atol=1e-5, rtol=0)
+
+
+def test_a_masked_lm_whose_head_is_not_known_to_split_reads_the_full_logits():
+    """A class outside masked_head.SPLIT_HEADS (a subclass whose forward may differ, as remote
+    code's) keeps the full forward pass."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    from perturbation_bench.models.masked_head import ReadLogits
+
+    class OwnForward(BertForMaskedLM):
+        def forward(self, **kwargs):
+            output = super().forward(**kwargs)
+            output.logits = output.logits * 2
+            return output
+
+    torch.manual_seed(0)
+    model = OwnForward(
+        BertConfig(
+            vocab_size=12,
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+        )
+    ).eval()
+    read = ReadLogits(model)
+    ids = torch.randint(0, 12, (2, 6))
+    rows, positions = torch.tensor([0, 1]), torch.tensor([2, 5])
+    with torch.no_grad():
+        assert not read.split
+        assert torch.equal(read(ids, rows, positions), model(input_ids=ids).logits[rows, positions])

@@ -47,7 +47,7 @@ def test_pairs_are_batched_by_shared_prefix_or_else_by_window_length(tiny_models
     cache), only windows of one length."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from perturbation_bench.models.causal_scoring import shared_bucket
+    from perturbation_bench.models.causal_batches import shared_bucket
     from perturbation_bench.models.jsd_scoring import JSDScorer
 
     path = tiny_models["char"]

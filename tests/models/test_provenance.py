@@ -42,7 +42,8 @@ def test_the_results_file_records_version_scorer_settings_and_data(
     assert made["settings"]["dtype"] == "torch.float32" and made["settings"]["dedupe"] is True
     if model == "dna-hf":
         assert (
-            made["settings"]["share_prefix"] is True and made["settings"]["add_bos_token"] is False
+            made["settings"]["share_prefix"] == "auto"  # the default, as given
+            and made["settings"]["add_bos_token"] is False
         )
     assert made["tasks"][TASK] == {
         "data": file_sha256(pair_data / "syn_human"),

@@ -281,7 +281,7 @@ def _entropy(lls: dict[str, float]) -> float:
 
 
 def test_the_marginal_llr_is_the_llr_and_the_entropy_a_direct_four_window_computation(
-    tiny_models, snvs, caplog
+    tiny_models, snvs, caplog, sharing_pays
 ):
     """Causal: LL(w_x) for x in ACGT, each window scored alone in float32 with transformers;
     the four windows of a site cost one prefix pass and four suffixes."""

@@ -232,7 +232,7 @@ def causal_model(tmp_path_factory):
 
 
 def test_dna_hf_scores_a_reference_and_its_alternates_as_one_group(
-    saturation_pairs, causal_model, caplog
+    saturation_pairs, causal_model, caplog, sharing_pays
 ):
     """12 positions x 3 alternates: 12 groups of 4 distinct sequences (the reference once), one
     prefix pass each; the same values as pair-by-pair sharing and as plain scoring."""
