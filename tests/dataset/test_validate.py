@@ -180,3 +180,20 @@ def test_validate_without_fasta_skips_the_genome_check(built, capsys):
     out = capsys.readouterr().out
     assert "SKIP matches_genome: not checked (no --fasta given)" in out
     assert "PASS pair_rules: 0 of 1 files break it" in out
+
+
+def test_a_window_whose_genome_end_is_off_by_one_does_not_match_the_genome(
+    built, genome_files, tmp_path
+):
+    """``matches_genome`` reads the genome up to ``window_genome_end`` as given, not as far as
+    the window's length: an end one base too far is a window the genome does not hold there."""
+    table = pq.read_table(built["syn"])
+    rows = table.to_pylist()
+    rows[2]["window_genome_end"] += 1
+    rows[2]["window_size_bp"] += 1
+    broken = tmp_path / "broken.parquet"
+    pq.write_table(table.from_pylist(rows, schema=table.schema), broken)
+    checks, _ = validate(broken, fasta=genome_files[0])
+    failing = {c.name: c.first for c in checks if c.broken}
+    assert set(failing) == {"window_size", "matches_genome"}
+    assert failing["matches_genome"].endswith(f"{broken} row 2")
