@@ -136,6 +136,7 @@ def _check_model(args, model_args: dict):
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     model = _package_model(args.model, model_args)
+    _check_weights_and_sharing(model, model_args)
     if model_args.get("plugin"):
         register_plugin(model_args["plugin"])
     if args.model in HF_MODELS or (model is not None and not reads_bases(model)):
@@ -143,6 +144,19 @@ def _check_model(args, model_args: dict):
     _check_embedding_layer(model_args)
     check_batch_size(args.batch_size)
     return model
+
+
+def _check_weights_and_sharing(model: str | None, model_args: dict) -> None:
+    """The checks dna-hf and dna-mlm make of ``random_init``/``seed`` (``random_weights.py``)
+    and dna-hf of ``share_prefix`` (``sharing_choice.py``), before any weight."""
+    from perturbation_bench.models.random_weights import random_seed
+    from perturbation_bench.models.sharing_choice import sharing_mode
+
+    if model in ("dna-hf", "dna-mlm"):
+        others = model_args if model == "dna-hf" else None
+        random_seed(model_args.get("random_init", False), model_args.get("seed"), others)
+    if model == "dna-hf" and "share_prefix" in model_args:
+        sharing_mode(model_args["share_prefix"])
 
 
 def _build_tasks(args, metadata: dict) -> dict:
@@ -177,8 +191,7 @@ def _sample(task, docs, tokenizer, size: int) -> str:
 
     counts, unknown = [], 0
     for doc in itertools.islice(docs, size):
-        context = task.doc_to_text(doc)
-        for sequence in task.doc_to_choice(doc):
+        for context, sequence in _requests(task, doc):
             ids = tokenizer(context + sequence, add_special_tokens=False)["input_ids"]
             unknown += unknown_tokens(tokenizer, sequence, ids, formatting_setting(doc))
             counts.append(len(ids))
@@ -186,6 +199,17 @@ def _sample(task, docs, tokenizer, size: int) -> str:
         f"{min(counts)}-{max(counts)} tokens per sequence in the first {len(counts) // 2} pairs, "
         f"{unknown} unknown tokens from non-ACGT k-mers in those pairs"
     )
+
+
+def _requests(task, doc) -> list[tuple[str, str]]:
+    """A document's ``(context, continuation)`` requests as lm-eval makes them: one context and
+    its choices, or (a task of several inputs, lm-eval's ``multiple_input``: the recall kind)
+    each choice as a context of the one target."""
+    context = task.doc_to_text(doc)
+    if isinstance(context, int):
+        target = task.config.target_delimiter + task.doc_to_target(doc)
+        return [(choice, target) for choice in task.doc_to_choice(doc)]
+    return [(context, sequence) for sequence in task.doc_to_choice(doc)]
 
 
 def _holds_other_bases(doc) -> bool:

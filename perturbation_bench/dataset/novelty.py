@@ -118,7 +118,11 @@ class GenomeLookup:
 
     def scan(self, fasta: str | Path, progress=None) -> int:
         """Step 2 over ``fasta``; ``progress(bytes_read)`` after each chunk. Returns the genome's
-        bases read."""
+        bases read.
+
+        Raises:
+            DataSourceError: the FASTA holds fewer bases than one k-mer.
+        """
         from perturbation_bench.formats.fasta import stream_fasta
 
         carried, record, total = b"", None, 0
@@ -128,6 +132,11 @@ class GenomeLookup:
             carried, record, total = text[len(text) - self.k + 1 :], number, total + len(bases)
             if progress is not None:
                 progress(position)
+        if total < self.k:  # nothing to count against: every window would read as novel
+            raise DataSourceError(
+                f"--fasta {fasta}: {total} bases read, fewer than one {self.k}-mer (an empty or "
+                "header-only FASTA?); no pair file was changed"
+            )
         return total
 
     def _mark(self, codes: np.ndarray) -> None:

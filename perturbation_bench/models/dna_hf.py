@@ -24,8 +24,8 @@ data-parallel set-up, and scores with :class:`~perturbation_bench.models.causal_
 5. Shared computation (``share_prefix``, default ``auto``): a pair's two sequences share every
    token before the change; that prefix is computed once and reused through the key/value cache
    when that pays, and identical sliding windows are scored once (``causal_plan.py``). ``auto``
-   times a shared batch both ways and keeps the faster (``sharing_choice.py``); ``true``/``false``
-   force one way. A request whose context is part of the question is never cut into windows
+   times a shared batch both ways and keeps the faster (``sharing_choice.py``); ``true`` shares
+   where the cost model predicts a gain, ``false`` never. A request whose context is part of the question is never cut into windows
    (past ``max_length`` it is refused). With ``dedupe`` (default true) identical requests are
    scored once across documents, and the pairs that share one form a group (a reference window
    and its alternates) whose common prefix runs once; so do the comparisons of one document on

@@ -20,7 +20,8 @@ where the call has at least :data:`MIN_TIMED_BATCHES` shared batches: with fewer
 choice cannot cost more than the timing itself, and the plan decides for that call. With several processes rank 0 times and every rank takes its choice
 (``parallel.from_rank_zero``), so ranks score alike; a process with no shared batch still takes
 part. While no choice is made (rank 0 had no shared batch to time) the
-plan's cost model decides (``causal_plan.py``). ``share_prefix=true`` / ``false`` force one way.
+plan's cost model decides (``causal_plan.py``). ``share_prefix=false`` scores plainly; ``true`` skips the timing and
+shares where the plan's cost model predicts a gain.
 The choice and both times are recorded in the results' provenance (``measured``), outside the
 scorer settings: a store under ``--use_cache`` is keyed by ``share_prefix`` as given
 (``result_store.py``), never by the way ``auto`` chose, which changes no score beyond the bound.

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.kinds import KIND
 
@@ -29,8 +31,21 @@ WRITE_ROWS = 512
 """Rows per parquet row group a build writes: about 8 MB of 8 kb pairs."""
 
 
+CONFIG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""A config's name: one folder name, and part of its task's name (``perturbation_<config>``)."""
+
+
 def config_folder(out: str | Path, config: str) -> Path:
-    """``out/<config>``, made if missing."""
+    """``out/<config>``, made if missing.
+
+    Raises:
+        OptionsError: ``config`` is not a name of :data:`CONFIG_NAME` (a path, a space).
+    """
+    if not CONFIG_NAME.fullmatch(str(config)):
+        raise OptionsError(
+            f"--config {config!r}: a config name is letters, digits, '_', '.' and '-', starting "
+            "with a letter or digit (it names a folder and the task perturbation_<config>)"
+        )
     folder = Path(out) / config
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -236,3 +236,29 @@ def test_metadata_that_is_not_a_json_object_is_refused_first(capsys, metadata, m
     assert status == 2
     assert message in err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    "model, arguments, message",
+    [
+        ("dna-hf", "seed=3", "seed=3 draws random weights, which only random_init=true does"),
+        ("dna-mlm", "random_init=true,seed=-2", "seed"),
+        ("dna-hf", "random_init=true,gguf_file=x", "gguf_file=x loads or places checkpoint"),
+        ("dna-hf", "share_prefix=maybe", "share_prefix must be auto, true or false, got 'maybe'"),
+    ],
+)
+def test_check_refuses_the_weight_and_sharing_arguments_the_model_refuses(
+    tiny_models, pair_data, capsys, model, arguments, message
+):
+    status, _, err = check(
+        capsys,
+        "--model",
+        model,
+        "--tasks",
+        "perturbation_syn_human",
+        "--metadata",
+        json.dumps({"data_dir": str(pair_data)}),
+        "--model_args",
+        f"pretrained={tiny_models['char']},{arguments}",
+    )
+    assert status == 2 and message in err and "\n" not in err.strip()

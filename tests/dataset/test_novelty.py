@@ -134,6 +134,7 @@ def test_counts_are_reproducible_a_gzipped_genome_reads_alike_and_k_is_replaced(
         ({"--fasta": "missing.fa"}, "--fasta missing.fa: no such file"),
         ({"--data": "nowhere"}, "--data nowhere: no such folder"),
         ({"--data": "empty"}, r"--data .*empty: no pair files \(\*.parquet\) below it"),
+        ({"--fasta": "header.fa"}, r"header.fa: 0 bases read, fewer than one \d+-mer"),
     ],
 )
 def test_bad_input_is_refused_in_one_line_before_anything_is_read(
@@ -141,8 +142,10 @@ def test_bad_input_is_refused_in_one_line_before_anything_is_read(
 ):
     fasta, data, _, _ = case
     (tmp_path / "empty").mkdir()
+    (tmp_path / "header.fa").write_text(">chr1\n")
     options = {"--fasta": str(fasta), "--data": str(data), "--k": str(K)}
-    options |= {k: (str(tmp_path / v) if v == "empty" else v) for k, v in change.items()}
+    made = ("empty", "header.fa")
+    options |= {k: (str(tmp_path / v) if v in made else v) for k, v in change.items()}
     before = (data / "syn_human" / "test-00000-of-00001.parquet").read_bytes()
     assert main(["annotate", "novelty", *[x for item in options.items() for x in item]]) == 2
     import re

@@ -6,7 +6,9 @@ import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
+from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.layout import (
     EXCLUDED_NAME,
     PARQUET_NAME,
@@ -92,3 +94,11 @@ def test_a_repeated_pair_is_a_duplicate_when_its_labels_agree_and_a_conflict_whe
         kept = list(unique_pairs(iter(repeated), excluded, "variants", None, on_conflict))
         assert (len(kept), dict(excluded)) == (1, {reason: 1}), (first, second)
         assert len(conflicts) == (reason == "conflicting_label")
+
+
+@pytest.mark.parametrize("config", ["bad/name", "a b", "../up", "", ".hidden"])
+def test_a_config_name_that_is_not_one_plain_folder_name_is_refused(tmp_path, config):
+    with pytest.raises(OptionsError, match=r"^--config .*: a config name is letters, digits"):
+        config_folder(tmp_path, config)
+    assert list(tmp_path.iterdir()) == []
+    assert config_folder(tmp_path, "syn_human-2.v1") == tmp_path / "syn_human-2.v1"

@@ -124,3 +124,23 @@ def test_the_target_has_the_same_tokens_after_both_contexts(tmp_path, tokenizer,
         for context in (row["context_repeat"], row["context_control"]):
             whole = encode(context + row["target"])
             assert whole[len(encode(context)) :] == own
+
+
+def test_check_tokenizes_a_recall_task_s_contexts_and_its_target(tmp_path, capsys):
+    """``perturbation-bench check`` builds a recall task and tokenizes each request as lm-eval
+    makes it: a context, then the target (a task of several inputs)."""
+    from perturbation_bench.cli import main
+
+    data, rows, _ = build(tmp_path)
+    folder = save_random_llama(tmp_path / "m", build_tokenizer("char"), max_positions=1024)
+    status = main(["check", "--model", "dna-hf", "--tasks", "perturbation_recall",
+                   "--metadata", f'{{"config": "rc", "data_dir": "{data}"}}',
+                   "--model_args", f"pretrained={folder}", "--sample", "2"])  # fmt: skip
+    out = capsys.readouterr().out
+    lengths = sorted(
+        len(row[context]) + len(row["target"])
+        for row in rows[:2]
+        for context in ("context_repeat", "context_control")
+    )
+    assert status == 0
+    assert f"{lengths[0]}-{lengths[-1]} tokens per sequence in the first 2 pairs" in out
