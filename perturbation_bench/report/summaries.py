@@ -109,7 +109,8 @@ def clusters_of(rows: pd.DataFrame):
 def accuracy(rows: pd.DataFrame, seed: int, n_boot: int) -> dict:
     """Accuracy of ``rows`` (their ``correct``) with its intervals by cluster: the cluster
     bootstrap and Wilson's at the effective n, the unit, the clusters, the effective n and the
-    design effect (``statistics.py``); thin under :data:`THIN_PAIRS` pairs."""
+    design effect (``statistics.py``); thin under :data:`THIN_PAIRS` pairs or clusters (a
+    bootstrap over a few clusters is as rough as one over a few pairs, and can be narrower)."""
     correct = rows["correct"].to_numpy()
     unit, clusters = clusters_of(rows)
     k, n = int(correct.sum()), len(correct)
@@ -121,7 +122,7 @@ def accuracy(rows: pd.DataFrame, seed: int, n_boot: int) -> dict:
             percentile_interval(cluster_bootstrap(correct, clusters, seed, n_boot))
         ),
         "wilson_95": list(wilson_interval(k * effective / n, effective)) if n else [math.nan] * 2,
-        "thin": n < THIN_PAIRS,
+        "thin": n < THIN_PAIRS or count < THIN_PAIRS,
         "cluster_unit": unit,
         "n_clusters": count,
         "effective_n": effective,
@@ -130,13 +131,21 @@ def accuracy(rows: pd.DataFrame, seed: int, n_boot: int) -> dict:
 
 
 def thin_notes(summary: list[dict]) -> list[str]:
-    """A note per model and task whose interval rests on fewer than :data:`THIN_PAIRS` pairs."""
+    """A note per model and task whose interval rests on fewer than :data:`THIN_PAIRS` pairs,
+    or clusters."""
     return [
-        f"{s['model']} {s['task']}: the intervals rest on {s['n']} pair(s) (fewer than "
+        f"{s['model']} {s['task']}: the intervals rest on {_few(s)} (fewer than "
         f"{THIN_PAIRS}): read them as rough"
         for s in summary
         if s["thin"]
     ]
+
+
+def _few(row: dict) -> str:
+    """What a thin row's intervals rest on: its pairs, or its clusters."""
+    if row["n"] < THIN_PAIRS:
+        return f"{row['n']} pair(s)"
+    return f"{row['n_clusters']} clusters by {row['cluster_unit']}"
 
 
 def has_published_config(tasks) -> bool:

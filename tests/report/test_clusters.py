@@ -220,3 +220,18 @@ def test_clusters_less_alike_than_chance_never_narrow_the_interval_below_the_pai
     # each gene holds one right and one wrong pair: no variance between genes
     count, deff, effective = design_effect([1, 0, 1, 0], ["a", "a", "b", "b"])
     assert (count, deff, effective) == (2, 0.0, 4.0)
+
+
+def test_an_interval_over_fewer_than_ten_clusters_is_thin_and_said_so():
+    """A bootstrap over a few clusters is rough whatever the pairs: the row is thin and a note
+    names the clusters."""
+    from perturbation_bench.report.summaries import accuracy, thin_notes
+
+    rows = assign_clusters(gene_pairs("M"))
+    row = accuracy(rows, seed=0, n_boot=200)
+    assert (row["n"], row["n_clusters"], row["thin"]) == (60, 6, True)
+    note = thin_notes([{**row, "model": "M", "task": "t"}])
+    assert note == ["M t: the intervals rest on 6 clusters by gene_id (fewer than 10): read them "
+                    "as rough"]  # fmt: skip
+    pairs = assign_clusters(gene_pairs("M"), "none")
+    assert accuracy(pairs, seed=0, n_boot=200)["thin"] is False
