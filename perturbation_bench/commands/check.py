@@ -20,7 +20,9 @@ any weight, runs the checks the run makes, with the same code:
    will (unknown tokens, overlapping k-mers: ``models/tokens.py``), and prints the range of
    tokens per sequence and the unknown tokens in those pairs, and how many pairs of the whole
    task hold a base other than A/C/G/T (``N``), which a k-mer tokenizer reads as unknown tokens.
-   A model that reads bases (``kmer-markov``) has no tokenizer to check.
+   A model that reads bases (``kmer-markov``) has no tokenizer to check. For ``dna-hf``, a task
+   whose requests are contexts of a continuation (recall) has its longest request held to the
+   model's ``max_length``, which it never crops.
 
 Exit status 0 when all is well, 2 with one line on the first problem.
 """
@@ -76,6 +78,8 @@ def run(args) -> int:
             if reads_bases(model)
             else _sample(task, docs, tokenizer, args.sample)
         )
+        if model == "dna-hf" and tokenizer is not None:
+            _check_questions_fit(name, task, docs, tokenizer, model_args)
         other = sum(_holds_other_bases(doc) for doc in docs)
         print(
             f"{name}: {counted(len(docs), 'pair')}, options and files OK; {sample}; {other} of "
@@ -210,6 +214,39 @@ def _requests(task, doc) -> list[tuple[str, str]]:
         target = task.config.target_delimiter + task.doc_to_target(doc)
         return [(choice, target) for choice in task.doc_to_choice(doc)]
     return [(context, sequence) for sequence in task.doc_to_choice(doc)]
+
+
+def _check_questions_fit(name: str, task, docs, tokenizer, model_args: dict) -> None:
+    """A task whose requests are contexts of a continuation (the recall kind): its longest
+    request against dna-hf's ``max_length`` (given, else lm-eval's reading of the config), which
+    dna-hf refuses once its weights are read (``pairs/requests.refuse_cropped_context``).
+
+    Raises:
+        OptionsError: naming the task, the document, its tokens and the model's positions.
+    """
+    from lm_eval.models.utils import resolve_max_length
+
+    from perturbation_bench.models.architecture import checkpoint_config
+
+    asked = [
+        (len(context) + len(target), number, context + target)
+        for number, doc in enumerate(docs)
+        if isinstance(task.doc_to_text(doc), int)
+        for context, target in _requests(task, doc)
+    ]
+    if not asked:
+        return
+    _, number, longest = max(asked)
+    tokens = len(tokenizer(longest, add_special_tokens=False)["input_ids"])
+    limit = int(model_args.get("max_length") or 0) or resolve_max_length(
+        checkpoint_config(model_args), tokenizer
+    )
+    if tokens > limit:
+        raise OptionsError(
+            f"{name} doc {number}: its context and continuation are {tokens} tokens, more than "
+            f"dna-hf's max_length={limit}; a context that is part of the question is never "
+            "cropped: rebuild without the distances past the model's positions"
+        )
 
 
 def _holds_other_bases(doc) -> bool:

@@ -18,6 +18,7 @@ from perturbation_bench.fixtures.random_models import (
 
 from .recall_doubles import build, per_document
 
+CONTEXTS = ("context_repeat", "context_control")
 TOLERANCE = 1e-4
 """nats per LL: float32 forward passes of the same inputs, batched or not."""
 
@@ -144,3 +145,31 @@ def test_check_tokenizes_a_recall_task_s_contexts_and_its_target(tmp_path, capsy
     )
     assert status == 0
     assert f"{lengths[0]}-{lengths[-1]} tokens per sequence in the first 2 pairs" in out
+
+
+def test_check_refuses_a_recall_window_past_dna_hf_s_positions_before_any_weight(
+    tmp_path, capsys, no_weights_read
+):
+    from perturbation_bench.cli import main
+
+    data, rows, _ = build(tmp_path)
+    folder = save_random_llama(tmp_path / "m", build_tokenizer("char"), max_positions=1024)
+    arguments = [
+        "check",
+        "--model",
+        "dna-hf",
+        "--tasks",
+        "perturbation_recall",
+        "--metadata",
+        f'{{"config": "rc", "data_dir": "{data}"}}',
+        "--model_args",
+    ]
+    assert main([*arguments, f"pretrained={folder},max_length=512"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    longest = max(len(row[c]) + len(row["target"]) for row in rows for c in CONTEXTS)
+    assert err.endswith(
+        f": its context and continuation are {longest} tokens, more than dna-hf's max_length=512;"
+        " a context that is part of the question is never cropped: rebuild without the distances"
+        " past the model's positions"
+    )
+    assert main([*arguments, f"pretrained={folder}"]) == 0  # 1,024 positions hold them
