@@ -229,15 +229,15 @@ def _check_questions_fit(name: str, task, docs, tokenizer, model_args: dict) -> 
     from perturbation_bench.models.architecture import checkpoint_config
 
     asked = [
-        (len(context) + len(target), number, context + target)
+        (len(context) + len(target), number, context, target)
         for number, doc in enumerate(docs)
         if isinstance(task.doc_to_text(doc), int)
         for context, target in _requests(task, doc)
     ]
     if not asked:
         return
-    _, number, longest = max(asked)
-    tokens = len(tokenizer(longest, add_special_tokens=False)["input_ids"])
+    _, number, context, target = max(asked, key=lambda request: request[:2])
+    tokens = len(tokenizer(context + target, add_special_tokens=False)["input_ids"])
     limit = int(model_args.get("max_length") or 0) or resolve_max_length(
         checkpoint_config(model_args), tokenizer
     )

@@ -34,6 +34,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from perturbation_bench.report.variant_markdown import number_cell
 from perturbation_bench.report.variant_metrics import labelled
 
 MIN_MARGIN = 0.02
@@ -157,7 +158,6 @@ def markdown(rows: list[dict]) -> list[str]:
     """The section's table (nothing without a row)."""
     if not rows:
         return []
-    number = lambda x: "n/a" if x is None or x != x else f"{x:.3f}"  # noqa: E731
     lines = [
         "",
         "## Confounders held fixed",
@@ -176,8 +176,8 @@ def markdown(rows: list[dict]) -> list[str]:
         share = "n/a" if r["share"] is None else f"[{r['share']:.3f}, {r['share_upper']:.3f}]"
         lines.append(
             f"| {r['model']} | {r['task']} | {r['column']} ({r['strata']}) | {r['n']} "
-            f"({r['n_positive']}) | {number(r['auroc'])} | {number(r['within'])} | "
-            f"{number(r['auroc_eq'])} | {share} | {number(r['gain'])} "
-            f"({number(r['auroc_stratum'])}) |"
+            f"({r['n_positive']}) | {number_cell(r['auroc'])} | {number_cell(r['within'])} | "
+            f"{number_cell(r['auroc_eq'])} | {share} | {number_cell(r['gain'])} "
+            f"({number_cell(r['auroc_stratum'])}) |"
         )
     return lines

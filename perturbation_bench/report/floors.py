@@ -31,12 +31,8 @@ import pandas as pd
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.pairs.ranking import auprc
-from perturbation_bench.report.statistics import (
-    mcnemar_exact,
-    paired_cluster_bootstrap,
-    wilson_interval,
-)
-from perturbation_bench.report.summaries import THIN_PAIRS, accuracy, clusters_of
+from perturbation_bench.report.statistics import mcnemar_exact, paired_cluster_bootstrap
+from perturbation_bench.report.summaries import accuracy, clusters_of
 from perturbation_bench.report.variant_metrics import labelled
 
 QUINTILES = 5
@@ -79,18 +75,6 @@ def _side(joined: pd.DataFrame, suffix: str) -> pd.DataFrame:
     """One run's columns of ``joined`` under their own names."""
     columns = [c for c in joined.columns if c.endswith(suffix)]
     return joined[columns].rename(columns=lambda c: c.removesuffix(suffix))
-
-
-def accuracy_cell(correct: pd.Series) -> dict:
-    """The accuracy of ``correct`` (1 = right) with its n, Wilson 95% interval and whether it is
-    thin (under ``summaries.THIN_PAIRS`` pairs)."""
-    k, n = int(correct.sum()), len(correct)
-    return {
-        "n": n,
-        "pairwise_acc": k / n if n else math.nan,
-        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
-        "thin": n < THIN_PAIRS,
-    }
 
 
 def floor_comparisons(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:

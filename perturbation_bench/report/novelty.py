@@ -13,7 +13,7 @@ pairs with both counts, with ``d = novel(perturbed) - novel(original)``:
   when ``novel(original) < novel(perturbed)``, a tie (equal counts) counted as a failure, as a
   model's tie is; its accuracy beside the model's, and the model's accuracy on the pairs the
   rule gets wrong or ties (where membership does not decide), with its Wilson 95% interval
-  (``floors.accuracy_cell``, as beyond a floor).
+  (:func:`accuracy_cell`; thin under ``summaries.THIN_PAIRS`` pairs).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from perturbation_bench.pairs.fields import NOVELTY_COLUMN, novelty_columns
-from perturbation_bench.report.floors import accuracy_cell
+from perturbation_bench.report.statistics import wilson_interval
+from perturbation_bench.report.summaries import THIN_PAIRS
 
 BINS = ((-math.inf, 0, "<= 0"), (1, 3, "1-3"), (4, 15, "4-15"), (16, 63, "16-63"),
         (64, math.inf, ">= 64"))  # fmt: skip
@@ -81,6 +82,18 @@ def membership_floor(pairs: pd.DataFrame) -> list[dict]:
             }
         )
     return out
+
+
+def accuracy_cell(correct: pd.Series) -> dict:
+    """The accuracy of ``correct`` (1 = right) with its n, Wilson 95% interval and whether it is
+    thin (under ``summaries.THIN_PAIRS`` pairs)."""
+    k, n = int(correct.sum()), len(correct)
+    return {
+        "n": n,
+        "pairwise_acc": k / n if n else math.nan,
+        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
+        "thin": n < THIN_PAIRS,
+    }
 
 
 def _cell(part: dict) -> str:

@@ -31,8 +31,8 @@ The metric, per trial, in nats per base::
 
     copy_advantage = (CE(A | control) - CE(A | repeat)) / s = (LL(A | repeat) - LL(A | control)) / s
 
-and per distance its mean with recall-bench's 95% percentile bootstrap interval
-(:func:`bootstrap_interval`).
+and per distance its mean with recall-bench's 95% percentile bootstrap interval (the report's
+``report/statistics.bootstrap_interval``, the same draws from ``default_rng(seed)``).
 """
 
 from __future__ import annotations
@@ -49,8 +49,6 @@ SEGMENT = 256
 TRIALS = 128
 MARGIN = 512
 """Bases a window holds beyond ``d + 2 s`` at least (the lead, before rounding)."""
-RESAMPLES = 1000
-"""Bootstrap resamples of an interval (recall-bench's)."""
 _OTHER_BASES = {base: [b for b in BASES if b != base] for base in BASES}
 
 
@@ -147,11 +145,3 @@ def trial_windows(stretches, rng, aux, lengths, copy: str, rate: float, control:
 def copy_advantage(ll_repeat: float, ll_control: float, target_bp: int) -> float:
     """``(LL(A | repeat) - LL(A | control)) / s`` in nats per base (module docstring)."""
     return (ll_repeat - ll_control) / target_bp
-
-
-def bootstrap_interval(values, seed: int = 0, resamples: int = RESAMPLES) -> tuple[float, float]:
-    """The 95% percentile bootstrap interval of the mean of ``values`` (recall-bench's:
-    ``resamples`` resamples with replacement from ``default_rng(seed)``)."""
-    values = np.asarray(values, dtype=float)
-    means = np.random.default_rng(seed).choice(values, (resamples, len(values))).mean(1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))

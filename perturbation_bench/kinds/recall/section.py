@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from perturbation_bench.kinds.recall.rules import bootstrap_interval
+from perturbation_bench.report.statistics import bootstrap_interval
 
 RUN = ["model", "task", "copy", "control"]
 
