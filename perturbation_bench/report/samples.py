@@ -27,6 +27,7 @@ from perturbation_bench.pairs.kinds import margin_fields, sample_fields, shape_o
 from perturbation_bench.pairs.outcome import pair_outcome
 from perturbation_bench.pairs.scores import LLR, VariantScore
 from perturbation_bench.pairs.settings import logged_settings
+from perturbation_bench.pairs.shape import DocumentShape
 from perturbation_bench.report.clusters import GENE, WINDOW_COLUMNS, window_of
 
 STRATA = (
@@ -90,10 +91,11 @@ def stream_sample_pairs(
                 ) from None
             outcome = pair_outcome(ll_original, ll_perturbed)
             forward, reverse = strand_margins(sample.get("resps") if settings.rc_average else None)
-            margins = comparison_margins(doc, sample["filtered_resps"])
+            shape = shape_of(doc)
+            margins = comparison_margins(shape, sample["filtered_resps"])
             score = _score(doc, settings.variant_score, sample["filtered_resps"])
             yield {
-                "pair_id": shape_of(doc).pair_id(original, perturbed, doc),
+                "pair_id": shape.pair_id(original, perturbed, doc),
                 "task": task,
                 "model": model,
                 "scale": settings.score if settings.reading.by_model else scale,
@@ -139,14 +141,14 @@ def _score(doc: dict, score: VariantScore | None, filtered) -> float:
     return score.value(doc, *comparisons)
 
 
-def comparison_margins(doc: dict, filtered) -> dict[str, float | None]:
+def comparison_margins(shape: DocumentShape, filtered) -> dict[str, float | None]:
     """Every kind's margin fields (``pairs/kinds.margin_fields``), None but those of the
-    sample's own shape: ``LL(first) - LL(second)`` of each comparison after the pair's (a
+    sample's ``shape``: ``LL(first) - LL(second)`` of each comparison after the pair's (a
     footprint's motif and control windows against the background), from lm-eval's filtered
     responses, which hold each comparison's pair once per request of it
     (``tasks/document_requests.py``)."""
     margins = dict.fromkeys(margin_fields())
-    comparisons = shape_of(doc).comparisons
+    comparisons = shape.comparisons
     per_comparison = len(filtered) // len(comparisons)
     for k, comparison in enumerate(comparisons[1:], start=1):
         first, second = filtered[per_comparison * k]
