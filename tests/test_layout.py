@@ -182,11 +182,9 @@ def named_targets(source: Path) -> set[str]:
     """The dotted paths a module's code holds: ``"perturbation_bench.module:name"``, or a
     module's own ``"perturbation_bench.module"``."""
     return {
-        node.value
-        for node in ast.walk(ast.parse(source.read_text()))
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and re.fullmatch(r"perturbation_bench(\.\w+)+(:\w+)?", node.value)
+        text
+        for text in code_strings(source)
+        if re.fullmatch(r"perturbation_bench(\.\w+)+(:\w+)?", text)
     }
 
 
@@ -245,9 +243,8 @@ def test_every_top_level_module_is_named_by_the_architecture_page(module):
     assert f"{module.rsplit('.', 1)[1]}.py" in ARCHITECTURE.read_text()
 
 
-def names_in_code(source: Path):
-    """The names a module's code uses: identifiers, imported names and the string constants
-    that are names (no spaces; docstrings and prose messages left out)."""
+def code_strings(source: Path) -> set[str]:
+    """The string constants of a module's code, its docstrings left out."""
     tree = ast.parse(source.read_text())
     documented = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     docstrings = {
@@ -258,11 +255,21 @@ def names_in_code(source: Path):
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if id(node) not in docstrings and re.fullmatch(r"[\w./-]+", node.value):
-                yield node.value
-        elif isinstance(node, ast.Name):
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    }
+
+
+def names_in_code(source: Path):
+    """The names a module's code uses: identifiers, imported names and the string constants
+    that are names (no spaces; docstrings and prose messages left out)."""
+    yield from (text for text in code_strings(source) if re.fullmatch(r"[\w./-]+", text))
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.Name):
             yield node.id
         elif isinstance(node, ast.Attribute):
             yield node.attr
@@ -320,11 +327,7 @@ def test_every_kind_is_its_folder_and_at_most_the_three_table_lines(kind):
 def naming(name: str) -> set[str]:
     """The package modules whose code (docstrings left out) holds the string ``name``."""
     return {
-        str(path.relative_to(PACKAGE))
-        for path in MODULES.values()
-        if name in set(names_in_code(path))
-        and name
-        in {n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant)}
+        str(path.relative_to(PACKAGE)) for path in MODULES.values() if name in code_strings(path)
     }
 
 
