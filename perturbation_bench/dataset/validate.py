@@ -2,7 +2,8 @@
 
 First every file must pass the rules the tasks apply when they load data (``pair_rules``, from
 :mod:`perturbation_bench.pairs.files`: readable, not empty, both sequence columns, no nulls, equal
-lengths, letters ACGTN); a file that breaks them is reported with its row and reason, and its rows
+lengths, letters ACGTN; a kind whose documents are requests holds its requests' sequences in
+place of the pair's); a file that breaks them is reported with its row and reason, and its rows
 are not checked further. Then each invariant is checked on every row (files are streamed in
 record batches); one line per invariant says how many rows break it, with the first such row. An
 invariant whose columns a dataset lacks, or that needs a FASTA that was not given, is reported
@@ -21,8 +22,9 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.dataset.invariants import Invariant, invariants
 from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.pairs.fields import SEQUENCE_COLUMNS
 from perturbation_bench.pairs.files import read_pair_file
-from perturbation_bench.pairs.kinds import copies, kind_of
+from perturbation_bench.pairs.kinds import KINDS, kind_of
 from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
@@ -36,9 +38,11 @@ def parquet_files(path: str | Path) -> list[Path]:
 
 
 def sequence_fields() -> tuple[str, ...]:
-    """Columns read in upper case (module docstring): the pair's, each kind's further
-    sequences (``pairs/shape.py``) and a motif pair's repeat."""
-    return ("original_sequence", "sequence", *(c.column for c in copies()), "actual_motif")
+    """Columns read in upper case (module docstring): every kind's sequence columns
+    (``pairs/shape.py``: the pair's, its further copies, a kind's requests) and a motif pair's
+    repeat."""
+    columns = (name for kind in KINDS for name in kind.document.sequence_columns)
+    return (*dict.fromkeys([*SEQUENCE_COLUMNS, *columns]), "actual_motif")
 
 
 def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:

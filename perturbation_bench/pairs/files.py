@@ -12,6 +12,9 @@ the 0-based row within that file and the reason in the error:
 - every sequence of a row has the same length;
 - letters are A, C, G, T or N, in either case.
 
+A kind whose documents are requests (``shape.py``: ``requests``, the recall kind) holds its
+requests' columns in place of the pair's: the same rules, its contexts of one length per row.
+
 Nothing is dropped: rows in equal rows out.
 """
 
@@ -30,8 +33,8 @@ from perturbation_bench.dna import LETTERS, first_foreign_letter
 from perturbation_bench.errors import DataValidationError
 from perturbation_bench.pairs.changes import Spans, changed_spans, changed_text, string_bytes
 from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED, SEQUENCE_COLUMNS
-from perturbation_bench.pairs.kinds import copies
-from perturbation_bench.pairs.shape import Copy
+from perturbation_bench.pairs.kinds import KIND, copies, kind_of, shape_of_file
+from perturbation_bench.pairs.shape import Copy, DocumentShape
 
 
 def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
@@ -41,16 +44,19 @@ def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = N
     Raises:
         DataValidationError: the file is unreadable or breaks the contract (module docstring).
     """
-    if columns is not None:
-        further = (copy.column for copy in copies())
-        columns = list(dict.fromkeys([*columns, *SEQUENCE_COLUMNS, *further]))
     try:
         available = pq.read_schema(path).names
-        wanted = None if columns is None else [c for c in columns if c in available]
+        shape = shape_of_file(available)
+        if columns is not None:
+            columns = [*columns, *shape.sequence_columns]
+        wanted = None if columns is None else [c for c in dict.fromkeys(columns) if c in available]
         table = pq.read_table(path, columns=wanted)
     except (pa.ArrowException, OSError) as err:
         raise DataValidationError(f"{path}: not a readable parquet file ({err})") from None
-    check_pairs(table, path, kmer_size)
+    if shape.requests is None:
+        check_pairs(table, path, kmer_size)
+    else:
+        check_requests(table, shape, path, kmer_size)
     return table
 
 
@@ -124,12 +130,7 @@ def check_pairs(
     """
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
-    missing = [c for c in SEQUENCE_COLUMNS if c not in table.column_names]
-    if missing:
-        raise DataValidationError(
-            f"{source}: missing column(s) {', '.join(missing)}; "
-            f"found: {', '.join(table.column_names)}"
-        )
+    _check_columns(table, SEQUENCE_COLUMNS, source)
     original_length = _check_strings(table, ORIGINAL, source, kmer_size)
     original = _one_array(table.column(ORIGINAL))
     foreign, lower = _letter_rows(original)
@@ -146,6 +147,42 @@ def check_pairs(
             soft_masked |= copy_lower
             held.append((copy, *found))
     return PairScan(soft_masked, spans, changes, tuple(held))
+
+
+def check_requests(table: pa.Table, shape: DocumentShape, source, kmer_size: int = 1) -> None:
+    """Raise :class:`DataValidationError` naming ``source``, the first bad row and the reason,
+    for a file of a kind whose documents are requests (module docstring)."""
+    if table.num_rows == 0:
+        raise DataValidationError(f"{source}: empty file (0 rows)")
+    _check_columns(table, shape.sequence_columns, source)
+    first, *others = shape.contexts
+    lengths = {name: _check_strings(table, name, source, kmer_size) for name in shape.contexts}
+    for name in others:
+        _fail_where(
+            pc.not_equal(lengths[first], lengths[name]),
+            source,
+            f"{first} and {name} differ in length",
+            detail=lambda row, name=name: f" ({lengths[first][row]} vs {lengths[name][row]} bp)",
+        )
+    continuation = shape.requests[0].continuation
+    _check_strings(table, continuation, source, kmer_size)
+    for name in shape.sequence_columns:
+        column = _one_array(table.column(name))
+        _fail_foreign(_letter_rows(column)[0], column, name, source)
+
+
+def _check_columns(table, names, source) -> None:
+    """Fail on the sequence columns of ``names`` that ``table`` lacks, naming the task of the
+    kind the file is where it is a kind's of its own (``kinds.KINDS``)."""
+    missing = [c for c in names if c not in table.column_names]
+    if not missing:
+        return
+    found = KIND.get(kind_of(table.column_names))
+    task = f" (a {found.name} file: its task is {found.task})" if found else ""
+    raise DataValidationError(
+        f"{source}: missing column(s) {', '.join(missing)}; "
+        f"found: {', '.join(table.column_names) or 'none'}{task}"
+    )
 
 
 def _check_strings(table, name: str, source, kmer_size: int):

@@ -114,6 +114,13 @@ def shape_of(doc: dict) -> DocumentShape:
     return PAIR_SHAPE
 
 
+def shape_of_file(columns) -> DocumentShape:
+    """The shape of a file with these column names: its kind's (:func:`kind_of`), the pair's
+    for a file of no kind."""
+    kind = kind_of(columns)
+    return KIND[kind].document if kind else PAIR_SHAPE
+
+
 def kind_of(columns) -> str | None:
     """The kind of a file with these column names (module docstring); None if it has no
     kind's marker."""

@@ -20,6 +20,13 @@ read it from there:
                    of one pair stay two pairs)
     invariants     the dotted path of a function of no arguments that returns its row
                    invariants (``perturbation-bench validate``, ``dataset/invariants.py``)
+    requests       for a kind whose rows hold no pair of windows: the loglikelihood requests of
+                   a document, as (context, continuation) columns (:class:`Request`), in order;
+                   they share one continuation, as lm-eval asks a task of several inputs (the
+                   contexts are its choices), and the first is compared with the second. Its
+                   file holds these columns in place of the pair's (``files.py``): one length
+                   per row across its contexts, letters of ``dna.LETTERS``. None: the pair's
+                   requests (``requests.py``)
 
 A sequence of a comparison is named ``original``, ``perturbed`` or a copy's ``name``; a
 comparison after the first records ``LL(first) - LL(second)`` in the sample field ``margin``.
@@ -29,10 +36,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perturbation_bench.pairs.fields import SEQUENCE_COLUMNS
 from perturbation_bench.pairs.identity import pair_id
 
 ORIGINAL_NAME, PERTURBED_NAME = "original", "perturbed"
 """The names of the pair's two sequences in a comparison."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One loglikelihood request of a document, by column: ``continuation`` scored after
+    ``context`` (module docstring)."""
+
+    context: str
+    continuation: str
 
 
 @dataclass(frozen=True)
@@ -77,8 +94,11 @@ class DocumentShape:
     sample_fields: tuple[str, ...] = ()
     identity: tuple[str, ...] = ()
     invariants: str | None = None
+    requests: tuple[Request, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.requests is not None:
+            self._check_requests()
         names = {ORIGINAL_NAME, PERTURBED_NAME, *(copy.name for copy in self.copies)}
         unknown = {n for c in self.comparisons for n in (c.first, c.second)} - names
         unnamed = [c for c in self.comparisons[1:] if not c.margin]
@@ -87,6 +107,27 @@ class DocumentShape:
                 f"a document shape compares its pair first, then any of {sorted(names)}, each "
                 "comparison after the pair with its margin's field"
             )
+
+    def _check_requests(self) -> None:
+        continuations = {request.continuation for request in self.requests}
+        if len(self.requests) != 2 or len(continuations) != 1 or self.copies:
+            raise ValueError(
+                "a document shape of requests asks two, with one continuation, and holds no "
+                "copies of a pair"
+            )
+
+    @property
+    def sequence_columns(self) -> tuple[str, ...]:
+        """The columns of sequences its files hold: its requests' contexts and continuation, or
+        the pair's and its copies'."""
+        if self.requests is not None:
+            return (*self.contexts, self.requests[0].continuation)
+        return (*SEQUENCE_COLUMNS, *(copy.column for copy in self.copies))
+
+    @property
+    def contexts(self) -> tuple[str, ...]:
+        """The context columns of its requests, in request order (none for the pair's)."""
+        return tuple(request.context for request in self.requests or ())
 
     def pair_id(self, original: str, perturbed: str, row) -> str:
         """The id of a pair of this shape: its sequences and ``row``'s :attr:`identity`."""

@@ -11,6 +11,10 @@ document's motif and control windows each against its background) asks for each,
 order declared, each a pair's requests as above, so that every model of this package, which
 scores pairs, gives each a log-likelihood on the same terms.
 
+A kind that declares its requests instead (``shape.py``: the recall kind) is asked as a task of
+several inputs, lm-eval's form for one continuation after several contexts: its contexts are the
+choices, its continuation the target (:func:`doc_to_contexts`, :func:`doc_to_continuation`).
+
 A variant document scored by its four-allele reading (``score: marginal_llr`` or ``entropy``,
 ``pairs/four_allele.py``) asks for two comparisons: its pair ``(w_ref, w_alt)``, then the windows
 of the two other bases at the site, in ``ACGT`` order (``pairs/scores.Reading.comparisons``).
@@ -23,6 +27,24 @@ from perturbation_bench.pairs.fields import CROP_START, ORIGINAL, SOFT_MASKED, T
 from perturbation_bench.pairs.four_allele import other_windows
 from perturbation_bench.pairs.kinds import shape_of
 from perturbation_bench.pairs.shape import ORIGINAL_NAME, PERTURBED_NAME
+
+
+def doc_to_first(doc) -> int:
+    """lm-eval's ``doc_to_text`` of a task of several inputs (a kind's requests, ``shape.py``):
+    the index of its first request's context, the one its comparison reads first."""
+    return 0
+
+
+def doc_to_contexts(doc) -> list[str]:
+    """The contexts of a kind's requests (``shape.py``), in request order: the family's DNA
+    prefix, then the context in upper case."""
+    prefix = doc[TASK].formatting.dna_prefix
+    return [prefix + doc[name].upper() for name in shape_of(doc).contexts]
+
+
+def doc_to_continuation(doc) -> str:
+    """The continuation a kind's requests share (``shape.py``), in upper case."""
+    return doc[shape_of(doc).requests[0].continuation].upper()
 
 
 def doc_to_context(doc) -> str:

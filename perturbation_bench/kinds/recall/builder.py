@@ -12,8 +12,8 @@ Windows are drawn from the genome's N-free stretches (every maximal run of A/C/G
 case). A distance whose window is longer than the longest stretch is excluded with all its
 trials (named in ``_excluded.tsv``); rows read = distances x trials = written + excluded.
 ``--align K`` rounds every piece to whole K-mers (``rules.piece_lengths``; 6 for the 6-mer
-presets), and the build checks that each row's contexts are whole K-mers and end in the same
-``d`` bases, so a preset that reads K-mers tokenizes the target the same after both contexts.
+presets), so a preset that reads K-mers tokenizes the target the same after both contexts; the
+build holds each row to the kind's invariants (``invariants.py``, as ``validate`` does).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.kinds.recall import rules
-from perturbation_bench.kinds.recall.shape import CONTEXTS, TARGET
+from perturbation_bench.kinds.recall.invariants import invariants
 
 
 def add_arguments(parser) -> None:
@@ -80,22 +80,15 @@ def n_free_stretches(genome) -> list[str]:
     ]
 
 
-def check_row(row: dict, align: int) -> None:
-    """The build's own check of a row (module docstring).
+def check_row(row: dict) -> None:
+    """Hold a row to the kind's invariants (``invariants.py``) as it is written.
 
     Raises:
-        DataValidationError: naming the row and the reason.
+        DataValidationError: naming the row and the first invariant it breaks.
     """
-    repeat, control = (row[name] for name in CONTEXTS)
-    tail = row["distance"]
-    reasons = [
-        (len(repeat) != len(control), "the contexts differ in length"),
-        (len(repeat) % align or len(row[TARGET]) % align, f"a piece is not whole {align}-mers"),
-        (repeat[-tail:] != control[-tail:], f"the {tail} bp before the target differ"),
-    ]
-    for failed, reason in reasons:
-        if failed:
-            raise DataValidationError(f"recall row {row['benchmark_id']}: {reason}")
+    for check in invariants():
+        if not check.holds(row):
+            raise DataValidationError(f"recall row {row['benchmark_id']}: breaks {check.name}")
 
 
 def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, seed, excluded):
@@ -126,7 +119,7 @@ def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, 
                 "align": align,
                 "random_seed": seed,
             }
-            check_row(row, align)
+            check_row(row)
             yield row
 
 

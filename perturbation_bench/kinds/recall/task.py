@@ -19,8 +19,9 @@ interval, ``section.py``). A context is never cropped: a model whose positions d
 window refuses it (``dna-hf`` and ``dna-mlm``: ``pairs/requests.check_whole``), so no distance is
 reported past the model's positions.
 
-The loader refuses, naming the file and the row, a row whose contexts differ in length, hold a
-letter other than A/C/G/T, or are not whole k-mers of the run's preset (rebuild with ``--align``
+The loader checks each file as the core checks any (``pairs/files.py``: the contexts of one
+length per row, letters ACGTN) and refuses, naming the file and the row, a row that holds a
+letter other than A/C/G/T or whose contexts or target are not whole k-mers of the run's preset (rebuild with ``--align``
 its k-mer size); and the settings a context and a continuation cannot take: ``rc_average``,
 overlapping k-mers, ``context_bp`` (a crop) and ``scoring=embedding``.
 """
@@ -29,8 +30,6 @@ from __future__ import annotations
 
 import re
 
-import pyarrow.parquet as pq
-
 from perturbation_bench.active_models import scoring_kind, scoring_model
 from perturbation_bench.errors import DataValidationError, OptionsError, install_excepthook
 from perturbation_bench.kinds.recall.rules import copy_advantage as advantage
@@ -38,6 +37,7 @@ from perturbation_bench.kinds.recall.shape import CONTEXTS, TARGET
 from perturbation_bench.pairs.applicability import applicable
 from perturbation_bench.pairs.conventions import check_model
 from perturbation_bench.pairs.fields import CHANGE, CHANGE_START, ORIGINAL, SOFT_MASKED, TASK
+from perturbation_bench.pairs.files import read_pair_file
 from perturbation_bench.pairs.identity import data_identity
 from perturbation_bench.pairs.kinds import KIND
 from perturbation_bench.pairs.settings import KIND_SETTINGS
@@ -64,7 +64,7 @@ def load_recall(config_name=None, task_context_bp=None, task_data_dir=None, **me
     check_model(scoring_model(), settings, scoring_kind())
     _refuse_settings(settings, task_context_bp)
     kmer = settings.formatting.kmer_size
-    rows = [(path, row) for path in files for row in pq.read_table(path).to_pylist()]
+    rows = [(path, row) for path in files for row in read_pair_file(path, kmer).to_pylist()]
     if options.shard is not None:
         index, count = options.shard
         rows = rows[index::count]
@@ -105,7 +105,6 @@ def check_row(path, position: int, row: dict, kmer: int) -> None:
     """
     contexts = [row[name] for name in CONTEXTS]
     reasons = [
-        (len(contexts[0]) != len(contexts[1]), "its two contexts differ in length"),
         (any(_NOT_ACGT.search(s) for s in (*contexts, row[TARGET])), "a letter other than ACGT"),
         (
             len(contexts[0]) % kmer or len(row[TARGET]) % kmer,
@@ -116,22 +115,6 @@ def check_row(path, position: int, row: dict, kmer: int) -> None:
     for failed, reason in reasons:
         if failed:
             raise DataValidationError(f"{path}: row {position}: {reason}")
-
-
-def doc_to_gold(doc) -> int:
-    """lm-eval's ``doc_to_text`` of a task of several inputs: the index of the repeat context."""
-    return 0
-
-
-def doc_to_contexts(doc) -> list[str]:
-    """The two contexts, in request order (module docstring), upper case after the prefix."""
-    prefix = doc[TASK].formatting.dna_prefix
-    return [prefix + doc[name].upper() for name in CONTEXTS]
-
-
-def doc_to_target(doc) -> str:
-    """The continuation both contexts ask for: the target, upper case."""
-    return doc[TARGET].upper()
 
 
 def process_results(doc, results) -> dict[str, float]:

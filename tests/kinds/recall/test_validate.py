@@ -1,0 +1,90 @@
+"""A recall config under the core's file check and ``validate`` (``pairs/files.py``,
+``kinds/recall/invariants.py``): its requests' columns are its sequences, each invariant is
+held by every built row and caught on a row broken on purpose."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from perturbation_bench.dataset.validate import report, validate
+from perturbation_bench.dna import reverse_complement
+from perturbation_bench.errors import DataValidationError
+from perturbation_bench.kinds.recall.invariants import copy_span
+from perturbation_bench.pairs.files import read_pair_file
+from perturbation_bench.tasks.loading import load_pairs
+
+from .recall_doubles import build
+
+RECALL_CHECKS = {"window_as_built", "contexts_differ_in_copy", "copy_as_named"}
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"copy": "revcomp", "control": "foreign"}, {"copy": "mutate:0.3"}]
+)
+def test_a_built_config_passes_every_recall_invariant_on_every_row(tmp_path, options):
+    data, rows, _ = build(tmp_path, **options)
+    checks, n_rows = validate(data)
+    assert n_rows == len(rows) == 6
+    ran = {c.name: c for c in checks if c.checked}
+    assert set(ran) == {"pair_rules", *RECALL_CHECKS}, report(checks, n_rows)
+    assert all(ran[name].checked == 6 and not ran[name].broken for name in RECALL_CHECKS)
+
+
+def _flip(base: str) -> str:
+    return "A" if base != "A" else "C"
+
+
+def _break(row: dict, invariant: str) -> None:
+    start, end = copy_span(row)
+    if invariant == "window_as_built":
+        row["window_bp"] += 1
+    elif invariant == "contexts_differ_in_copy":  # one base of D, the control's only
+        control = row["context_control"]
+        row["context_control"] = control[:end] + _flip(control[end]) + control[end + 1 :]
+    else:  # an exact copy relabelled as the reverse complement
+        assert row["context_repeat"][start:end] != reverse_complement(row["target"])
+        row["copy"] = "revcomp"
+
+
+@pytest.mark.parametrize("invariant", sorted(RECALL_CHECKS))
+def test_a_row_broken_on_purpose_breaks_its_invariant_only(tmp_path, invariant):
+    data, rows, _ = build(tmp_path)
+    _break(rows[4], invariant)
+    path = data / "rc" / "broken.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    checks, _ = validate(path)
+    broken = {c.name: c.first for c in checks if c.broken}
+    assert list(broken) == [invariant]
+    assert broken[invariant].endswith("row 4")
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "reason"),
+    [
+        ("context_control", "ACGT", "row 2: context_repeat and context_control differ in length"),
+        ("target", None, "row 2: 'target' is null"),
+        ("context_repeat", "X", "row 2: 'context_repeat' has letters outside ACGTN"),
+    ],
+)
+def test_the_core_file_check_reads_the_requests_columns(tmp_path, column, value, reason):
+    """What a pair file is held to, a recall file is held to on its contexts and target."""
+    data, rows, _ = build(tmp_path)
+    if value == "X":
+        value = "X" + rows[2][column][1:]
+    rows[2][column] = value
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    with pytest.raises(DataValidationError, match=f"bad.parquet: {reason}"):
+        read_pair_file(path)
+    checks, _ = validate(path)
+    assert checks[0].name == "pair_rules" and reason in checks[0].first
+
+
+def test_a_pair_task_given_a_recall_config_names_the_recall_task(tmp_path):
+    data, _, _ = build(tmp_path)
+    with pytest.raises(
+        DataValidationError, match=r"a recall file: its task is perturbation_recall"
+    ):
+        load_pairs("rc", task_data_dir=str(data))
