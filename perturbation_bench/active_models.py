@@ -2,7 +2,7 @@
 
 lm-eval creates the model before it builds the tasks, in the same process. This package's models
 (``dna-hf``, ``dna-mlm``, ``kmer-markov``) :func:`announce` themselves when created, and the tasks
-read :func:`scoring_model`: they refuse settings that do not apply to it
+read :func:`active_model`: they refuse settings that do not apply to it
 (``pairs/conventions.check_model``), count scored tokens the way it scores them, and skip advice
 that only lm-eval's own ``hf`` model needs (``add_bos_token=False`` before a DNA prefix). None
 means a model of lm-eval's own (or no model yet). ``perturbation-bench check`` builds the tasks
@@ -36,20 +36,20 @@ def announce(name: str, scoring: str | None = None) -> None:
     _taken.clear()
 
 
-def scoring_model() -> str | None:
+def active_model() -> str | None:
     """The name of this package's model created last in this process; None if none was."""
     return _scoring[0]
 
 
-def scoring_kind() -> str | None:
+def active_scoring() -> str | None:
     """That model's ``scoring`` model argument (``embedding``, ``pll``, ...); None: its default."""
     return _scoring[1]
 
 
 @contextmanager
 def as_scoring(name: str | None, scoring: str | None = None):
-    """Within the block, :func:`scoring_model` is ``name`` (None: a model of lm-eval's own) and
-    :func:`scoring_kind` is ``scoring``."""
+    """Within the block, :func:`active_model` is ``name`` (None: a model of lm-eval's own) and
+    :func:`active_scoring` is ``scoring``."""
     global _scoring
     before, _scoring = _scoring, (name, scoring)
     _taken.clear()

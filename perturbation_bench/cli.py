@@ -48,8 +48,8 @@ COMMANDS = {
 """Subcommand -> its module and its help."""
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse ``argv`` and run the chosen subcommand; return the exit status."""
+def command_parser() -> argparse.ArgumentParser:
+    """The parser of ``perturbation-bench`` and every subcommand's options."""
     parser = argparse.ArgumentParser(
         prog="perturbation-bench",
         description="perturbation-bench for lm-evaluation-harness (DNA language models).",
@@ -59,7 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("path", help="print the task folder for lm_eval --include_path")
     for name, (module, summary) in COMMANDS.items():
         module.add_arguments(commands.add_parser(name, help=summary))
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the chosen subcommand; return the exit status."""
+    args = command_parser().parse_args(argv)
     try:
         if args.command == "path":
             from perturbation_bench.paths import tasks_dir

@@ -26,7 +26,7 @@ so gives::
 
 The other names of the scoring axis: a variant task's ``score`` (``llr``, ``abs_llr``: how a
 margin ranks variants, a task setting), the report's ``score_kind`` (that score's name, or the
-embedding score's: :attr:`report.runs.Run.score_name`).
+embedding score's: :attr:`report.runs.Run.score_kind`).
 
 :data:`FAMILIES` is one row per preset (``--metadata '{"preset": NAME}'``)::
 

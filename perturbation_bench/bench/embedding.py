@@ -40,10 +40,16 @@ def add_arguments(parser) -> None:
         help="instead: dna-mlm scoring=embedding against a plain loop (perturbation_bench/bench/embedding.py)",
     )
     parser.add_argument(
-        "--embedding-bp", type=int, default=100, help="with --embedding: bases scanned (100)"
+        "--embedding-bp",
+        type=int,
+        default=100,
+        help="with --embedding: bases scanned (%(default)s)",
     )
     parser.add_argument(
-        "--embedding-batch-size", type=int, default=8, help="with --embedding: batch size (8)"
+        "--embedding-batch-size",
+        type=int,
+        default=8,
+        help="with --embedding: batch size (%(default)s)",
     )
 
 

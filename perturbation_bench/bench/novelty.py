@@ -39,10 +39,12 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="instead: annotate novelty's time and memory (perturbation_bench/bench/novelty.py)",
     )
-    parser.add_argument("--novelty-genome-mb", type=int, default=200, help="genome Mb (200)")
-    parser.add_argument("--novelty-pairs", type=int, default=2000, help="pairs (2000)")
-    parser.add_argument("--novelty-bp", type=int, default=8192, help="window bp (8192)")
-    parser.add_argument("--novelty-k", type=int, default=21, help="k (21)")
+    parser.add_argument(
+        "--novelty-genome-mb", type=int, default=200, help="genome Mb (%(default)s)"
+    )
+    parser.add_argument("--novelty-pairs", type=int, default=2000, help="pairs (%(default)s)")
+    parser.add_argument("--novelty-bp", type=int, default=8192, help="window bp (%(default)s)")
+    parser.add_argument("--novelty-k", type=int, default=21, help="k (%(default)s)")
 
 
 def write_genome(path: Path, megabases: int, seed: int = 0):

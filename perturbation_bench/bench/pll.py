@@ -35,12 +35,12 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="instead: dna-mlm scoring=pll against a plain loop (perturbation_bench/bench/pll.py)",
     )
-    parser.add_argument("--pll-pairs", type=int, default=16, help="with --pll: pairs (16)")
+    parser.add_argument("--pll-pairs", type=int, default=16, help="with --pll: pairs (%(default)s)")
     parser.add_argument(
-        "--pll-bp", type=int, default=LENGTH, help=f"with --pll: window bp ({LENGTH})"
+        "--pll-bp", type=int, default=LENGTH, help="with --pll: window bp (%(default)s)"
     )
     parser.add_argument(
-        "--pll-batch-size", type=int, default=32, help="with --pll: batch size (32)"
+        "--pll-batch-size", type=int, default=32, help="with --pll: batch size (%(default)s)"
     )
 
 

@@ -122,7 +122,7 @@ def add_arguments(parser) -> None:
         "(perturbation_bench/bench/protocol.py)",
     )
     parser.add_argument(
-        "--repeats", type=int, default=3, help="with --protocol: timed passes per row (3)"
+        "--repeats", type=int, default=3, help="with --protocol: timed passes per row (%(default)s)"
     )
     parser.add_argument(
         "--rows",

@@ -94,19 +94,22 @@ def add_arguments(parser) -> None:
         help="instead: a saturation scan with dedupe off and on (perturbation_bench/bench/saturation_scan.py)",
     )
     parser.add_argument(
-        "--saturation-bp", type=int, default=200, help="with --saturation: bases scanned (200)"
+        "--saturation-bp",
+        type=int,
+        default=200,
+        help="with --saturation: bases scanned (%(default)s)",
     )
     parser.add_argument(
         "--saturation-repeats",
         type=int,
         default=3,
-        help="with --saturation: runs of each model and dedupe setting, the fastest kept (3)",
+        help="with --saturation: runs of each model and dedupe setting, the fastest kept (%(default)s)",
     )
     parser.add_argument(
         "--saturation-score",
         choices=SCORE,
         default="llr",
-        help="with --saturation: the variant score (llr; marginal_llr or entropy: four alleles)",
+        help="with --saturation: the variant score (%(default)s; marginal_llr or entropy: four alleles)",
     )
 
 

@@ -58,10 +58,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sizes",
         default=DEFAULT_SIZES,
-        help=f"with --scale: PAIRSxBP,... (default {DEFAULT_SIZES})",
+        help="with --scale: PAIRSxBP,... (default %(default)s)",
     )
-    parser.add_argument("--processes", type=int, default=1, help="with --scale: processes (1)")
-    parser.add_argument("--order", type=int, default=3, help="with --scale: kmer-markov order (3)")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="with --scale: processes (%(default)s)"
+    )
+    parser.add_argument(
+        "--order", type=int, default=3, help="with --scale: kmer-markov order (%(default)s)"
+    )
     parser.add_argument("--fasta", help="with --scale: genome to count (default: random 1 Mb)")
     parser.add_argument(
         "--log-samples", action="store_true", help="with --scale: also write the samples file"

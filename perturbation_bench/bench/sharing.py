@@ -148,12 +148,15 @@ def add_arguments(parser) -> None:
         help="instead: the shared-prefix scenario table (perturbation_bench/bench/sharing.py)",
     )
     parser.add_argument(
-        "--sharing-pairs", type=int, default=8, help="with --sharing: pairs per scenario (8)"
+        "--sharing-pairs",
+        type=int,
+        default=8,
+        help="with --sharing: pairs per scenario (%(default)s)",
     )
     parser.add_argument(
         "--sharing-batch-size",
         default="8",
-        help="with --sharing: lm-eval batch size of every row (8)",
+        help="with --sharing: lm-eval batch size of every row (%(default)s)",
     )
     parser.add_argument(
         "--scenario", action="append", default=[], help="with --sharing: only this scenario"

@@ -48,18 +48,32 @@ def add_arguments(parser) -> None:
         help="masked LM for the dna-mlm row (default: a random BERT of the random Llama's size; "
         "left out when --model is given without it)",
     )
-    parser.add_argument("--pairs", type=int, default=24, help="number of pairs (default 24)")
-    parser.add_argument("--length", type=int, default=8192, help="bp per sequence (default 8192)")
+    parser.add_argument(
+        "--pairs", type=int, default=24, help="number of pairs (default %(default)s)"
+    )
+    parser.add_argument(
+        "--length", type=int, default=8192, help="bp per sequence (default %(default)s)"
+    )
     parser.add_argument("--data-dir", help="score these pairs (hub layout) instead of random ones")
     parser.add_argument(
-        "--config", default="syn_human", help="config of --data-dir to score (default syn_human)"
+        "--config", default="syn_human", help="config of --data-dir to score (default %(default)s)"
     )
-    parser.add_argument("--preset", default="default", help="formatting preset (default: default)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default cpu)")
-    parser.add_argument("--dtype", default="float32", help="weight dtype (default float32)")
-    parser.add_argument("--batch-size", default="4", help="lm-eval batch size (default 4)")
-    parser.add_argument("--layers", type=int, default=4, help="random model: layers (default 4)")
-    parser.add_argument("--hidden", type=int, default=256, help="random model: width (default 256)")
+    parser.add_argument(
+        "--preset", default="default", help="formatting preset (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="cpu, cuda, cuda:1, ... (default %(default)s)"
+    )
+    parser.add_argument("--dtype", default="float32", help="weight dtype (default %(default)s)")
+    parser.add_argument(
+        "--batch-size", default="4", help="lm-eval batch size (default %(default)s)"
+    )
+    parser.add_argument(
+        "--layers", type=int, default=4, help="random model: layers (default %(default)s)"
+    )
+    parser.add_argument(
+        "--hidden", type=int, default=256, help="random model: width (default %(default)s)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

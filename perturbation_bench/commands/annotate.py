@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     novelty.add_argument("--fasta", required=True, help="the genome (FASTA, plain or gzipped)")
     novelty.add_argument("--data", required=True, help="a data dir: its *.parquet pair files")
     novelty.add_argument(
-        "--k", type=int, default=DEFAULT_K, help=f"k-mer size, 1 to 31 (default {DEFAULT_K})"
+        "--k", type=int, default=DEFAULT_K, help="k-mer size, 1 to 31 (default %(default)s)"
     )
 
 

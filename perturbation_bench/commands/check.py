@@ -45,14 +45,19 @@ _NOT_ACGT = re.compile("[^ACGTacgt]")
 
 def add_arguments(parser) -> None:
     """The ``check`` subcommand's arguments (the ``lm_eval`` ones it mirrors)."""
-    parser.add_argument("--model", default="hf", help="as lm_eval --model (default hf, as lm_eval)")
+    parser.add_argument(
+        "--model", default="hf", help="as lm_eval --model (default %(default)s, as lm_eval)"
+    )
     parser.add_argument("--tasks", required=True, help="comma-separated task names, as lm_eval")
     parser.add_argument("--metadata", default="{}", help="JSON, as lm_eval --metadata")
     parser.add_argument("--model_args", default="", help="k=v,k=v, as lm_eval --model_args")
     parser.add_argument("--batch_size", default="1", help="as lm_eval --batch_size")
     parser.add_argument("--include_path", help="another task folder, as lm_eval --include_path")
     parser.add_argument(
-        "--sample", type=int, default=DEFAULT_SAMPLE, help="pairs tokenized per task (default 8)"
+        "--sample",
+        type=int,
+        default=DEFAULT_SAMPLE,
+        help="pairs tokenized per task (default %(default)s)",
     )
 
 

@@ -27,7 +27,7 @@ MAX_POSITIONS = 8200
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``demo`` subcommand's options."""
     parser.add_argument(
-        "--dir", default=".demo", help="folder for the models, runs, report (default .demo)"
+        "--dir", default=".demo", help="folder for the models, runs, report (default %(default)s)"
     )
 
 

@@ -20,9 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--by", action="append", default=[], metavar="COL", help="extra stratum column (repeatable)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
     parser.add_argument(
-        "--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)"
+        "--bootstrap", type=int, default=2000, help="bootstrap resamples (default %(default)s)"
     )
     parser.add_argument(
         "--cluster",
@@ -36,13 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--se-resamples",
         type=int,
         default=100,
-        help="stratified resamples of the AUROC/AUPRC standard errors (default 100, TraitGym's)",
+        help="stratified resamples of the AUROC/AUPRC standard errors (default %(default)s, TraitGym's)",
     )
     parser.add_argument(
         "--se-chrom-resamples",
         type=int,
         default=1000,
-        help="chromosome resamples of the by-chromosome standard errors (default 1000, TraitGym's)",
+        help="chromosome resamples of the by-chromosome standard errors (default %(default)s, TraitGym's)",
     )
     parser.add_argument(
         "--floor",
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--min-subset",
         type=int,
         default=30,
-        help="fewest matched pairs of a consequence in the Macro Avg (default 30)",
+        help="fewest matched pairs of a consequence in the Macro Avg (default %(default)s)",
     )
     parser.add_argument("--gtf", help="annotation whose CDS exons are drawn under saturation maps")
     parser.add_argument("--gff3", help="the same, from a GFF3")

@@ -140,7 +140,7 @@ def add_arguments(parser) -> None:
         "--promoter-bp",
         type=int,
         default=DEFAULT_PROMOTER_BP,
-        help=f"--feature promoter: bp upstream of the transcript (default {DEFAULT_PROMOTER_BP})",
+        help="--feature promoter: bp upstream of the transcript (default %(default)s)",
     )
     parser.add_argument(
         "--shuffle",
@@ -149,7 +149,7 @@ def add_arguments(parser) -> None:
         metavar="{mononucleotide,dinucleotide,kmer:1..6}",
         help="what the shuffle keeps: base counts, dinucleotide counts, or every K-mer count",
     )
-    parser.add_argument("--window", type=int, default=350, help="window bp (default 350)")
+    parser.add_argument("--window", type=int, default=350, help="window bp (default %(default)s)")
     parser.add_argument(
         "--strands",
         choices=STRANDS,
@@ -158,4 +158,4 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--config", required=True, help="config name, e.g. controls_ccre_dinuc")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")

@@ -124,11 +124,11 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
     parser.add_argument("--config", help="config name (default: <kind>_<species>)")
-    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default %(default)s)")
     parser.add_argument(
-        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default 1024)"
+        "--flank", type=int, default=1024, help="bp upstream of the CDS exon (default %(default)s)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
     parser.add_argument("--max-pairs", type=int, help="keep a seeded random sample of this many")
     parser.add_argument("--assembly", help="genome_assembly column (default: FASTA file name)")
     parser.add_argument(
@@ -139,7 +139,7 @@ def add_arguments(parser) -> None:
             "--optimization-rate",
             type=float,
             default=1.0,
-            help="share of eligible codons to recode (default 1)",
+            help="share of eligible codons to recode (default %(default)g)",
         )
         parser.add_argument(
             "--recode",
@@ -152,9 +152,9 @@ def add_arguments(parser) -> None:
             "--codon-table", help="CSV codon,amino_acid,frequency (default: python-codon-tables)"
         )
     else:
-        parser.add_argument("--motif", default="CAG", help="repeat unit (default CAG)")
+        parser.add_argument("--motif", default="CAG", help="repeat unit (default %(default)s)")
         parser.add_argument(
-            "--repeats", type=int, default=10, help="copies of the unit (default 10)"
+            "--repeats", type=int, default=10, help="copies of the unit (default %(default)s)"
         )
         parser.add_argument(
             "--allow-stop-or-frameshift",
@@ -162,5 +162,8 @@ def add_arguments(parser) -> None:
             help="build a repeat with an in-frame stop codon or a length not a multiple of 3",
         )
         parser.add_argument(
-            "--offset", type=int, default=60, help="bp after the first complete codon (default 60)"
+            "--offset",
+            type=int,
+            default=60,
+            help="bp after the first complete codon (default %(default)s)",
         )

@@ -45,7 +45,7 @@ class Run:
     (pseudo-log-likelihoods of whole sequences, ``dna-mlm`` with ``scoring=pll``) or
     ``embedding`` (each variant's embedding score as its margin, ``scoring=embedding``): not one
     scale."""
-    score_name: str | None = None
+    score_kind: str | None = None
     """The variant score's name when the model gives it (``scoring=embedding``:
     ``Embeddings.plus.euclidean_distance``, ...); None: the task's ``score``."""
     model_type: str | None = None
@@ -235,7 +235,7 @@ def collect_pairs(
             "source": model_source(run.model_args),
         }
         for task, path in sorted(run.samples.items()):
-            for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_name):
+            for row in stream_sample_pairs(path, task, name, by, run.scale, run.score_kind):
                 rows.append({**row, **kept})
     import pandas as pd
 

@@ -48,10 +48,10 @@ def stream_sample_pairs(
     model: str,
     extra_columns=(),
     scale: str = "causal",
-    score_name: str | None = None,
+    score_kind: str | None = None,
 ) -> Iterator[dict]:
     """Stream one samples file as per-pair rows, with a progress bar over its bytes;
-    ``score_name`` names the variant score instead of the task's ``score`` (:attr:`Run.score_name`).
+    ``score_kind`` names the variant score instead of the task's ``score`` (:attr:`Run.score_kind`).
 
     Raises:
         DataValidationError: an empty file, or a line that is not JSON (a truncated file) or
@@ -113,7 +113,7 @@ def stream_sample_pairs(
                 **({"label": None} if score != score else {}),  # no score, no ranking (NaN jsd)
                 **margins,
                 "ties_rule": settings.ties,
-                "score_kind": score_name or settings.score,
+                "score_kind": score_kind or settings.score,
                 "convention": settings.convention,
                 "rc_average": settings.rc_average,
                 "one_class_chromosomes": settings.one_class_chromosomes,

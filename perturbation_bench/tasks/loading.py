@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from perturbation_bench.active_models import document_share, scoring_kind, scoring_model
+from perturbation_bench.active_models import active_model, active_scoring, document_share
 from perturbation_bench.errors import OptionsError, install_excepthook
 from perturbation_bench.pairs.applicability import applicable, note
 from perturbation_bench.pairs.conventions import check_model
@@ -133,7 +133,7 @@ def pair_documents(
         **{name: kind_settings.get(name) for name in KIND_SETTINGS},
     )
     settings = applicable(config_name, kind, settings, metadata)
-    check_model(scoring_model(), settings, scoring_kind())
+    check_model(active_model(), settings, active_scoring())
     context_bp, formatting = settings.context_bp, settings.formatting
     share = document_share() or (0, 1)
     reading = read_documents(files, settings, options.shard, share)
@@ -197,7 +197,7 @@ def pair_documents(
         )
     if settings.reduction == "mean":
         _add_token_counts(held, formatting.dna_prefix, metadata, settings.bare_start)
-    if formatting.dna_prefix and "add_bos_token" not in metadata and scoring_model() is None:
+    if formatting.dna_prefix and "add_bos_token" not in metadata and active_model() is None:
         log.warning(
             "perturbation-bench: the DNA prefix %r is the start of every sequence, as in the "
             "reference scorer; with --model hf and a tokenizer that adds a BOS token, pass "
@@ -243,6 +243,6 @@ def _add_token_counts(documents: list[dict], dna_prefix: str, metadata: dict, ba
     ``bare``: the sequences start with no token before them (``start_token: none``)."""
     from tqdm import tqdm
 
-    count = scored_counter(metadata, scoring_model())
+    count = scored_counter(metadata, active_model())
     for doc in tqdm(documents, desc="counting tokens (reduction: mean)"):
         doc[TOKEN_COUNTS] = [count(dna_prefix, s, bare) for s in doc_to_sequences(doc)]

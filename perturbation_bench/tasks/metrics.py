@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 
-from perturbation_bench.active_models import document_share, scoring_model
+from perturbation_bench.active_models import active_model, document_share
 from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.outcome import pair_outcome
 
@@ -47,7 +47,7 @@ def report_ties(config: str | None, tied: int, pairs: int) -> None:
     _, world_size = document_share() or (0, 1)
     held = " held by this process" if world_size > 1 else ""
     where = f"perturbation-bench {config or 'task'}: {tied} of {pairs} pairs{held} tie"
-    model = scoring_model()
+    model = active_model()
     if reads_bases(model):
         log.info(
             "%s (LL(original) == LL(perturbed) exactly), as expected of %s: a chain of order K "

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.active_models import active_model, active_scoring
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.families import FAMILIES
 from perturbation_bench.pairs.conventions import CONVENTIONS
@@ -167,7 +167,7 @@ def _with_convention(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
             f"unknown convention {name!r}{did_you_mean(name, CONVENTIONS)}; conventions: "
             f"{', '.join(CONVENTIONS)}"
         )
-    pieces = CONVENTIONS[name].pieces(scoring_model())
+    pieces = CONVENTIONS[name].pieces(active_model())
     for key, value in pieces.items():
         given = metadata.get(key)
         if given is not None and given != value:
@@ -212,7 +212,7 @@ def _reject_model_arguments_in_metadata(metadata: Mapping[str, Any]) -> None:
     not created with them: lm-eval merges ``--model_args`` into the tasks' metadata, so there
     they agree with the model's; given in ``--metadata`` alone, the model never sees them and
     would score otherwise, silently."""
-    created = scoring_kind()
+    created = active_scoring()
     given = metadata.get("scoring")
     misplaced = [f"scoring={given}"] if given is not None and given != created else []
     if created != "embedding":

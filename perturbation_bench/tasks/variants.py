@@ -29,7 +29,7 @@ import logging
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.active_models import active_model, active_scoring
 from perturbation_bench.arguments import load_tokenizer, model_source, single_base_token_ids
 from perturbation_bench.dna import BASES
 from perturbation_bench.errors import OptionsError, install_excepthook
@@ -80,7 +80,7 @@ def load_variant_pairs(config_name=None, task_context_bp=None, task_data_dir=Non
     )
     documents = dataset["test"]
     score = options.settings.variant_score
-    if score.reading.by_model and not reads_bases(scoring_model()):
+    if score.reading.by_model and not reads_bases(active_model()):
         tokenizer = load_tokenizer(metadata)
         if tokenizer is not None:
             single_base_token_ids(tokenizer)  # before any weight is read, under check
@@ -195,7 +195,7 @@ def process_results(doc, results) -> dict:
     for its per-assay form where the data has an ``assay`` column (module docstring); a
     quantitative label oriented by its declared direction (``pairs/assays.py``)."""
     metrics, pairs = pair_results(doc, results), compared_pairs(doc, results)
-    if scoring_kind() == "embedding" or doc[TASK].reading.by_model:
+    if active_scoring() == "embedding" or doc[TASK].reading.by_model:
         metrics = {}  # a distance, a JSD: no direction (module docstring)
     if "label" in doc:
         settings = doc[TASK]

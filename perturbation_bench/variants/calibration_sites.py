@@ -43,7 +43,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--config", required=True, help="config name, e.g. calibration_hg38")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default %(default)s)")
     parser.add_argument(
         "--edge", choices=EDGES, default="shift", help="at a chromosome end (as build variants)"
     )

@@ -215,7 +215,9 @@ def add_arguments(parser) -> None:
         "start_lost,splice_donor_variant,splice_acceptor_variant,frameshift_variant)",
     )
     parser.add_argument(
-        "--per-class", type=int, default=500, help="variants per class (default 500)"
+        "--per-class", type=int, default=500, help="variants per class (default %(default)s)"
     )
-    parser.add_argument("--per-gene", type=int, default=3, help="per gene and class (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--per-gene", type=int, default=3, help="per gene and class (default %(default)s)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")

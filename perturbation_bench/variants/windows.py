@@ -147,7 +147,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--fasta", help="genome FASTA (plain or bgzip); not for --from nabench")
     parser.add_argument("--config", required=True, help="config name, e.g. traitgym_mendelian")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--window", type=int, default=8192, help="window bp (default 8192)")
+    parser.add_argument("--window", type=int, default=8192, help="window bp (default %(default)s)")
     parser.add_argument(
         "--edge",
         choices=EDGES,
@@ -168,7 +168,7 @@ def add_arguments(parser) -> None:
         "fitness or function score)",
     )
     parser.add_argument(
-        "--hgvs-column", default="hgvs_nt", help="--from mavedb: the HGVS column (hgvs_nt)"
+        "--hgvs-column", default="hgvs_nt", help="--from mavedb: the HGVS column (%(default)s)"
     )
     parser.add_argument(
         "--chrom",

@@ -54,16 +54,18 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--fasta", help="with --bed: the genome FASTA (plain or bgzip)")
     parser.add_argument(
-        "--copies", default="1", help="copy numbers of the insert, comma-separated (default 1)"
+        "--copies",
+        default="1",
+        help="copy numbers of the insert, comma-separated (default %(default)s)",
     )
     parser.add_argument(
-        "--spacing", default="0", help="bases between copies, comma-separated (default 0)"
+        "--spacing", default="0", help="bases between copies, comma-separated (default %(default)s)"
     )
     parser.add_argument(
         "--orientation",
         choices=ORIENTATIONS,
         default="both",
-        help="forward, reverse or both strands of every window (default both, DART-Eval's)",
+        help="forward, reverse or both strands of every window (default %(default)s, DART-Eval's)",
     )
     parser.add_argument(
         "--max-backgrounds",
@@ -72,7 +74,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--config", required=True, help="config name, e.g. footprints_h12core")
     parser.add_argument("--out", required=True, help="output folder (hub layout)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
 
 
 def doses(text: str, option: str, least: int) -> tuple[int, ...]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.active_models import active_model, active_scoring
 from perturbation_bench.errors import install_excepthook
 from perturbation_bench.families import scoring_of
 from perturbation_bench.kinds.footprints.rules import (
@@ -82,7 +82,7 @@ def process_results(doc, results) -> dict:
     motif_margin = motif_background.original - motif_background.perturbed
     control_margin = control_background.original - control_background.perturbed
     metrics["background_acc"] = float(beats_background(motif_margin, control_margin))
-    if not scoring_of(scoring_model(), scoring_kind()).directed:  # the background comparison alone
+    if not scoring_of(active_model(), active_scoring()).directed:  # the background comparison alone
         return {"background_acc": metrics["background_acc"]}
     settings = doc[TASK]
     row = FootprintRow(

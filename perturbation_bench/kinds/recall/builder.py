@@ -37,10 +37,13 @@ def add_arguments(parser) -> None:
         help="bases between the copy and the target, comma-separated (default 64 .. 262144)",
     )
     parser.add_argument(
-        "--segment", type=int, default=rules.SEGMENT, help="target length in bp (default 256)"
+        "--segment",
+        type=int,
+        default=rules.SEGMENT,
+        help="target length in bp (default %(default)s)",
     )
     parser.add_argument(
-        "--trials", type=int, default=rules.TRIALS, help="rows per distance (default 128)"
+        "--trials", type=int, default=rules.TRIALS, help="rows per distance (default %(default)s)"
     )
     parser.add_argument(
         "--copy", default="exact", help="the earlier copy: exact, mutate:P or revcomp"
@@ -50,9 +53,9 @@ def add_arguments(parser) -> None:
         "--align",
         type=int,
         default=1,
-        help="round every piece to whole K-mers (6 for the 6-mer presets; default 1)",
+        help="round every piece to whole K-mers (6 for the 6-mer presets; default %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
 
 
 def distances(text: str) -> tuple[int, ...]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from perturbation_bench.active_models import scoring_kind, scoring_model
+from perturbation_bench.active_models import active_model, active_scoring
 from perturbation_bench.errors import DataValidationError, OptionsError, install_excepthook
 from perturbation_bench.kinds.recall.rules import copy_advantage as advantage
 from perturbation_bench.kinds.recall.shape import CONTEXTS, TARGET
@@ -61,7 +61,7 @@ def load_recall(config_name=None, task_context_bp=None, task_data_dir=None, **me
         data=data_identity(files), config=config_name, **dict.fromkeys(KIND_SETTINGS)
     )
     settings = applicable(config_name, "recall", settings, metadata)
-    check_model(scoring_model(), settings, scoring_kind())
+    check_model(active_model(), settings, active_scoring())
     _refuse_settings(settings, task_context_bp)
     kmer = settings.formatting.kmer_size
     rows = [(path, row) for path in files for row in read_pair_file(path, kmer).to_pylist()]
@@ -90,7 +90,7 @@ def _refuse_settings(settings, task_context_bp) -> None:
         (formatting.rc_average, "rc_average (a context and its target have no reverse pair)"),
         (formatting.kmer_overlap, "overlapping k-mers (the preset's text of a context)"),
         (task_context_bp or settings.context_bp, "context_bp (a recall window is never cropped)"),
-        (scoring_kind() == "embedding", "scoring=embedding (the task reads log-likelihoods)"),
+        (active_scoring() == "embedding", "scoring=embedding (the task reads log-likelihoods)"),
     ]
     for taken, what in refused:
         if taken:
