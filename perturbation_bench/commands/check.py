@@ -145,7 +145,6 @@ def _check_model(args, model_args: dict):
             check_model_source(model_args[argument], argument)
             check_remote_code(model_args[argument], model_args.get("trust_remote_code"))
     model = _package_model(args.model, model_args)
-    _check_weights_and_sharing(model, model_args)
     if model_args.get("plugin"):
         register_plugin(model_args["plugin"])
     if args.model in HF_MODELS or (model is not None and not reads_bases(model)):
@@ -153,19 +152,6 @@ def _check_model(args, model_args: dict):
     _check_embedding_layer(model_args)
     check_batch_size(args.batch_size)
     return model
-
-
-def _check_weights_and_sharing(model: str | None, model_args: dict) -> None:
-    """The checks dna-hf and dna-mlm make of ``random_init``/``seed`` (``random_weights.py``)
-    and dna-hf of ``share_prefix`` (``sharing_choice.py``), before any weight."""
-    from perturbation_bench.models.random_weights import random_seed
-    from perturbation_bench.models.sharing_choice import sharing_mode
-
-    if model in ("dna-hf", "dna-mlm"):
-        others = model_args if model == "dna-hf" else None
-        random_seed(model_args.get("random_init", False), model_args.get("seed"), others)
-    if model == "dna-hf" and "share_prefix" in model_args:
-        sharing_mode(model_args["share_prefix"])
 
 
 def _build_tasks(args, metadata: dict) -> dict:

@@ -7,8 +7,10 @@
 1. :meth:`~PackageModel._check_arguments`, before any weight is read: a user error prints as one
    line (``errors.install_excepthook``); the package's model announces itself (the tasks then
    load for it, ``active_models.py``); every model argument must be one it takes
-   (``model_arguments.py``), ``pretrained``/``tokenizer`` a folder or a usable hub id and the
-   batch size valid (``arguments.py``);
+   (``model_arguments.py``), and the values of those it reads itself are checked and returned
+   (:meth:`~PackageModel.argument_values`, which ``perturbation-bench check`` reads too);
+   ``pretrained``/``tokenizer`` a folder or a usable hub id and the batch size valid
+   (``arguments.py``);
 2. :meth:`~PackageModel._ready`, once the model is loaded and its processes joined: the rank and
    world size lm-eval shards documents by are announced (a process then holds only its own
    documents); the scorer settings are recorded for the results file (``provenance.py``); a model
@@ -67,9 +69,9 @@ class PackageModel:
         batch_size=None,
         trust_remote_code=False,
         scoring: str | None = None,
-    ) -> None:
-        """Step 1: ``given`` holds the model arguments ``__init__`` does not name (and
-        ``pretrained``); ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None
+    ) -> dict:
+        """Step 1; return the values the model reads (:meth:`argument_values`). ``given`` holds
+        the model arguments (``pretrained`` among them); ``sources`` maps ``pretrained``/``tokenizer`` to the value given (None
         and model objects are not checked); ``batch_size`` None is not checked; a folder that
         ships its own code needs ``trust_remote_code``; ``scoring`` (the model's ``scoring``
         argument) is announced with the model."""
@@ -79,11 +81,23 @@ class PackageModel:
             if isinstance(value, str):
                 check_model_source(value, argument)
                 check_remote_code(value, trust_remote_code)
-        check_model_arguments(self.model_name, given)
+        values = check_model_arguments(self.model_name, given)
         if scoring is not None:
             check_scoring(self.model_name, scoring)
         if batch_size is not None:
             check_batch_size(batch_size)
+        return values
+
+    @classmethod
+    def argument_values(cls, model_args: dict) -> dict:
+        """The values of the arguments the model reads itself, checked before any weight, from
+        every argument given, its constructor's defaults filled in; ``perturbation-bench check``
+        and the constructor both read them (``model_arguments.check_model_arguments``).
+
+        Raises:
+            OptionsError: naming the argument and what it takes.
+        """
+        return {}
 
     def _ready(self, settings: dict, tokenizes: bool = True) -> None:
         """Step 2, with the scorer ``settings`` that change numbers (dtype, max_length, ...)."""

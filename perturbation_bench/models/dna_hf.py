@@ -54,9 +54,13 @@ from perturbation_bench.models.causal_model_scores import CausalModelScores
 from perturbation_bench.models.causal_plan import Piece, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.document_cache import DocumentCache
-from perturbation_bench.models.embedding_scoring import EmbeddingScore, check_layer
+from perturbation_bench.models.embedding_scoring import (
+    EMBEDDING_ARGUMENTS,
+    EmbeddingScore,
+    check_layer,
+)
 from perturbation_bench.models.jsd_scoring import reads_downstream
-from perturbation_bench.models.parallel import join_process_group
+from perturbation_bench.models.parallel import join_process_group, use_global_rank
 from perturbation_bench.models.random_weights import RandomWeightsHF, random_seed
 from perturbation_bench.models.random_weights import settings as random_settings
 from perturbation_bench.models.sharing_choice import SharingChoice, sharing_mode
@@ -104,38 +108,26 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
         **kwargs,
     ) -> None:
         pretrained = kwargs.get("pretrained", args[0] if args else None)
-        self._check_arguments(
-            {**kwargs, "pretrained": pretrained},
+        named = dict(window_stride=window_stride, share_prefix=share_prefix, dedupe=dedupe,
+                     distance=distance, pooling=pooling, layer=layer, random_init=random_init,
+                     seed=seed, scoring=scoring, pretrained=pretrained)  # fmt: skip
+        values = self._check_arguments(
+            {**kwargs, **named},
             {"pretrained": pretrained, "tokenizer": kwargs.get("tokenizer")},
             kwargs.get("batch_size", 1),
             kwargs.get("trust_remote_code"),
             scoring,
         )
         check_checkpoint(self.model_name, {**kwargs, "pretrained": pretrained, "scoring": scoring})
-        self._random_seed = random_seed(random_init, seed, kwargs)
-        self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
-        self.share_prefix = sharing_mode(share_prefix)
+        self._random_seed, self.embedding = values["random_seed"], values["embedding"]
+        self.share_prefix, self.dedupe = values["share_prefix"], values["dedupe"]
         self._sharing = SharingChoice(self.share_prefix)
-        self.dedupe = truth(dedupe, "dedupe")
-        self._pairs = self._instances = None
-        self._encodings: dict | None = None  # tok_encode's, during one loglikelihood call
-        if window_stride is not None and (
-            isinstance(window_stride, bool) or not isinstance(window_stride, int)
-        ):
-            raise OptionsError(
-                f"window_stride must be a whole number of tokens, got {window_stride!r}"
-            )
+        self._pairs = self._instances = self._encodings = None  # during one loglikelihood call
         kwargs.setdefault("add_bos_token", False)
-        softmax_dtype = kwargs.pop("softmax_dtype", None)
-        if softmax_dtype not in (None, "float32", torch.float32):
-            raise OptionsError(
-                f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax_dtype!r} "
-                "is not supported (leave it out)"
-            )
         join_process_group(kwargs.get("device"))  # HFLM's Accelerator() then joins it
         with loading_errors(pretrained):
-            super().__init__(*args, softmax_dtype="float32", **kwargs)
-        self._use_global_rank(kwargs)
+            super().__init__(*args, **{**kwargs, "softmax_dtype": "float32"})  # argument_values
+        use_global_rank(self, kwargs, "dna-hf")
         self.window_stride = window_stride or max(1, self.max_length // 2)
         token_windows(2, 1, self.max_length, self.window_stride)  # validates the stride early
         if self.embedding is not None:
@@ -156,20 +148,28 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
             }
         )
 
-    def _use_global_rank(self, kwargs: dict) -> None:
-        accelerator = getattr(self, "accelerator", None)
-        if accelerator is None or accelerator.num_processes <= 1:
-            return
-        if kwargs.get("parallelize") or kwargs.get("tp_plan") is not None:
-            return
-        self._rank = accelerator.process_index
-        self._world_size = accelerator.num_processes
-        log.info(
-            "dna-hf: data parallel, process %d of %d on %s",
-            self._rank,
-            self._world_size,
-            self.device,
-        )
+    @classmethod
+    def argument_values(cls, model_args: dict) -> dict:
+        """``random_seed`` (``random_weights.random_seed``), ``embedding``
+        (``EmbeddingScore.from_arguments``), ``share_prefix`` (``sharing_choice.sharing_mode``),
+        ``dedupe``; ``window_stride`` a whole number and ``softmax_dtype`` float32 if given
+        (``PackageModel.argument_values``)."""
+        stride, softmax = model_args["window_stride"], model_args.get("softmax_dtype")
+        if stride is not None and (isinstance(stride, bool) or not isinstance(stride, int)):
+            raise OptionsError(f"window_stride must be a whole number of tokens, got {stride!r}")
+        if softmax not in (None, "float32", torch.float32):
+            raise OptionsError(
+                f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax!r} "
+                "is not supported (leave it out)"
+            )
+        return {
+            "random_seed": random_seed(model_args["random_init"], model_args["seed"], model_args),
+            "embedding": EmbeddingScore.from_arguments(
+                model_args["scoring"], *(model_args[name] for name in EMBEDDING_ARGUMENTS)
+            ),
+            "share_prefix": sharing_mode(model_args["share_prefix"]),
+            "dedupe": truth(model_args["dedupe"], "dedupe"),
+        }
 
     def _loglikelihood_tokens(
         self, requests: list[Request], disable_tqdm: bool = False, override_bs=None

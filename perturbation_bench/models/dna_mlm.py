@@ -26,7 +26,12 @@ from perturbation_bench.arguments import load_tokenizer, loading_errors, truth
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.architecture import check_checkpoint, register_plugin
-from perturbation_bench.models.embedding_scoring import EmbeddingScore, EmbeddingScorer, check_layer
+from perturbation_bench.models.embedding_scoring import (
+    EMBEDDING_ARGUMENTS,
+    EmbeddingScore,
+    EmbeddingScorer,
+    check_layer,
+)
 from perturbation_bench.models.jsd_scoring import JSDScorer, reads_downstream
 from perturbation_bench.models.masked_inputs import encode_request
 from perturbation_bench.models.masked_scoring import MaskedScorer
@@ -86,8 +91,10 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         seed: int | str | None = None,
         **unused,
     ) -> None:
-        self._check_arguments(
-            unused,
+        named = dict(pretrained=pretrained, dedupe=dedupe, scoring=scoring, distance=distance,
+                     pooling=pooling, layer=layer, random_init=random_init, seed=seed)  # fmt: skip
+        values = self._check_arguments(
+            {**unused, **named},
             {"pretrained": pretrained, "tokenizer": tokenizer},
             batch_size,
             trust_remote_code,
@@ -96,10 +103,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         super().__init__()
         from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM
 
-        self.dedupe = truth(dedupe, "dedupe")
-        self._random_seed = random_seed(random_init, seed)
-        self.scoring = scoring
-        self.embedding = EmbeddingScore.from_arguments(scoring, distance, pooling, layer)
+        self.dedupe, self._random_seed = values["dedupe"], values["random_seed"]
+        self.scoring, self.embedding = scoring, values["embedding"]
         if plugin:
             register_plugin(plugin)
         check_checkpoint(
@@ -155,6 +160,18 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         )
         if self._world_size > 1:
             log.info("dna-mlm: data parallel, process %d of %d", self._rank, self._world_size)
+
+    @classmethod
+    def argument_values(cls, model_args: dict) -> dict:
+        """``random_seed`` (``random_weights.random_seed``), ``embedding``
+        (``EmbeddingScore.from_arguments``) and ``dedupe`` (``PackageModel.argument_values``)."""
+        return {
+            "random_seed": random_seed(model_args["random_init"], model_args["seed"]),
+            "embedding": EmbeddingScore.from_arguments(
+                model_args["scoring"], *(model_args[name] for name in EMBEDDING_ARGUMENTS)
+            ),
+            "dedupe": truth(model_args["dedupe"], "dedupe"),
+        }
 
     def _default_max_length(self) -> int:
         from_tokenizer = getattr(self.tokenizer, "model_max_length", None)

@@ -34,16 +34,31 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
         counts: str | None = None,
         **unused,
     ) -> None:
-        self._check_arguments(unused)  # lm-eval's batch_size and device: nothing to batch here
+        named = {"fasta": fasta, "order": order, "pseudocount": pseudocount}
+        values = self._check_arguments({**unused, **named})  # lm-eval's batch_size and device
         super().__init__()
         if not fasta:
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self._device = self._start_data_parallel("cpu")
-        self.chain = chain_for(fasta, int(order), float(pseudocount), counts)
-        self._ready(
-            {"fasta": fasta, "order": int(order), "pseudocount": float(pseudocount)},
-            tokenizes=False,
-        )
+        self.chain = chain_for(fasta, values["order"], values["pseudocount"], counts)
+        self._ready({"fasta": fasta, **values}, tokenizes=False)
+
+    @classmethod
+    def argument_values(cls, model_args: dict) -> dict:
+        """``order`` (a whole number >= 0) and ``pseudocount`` (a number > 0)
+        (``PackageModel.argument_values``)."""
+        order, pseudocount = str(model_args["order"]).strip(), model_args["pseudocount"]
+        if isinstance(model_args["order"], bool) or not order.isdigit():
+            raise OptionsError(f"kmer-markov: order must be a whole number >= 0, got {order!r}")
+        try:
+            pseudocount = float(pseudocount)
+        except (TypeError, ValueError):
+            pseudocount = -1.0
+        if not pseudocount > 0:
+            raise OptionsError(
+                f"kmer-markov: pseudocount must be a number > 0, got {model_args['pseudocount']!r}"
+            )
+        return {"order": int(order), "pseudocount": pseudocount}
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""

@@ -14,8 +14,11 @@ derived from it); lm-eval's other models check their own. A model takes an argum
 
 Anything else would reach a model's constructor as an unexpected keyword (a transformers
 ``TypeError`` after the download) or be ignored; it is refused in one line instead, naming the
-model of this package that does take it, if one does. ``perturbation-bench check`` and every
-model of this package's ``__init__`` run the same check, before any weight is read.
+model of this package that does take it, if one does. A model of this package then reads the
+values of the arguments it takes (its ``argument_values``: a seed, a sharing mode, a stride),
+its constructor's defaults filled in (:func:`signature_defaults`). ``perturbation-bench check``
+and every model of this package's ``__init__`` run the same check, before any weight is read,
+and the constructor keeps the values it returns.
 """
 
 from __future__ import annotations
@@ -74,6 +77,12 @@ def named_arguments(cls) -> set[str]:
     return names - {"self"}
 
 
+def signature_defaults(cls) -> dict[str, Any]:
+    """The defaults ``cls.__init__`` declares, by argument name."""
+    parameters = inspect.signature(cls.__init__).parameters.values()
+    return {p.name: p.default for p in parameters if p.default is not p.empty}
+
+
 def check_scoring(model: str, scoring) -> None:
     """Refuse a ``scoring`` value that this package's ``model`` does not have (the model table's
     ``scorings``).
@@ -95,34 +104,40 @@ def check_scoring(model: str, scoring) -> None:
     )
 
 
-def check_model_arguments(model: str, model_args: Mapping[str, Any]) -> None:
-    """Refuse an argument in ``model_args`` that ``model`` does not take (module docstring), a
-    ``scoring`` it does not have (:func:`check_scoring`), and embedding arguments that make no
-    score (``embedding_scoring.EmbeddingScore.from_arguments``).
+def check_model_arguments(model: str, model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """Refuse an argument in ``model_args`` that ``model`` does not take (module docstring) and
+    a ``scoring`` it does not have (:func:`check_scoring`); return, for a model of this package,
+    the values it reads (its class's ``argument_values``), else ``{}``.
 
     Raises:
-        OptionsError: naming the argument, the model, and the model of this package that takes it.
+        OptionsError: naming the argument, the model, and the model of this package that takes
+            it, or the value and what the argument takes.
     """
     if "scoring" in model_args:
         check_scoring(model, model_args["scoring"])
-    if model in MODELS and "embedding" in MODELS[model].scorings:
-        from perturbation_bench.models.embedding_scoring import EMBEDDING_ARGUMENTS, EmbeddingScore
-
-        scoring = model_args.get("scoring", MODELS[model].scorings[0])
-        EmbeddingScore.from_arguments(scoring, *(model_args.get(k) for k in EMBEDDING_ARGUMENTS))
     cls = model_class(model)
     if cls is None:
-        return
+        return {}
     forwards = _forwards_to_from_pretrained(cls)
     if model not in MODELS and not forwards:
-        return
+        return {}
+    unknown = _unknown(cls, model_args, forwards)
+    if unknown:
+        _refuse(model, unknown[0], cls, forwards)
+    if model not in MODELS:
+        return {}
+    return cls.argument_values({**signature_defaults(cls), **model_args})
+
+
+def _unknown(cls, model_args: Mapping[str, Any], forwards: bool) -> list[str]:
+    """The arguments of ``model_args`` that ``cls`` does not take (module docstring)."""
     taken = named_arguments(cls) | set(LM_EVAL_PASSES)
     unknown = [key for key in model_args if key not in taken]
-    if unknown and forwards:
-        unknown = _not_for_transformers(unknown, model_args)
-    if not unknown:
-        return
-    key = unknown[0]
+    return _not_for_transformers(unknown, model_args) if unknown and forwards else unknown
+
+
+def _refuse(model: str, key: str, cls, forwards: bool) -> None:
+    """Refuse argument ``key`` of ``model``, naming the models of this package that take it."""
     others = [
         name for name in MODELS if name != model and key in named_arguments(model_class(name))
     ]

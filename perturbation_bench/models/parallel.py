@@ -11,9 +11,12 @@ rank that exits with gloo's threads still running is aborted by the C++ runtime:
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 
 import torch
+
+log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
 def join_process_group(device) -> None:
@@ -27,6 +30,22 @@ def join_process_group(device) -> None:
     if not (torch.distributed.is_available() and torch.distributed.is_initialized()):
         atexit.register(_leave_process_group)
     PartialState(cpu=True)  # an Accelerator() made later joins this gloo process group
+
+
+def use_global_rank(model, kwargs: dict, name: str) -> None:
+    """Shard an lm-eval ``HFLM`` ``model`` by the global process index and count (module
+    docstring): HFLM's own are the local ones. Left as they are for one process, and under
+    ``parallelize`` or a ``tp_plan``, where the processes share one model."""
+    accelerator = getattr(model, "accelerator", None)
+    if accelerator is None or accelerator.num_processes <= 1:
+        return
+    if kwargs.get("parallelize") or kwargs.get("tp_plan") is not None:
+        return
+    model._rank, model._world_size = accelerator.process_index, accelerator.num_processes
+    log.info(
+        "%s: data parallel, process %d of %d on %s", name, model._rank, model._world_size,
+        model.device,
+    )  # fmt: skip
 
 
 def from_rank_zero(value):

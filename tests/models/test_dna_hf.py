@@ -29,6 +29,7 @@ from perturbation_bench.fixtures.random_models import save_random_llama
 from perturbation_bench.fixtures.random_pairs import random_pairs, write_parquet
 from perturbation_bench.models.causal_plan import token_windows
 from perturbation_bench.models.dna_hf import DnaHFLM
+from perturbation_bench.models.parallel import use_global_rank
 from perturbation_bench.tasks.pairing import logged_pairs
 
 TASK = "perturbation_syn_human"
@@ -233,7 +234,7 @@ def test_data_parallel_rank_is_the_global_process_index():
         process_index=3, local_process_index=1, num_processes=4, device="cpu"
     )
     model._device = "cpu"
-    model._use_global_rank({})
+    use_global_rank(model, {}, "dna-hf")
     assert (model._rank, model._world_size) == (3, 4)
 
 

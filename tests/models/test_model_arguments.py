@@ -91,3 +91,34 @@ def test_check_refuses_what_the_run_refuses(tiny_models, pair_data, no_weights_r
         "dna-hf scores with scoring= likelihood or embedding, not 'pll' (pll is a scoring of dna-mlm)"
         in err
     )
+
+
+BAD_VALUES = [
+    ("dna-hf", {"seed": 3}, "seed=3 draws random weights, which only random_init=true does"),
+    ("dna-hf", {"share_prefix": "sometimes"}, "share_prefix"),
+    ("dna-hf", {"window_stride": 1.5}, "window_stride must be a whole number of tokens"),
+    ("dna-hf", {"softmax_dtype": "bfloat16"}, "always takes the log-softmax in float32"),
+    ("dna-hf", {"dedupe": "perhaps"}, "dedupe"),
+    ("dna-hf", {"random_init": "true", "peft": "adapter"}, "peft=adapter loads or places"),
+    ("dna-mlm", {"random_init": "true", "seed": "-1"}, "seed must be a whole number >= 0"),
+    ("dna-mlm", {"scoring": "embedding", "distance": "manhattan"}, "distance"),
+    ("kmer-markov", {"order": "three"}, "order must be a whole number >= 0, got 'three'"),
+    ("kmer-markov", {"pseudocount": "none"}, "pseudocount must be a number > 0"),
+]
+"""A value each model refuses of an argument it takes."""
+
+
+@pytest.mark.parametrize(("model", "arguments", "message"), BAD_VALUES)
+def test_check_and_the_constructor_refuse_a_bad_value_alike_before_any_weight(
+    tiny_models, no_weights_read, model, arguments, message
+):
+    """``check`` reads the model's ``argument_values``, as its constructor does: one refusal."""
+    from perturbation_bench.models.model_arguments import model_class
+
+    given = {"pretrained": tiny_models["char"]} if model != "kmer-markov" else {"fasta": "g.fa"}
+    given |= arguments
+    with pytest.raises(OptionsError, match=message) as checked:
+        check_model_arguments(model, given)
+    with pytest.raises(OptionsError) as constructed:
+        model_class(model)(**given)
+    assert str(constructed.value) == str(checked.value)
