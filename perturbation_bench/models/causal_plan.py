@@ -225,6 +225,17 @@ def plan(
     return work
 
 
+def check_stride(stride) -> None:
+    """Refuse a ``window_stride`` model argument that is given and not a whole number of at
+    least 1 token (:func:`token_windows` holds it to ``max_length`` once the model is read)."""
+    if stride is None:
+        return
+    if isinstance(stride, bool) or not isinstance(stride, int):
+        raise OptionsError(f"window_stride must be a whole number of tokens, got {stride!r}")
+    if stride < 1:
+        raise OptionsError(f"window_stride must be at least 1 token, got {stride}")
+
+
 def token_windows(
     n_tokens: int, first_target: int, max_length: int, stride: int
 ) -> list[tuple[int, int, int]]:

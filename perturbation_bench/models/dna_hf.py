@@ -51,7 +51,7 @@ from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, registered
 from perturbation_bench.models.architecture import check_checkpoint
 from perturbation_bench.models.causal_model_scores import CausalModelScores
-from perturbation_bench.models.causal_plan import Piece, token_windows
+from perturbation_bench.models.causal_plan import Piece, check_stride, token_windows
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import (
@@ -152,11 +152,10 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
     def argument_values(cls, model_args: dict) -> dict:
         """``random_seed`` (``random_weights.random_seed``), ``embedding``
         (``EmbeddingScore.from_arguments``), ``share_prefix`` (``sharing_choice.sharing_mode``),
-        ``dedupe``; ``window_stride`` a whole number and ``softmax_dtype`` float32 if given
+        ``dedupe``; ``window_stride`` a whole number >= 1 and ``softmax_dtype`` float32 if given
         (``PackageModel.argument_values``)."""
-        stride, softmax = model_args["window_stride"], model_args.get("softmax_dtype")
-        if stride is not None and (isinstance(stride, bool) or not isinstance(stride, int)):
-            raise OptionsError(f"window_stride must be a whole number of tokens, got {stride!r}")
+        softmax = model_args.get("softmax_dtype")
+        check_stride(model_args["window_stride"])
         if softmax not in (None, "float32", torch.float32):
             raise OptionsError(
                 f"dna-hf always takes the log-softmax in float32; softmax_dtype={softmax!r} "

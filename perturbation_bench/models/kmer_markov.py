@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
-from perturbation_bench.models.markov_chain import chain_for
+from perturbation_bench.models.markov_chain import MAX_ORDER, chain_for
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.pairs.conventions import bare_start
 
@@ -37,19 +37,21 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
         named = {"fasta": fasta, "order": order, "pseudocount": pseudocount}
         values = self._check_arguments({**unused, **named})  # lm-eval's batch_size and device
         super().__init__()
-        if not fasta:
-            raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         self._device = self._start_data_parallel("cpu")
         self.chain = chain_for(fasta, values["order"], values["pseudocount"], counts)
         self._ready({"fasta": fasta, **values}, tokenizes=False)
 
     @classmethod
     def argument_values(cls, model_args: dict) -> dict:
-        """``order`` (a whole number >= 0) and ``pseudocount`` (a number > 0)
-        (``PackageModel.argument_values``)."""
+        """``fasta`` given, ``order`` a whole number from 0 to ``MAX_ORDER`` and ``pseudocount``
+        a number > 0 (``PackageModel.argument_values``)."""
+        if not model_args["fasta"]:
+            raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
         order, pseudocount = str(model_args["order"]).strip(), model_args["pseudocount"]
-        if isinstance(model_args["order"], bool) or not order.isdigit():
-            raise OptionsError(f"kmer-markov: order must be a whole number >= 0, got {order!r}")
+        if isinstance(model_args["order"], bool) or not order.isdigit() or int(order) > MAX_ORDER:
+            raise OptionsError(
+                f"kmer-markov: order must be a whole number from 0 to {MAX_ORDER}, got {order!r}"
+            )
         try:
             pseudocount = float(pseudocount)
         except (TypeError, ValueError):

@@ -33,6 +33,8 @@ from perturbation_bench.dna import BASES
 from perturbation_bench.errors import DataSourceError, OptionsError
 
 log = logging.getLogger(f"lm_eval.{__name__}")
+MAX_ORDER = 12
+"""The highest order counted (``4 ** (MAX_ORDER + 1)`` contexts' counts held in memory)."""
 
 CHUNK = 8_000_000
 """Bases read at a time from the FASTA."""
@@ -101,8 +103,8 @@ class MarkovChain:
         import pyfaidx
         from tqdm import tqdm
 
-        if not 0 <= order <= 12:
-            raise OptionsError(f"order must be between 0 and 12, got {order}")
+        if not 0 <= order <= MAX_ORDER:
+            raise OptionsError(f"kmer-markov: order must be between 0 and {MAX_ORDER}, got {order}")
         try:
             genome = pyfaidx.Fasta(str(fasta), as_raw=True)
         except (OSError, ValueError, pyfaidx.FastaIndexingError) as err:

@@ -13,7 +13,8 @@ the 0-based row within that file and the reason in the error:
 - letters are A, C, G, T or N, in either case.
 
 A kind whose documents are requests (``shape.py``: ``requests``, the recall kind) holds its
-requests' columns in place of the pair's: the same rules, its contexts of one length per row.
+requests' columns in place of the pair's: the same rules, its contexts of one length per row;
+and the columns its task reads (no other task reads such a file).
 
 Nothing is dropped: rows in equal rows out.
 """
@@ -38,8 +39,8 @@ from perturbation_bench.pairs.shape import Copy, DocumentShape
 
 
 def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = None) -> pa.Table:
-    """Read one parquet file (all columns, or ``columns`` plus the sequences, the further
-    sequences of every kind among them) and check it.
+    """Read one parquet file (all columns, or ``columns`` plus those its kind's file check reads:
+    ``shape.DocumentShape.checked_columns``) and check it.
 
     Raises:
         DataValidationError: the file is unreadable or breaks the contract (module docstring).
@@ -48,7 +49,7 @@ def read_pair_file(path: Path, kmer_size: int = 1, columns: list[str] | None = N
         available = pq.read_schema(path).names
         shape = shape_of_file(available)
         if columns is not None:
-            columns = [*columns, *shape.sequence_columns]
+            columns = [*columns, *shape.checked_columns]
         wanted = None if columns is None else [c for c in dict.fromkeys(columns) if c in available]
         table = pq.read_table(path, columns=wanted)
     except (pa.ArrowException, OSError) as err:
@@ -154,7 +155,7 @@ def check_requests(table: pa.Table, shape: DocumentShape, source, kmer_size: int
     for a file of a kind whose documents are requests (module docstring)."""
     if table.num_rows == 0:
         raise DataValidationError(f"{source}: empty file (0 rows)")
-    _check_columns(table, shape.sequence_columns, source)
+    _check_columns(table, shape.checked_columns, source)
     first, *others = shape.contexts
     lengths = {name: _check_strings(table, name, source, kmer_size) for name in shape.contexts}
     for name in others:

@@ -125,6 +125,12 @@ class DocumentShape:
         return (*SEQUENCE_COLUMNS, *(copy.column for copy in self.copies))
 
     @property
+    def checked_columns(self) -> tuple[str, ...]:
+        """The columns the file check reads (``files.py``): its sequences, and for a shape of
+        requests the columns its task reads (no other task reads its files)."""
+        return self.sequence_columns + (self.columns if self.requests is not None else ())
+
+    @property
     def contexts(self) -> tuple[str, ...]:
         """The context columns of its requests, in request order (none for the pair's)."""
         return tuple(request.context for request in self.requests or ())

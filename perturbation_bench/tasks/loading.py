@@ -209,7 +209,8 @@ def pair_documents(
 
 
 def check_kind_columns(kind: Kind, files: list[Path]) -> None:
-    """Refuse a file without a column ``kind``'s task reads (``pairs/kinds.py``).
+    """Refuse a file without a column ``kind``'s task reads (``pairs/kinds.py``), pointing a
+    file of pairs to ``perturbation_custom``.
 
     Raises:
         OptionsError: naming the file, the columns it lacks and the build that writes them.
@@ -217,10 +218,11 @@ def check_kind_columns(kind: Kind, files: list[Path]) -> None:
     for path in files:
         missing = [name for name in kind.document.columns if name not in pq.read_schema(path).names]
         if missing:
+            pairs = kind.document.requests is None  # perturbation_custom reads its pairs
             raise OptionsError(
                 f"{path}: {kind.task} reads configs built by 'perturbation-bench build "
-                f"{kind.name}'; this file has no {', '.join(missing)} column(s) (run "
-                "perturbation_custom for it)"
+                f"{kind.name}'; this file has no {', '.join(missing)} column(s)"
+                + (" (run perturbation_custom for it)" if pairs else "")
             )
 
 

@@ -47,7 +47,7 @@ def test_an_argument_the_model_does_not_take_is_refused_naming_who_takes_it(
         ("dna-hf", {"attention_dropout": 0.0}),  # an attribute of the model's config
         ("hf", {"add_bos_token": False, "batch_size": 4, "device": "cpu"}),
         ("dna-mlm", {"scoring": "pll", "plugin": "gpn", "max_batch_size": 8}),
-        ("kmer-markov", {"order": 3, "device": "cpu", "batch_size": 1}),
+        ("kmer-markov", {"fasta": "g.fa", "order": 3, "device": "cpu", "batch_size": 1}),
     ],
 )
 def test_the_arguments_a_model_takes_pass(tiny_models, model, arguments):
@@ -97,13 +97,17 @@ BAD_VALUES = [
     ("dna-hf", {"seed": 3}, "seed=3 draws random weights, which only random_init=true does"),
     ("dna-hf", {"share_prefix": "sometimes"}, "share_prefix"),
     ("dna-hf", {"window_stride": 1.5}, "window_stride must be a whole number of tokens"),
+    ("dna-hf", {"window_stride": 0}, "window_stride must be at least 1 token, got 0"),
+    ("dna-hf", {"window_stride": -3}, "at least 1 token, got -3"),
     ("dna-hf", {"softmax_dtype": "bfloat16"}, "always takes the log-softmax in float32"),
     ("dna-hf", {"dedupe": "perhaps"}, "dedupe"),
     ("dna-hf", {"random_init": "true", "peft": "adapter"}, "peft=adapter loads or places"),
     ("dna-mlm", {"random_init": "true", "seed": "-1"}, "seed must be a whole number >= 0"),
     ("dna-mlm", {"scoring": "embedding", "distance": "manhattan"}, "distance"),
-    ("kmer-markov", {"order": "three"}, "order must be a whole number >= 0, got 'three'"),
+    ("kmer-markov", {"order": "three"}, "order must be a whole number from 0 to 12, got 'three'"),
     ("kmer-markov", {"pseudocount": "none"}, "pseudocount must be a number > 0"),
+    ("kmer-markov", {"order": 13}, "order must be a whole number from 0 to 12, got '13'"),
+    ("kmer-markov", {"fasta": ""}, "kmer-markov needs the genome to count"),
 ]
 """A value each model refuses of an argument it takes."""
 

@@ -46,9 +46,16 @@ def add_arguments(parser) -> None:
         "--trials", type=int, default=rules.TRIALS, help="rows per distance (default %(default)s)"
     )
     parser.add_argument(
-        "--copy", default="exact", help="the earlier copy: exact, mutate:P or revcomp"
+        "--copy",
+        default="exact",
+        help="the earlier copy: exact, mutate:P or revcomp (default %(default)s)",
     )
-    parser.add_argument("--control", choices=rules.CONTROLS, default="native", help="C's origin")
+    parser.add_argument(
+        "--control",
+        choices=rules.CONTROLS,
+        default="native",
+        help="C's origin (default %(default)s)",
+    )
     parser.add_argument(
         "--align",
         type=int,
@@ -59,17 +66,37 @@ def add_arguments(parser) -> None:
 
 
 def distances(text: str) -> tuple[int, ...]:
-    """``--distances``: whole numbers of at least 1, in order, once each.
+    """``--distances``: whole numbers of at least 1, in order, each once.
 
     Raises:
-        OptionsError: any other value.
+        OptionsError: any other value, or one given twice.
     """
     values = []
     for item in (part.strip() for part in text.split(",")):
         if not item.isdigit() or int(item) < 1:
             raise OptionsError(f"--distances: {item!r} is not a whole number of at least 1")
+        if int(item) in values:
+            raise OptionsError(f"--distances: {item} is given twice")
         values.append(int(item))
-    return tuple(dict.fromkeys(values))
+    return tuple(values)
+
+
+def check_rounding(wanted, segment: int, align: int) -> None:
+    """Refuse distances that ``--align`` rounds to one (``rules.piece_lengths``): their rows
+    would be one distance under two names.
+
+    Raises:
+        OptionsError: naming the distances and what they round to.
+    """
+    rounded: dict[int, int] = {}
+    for distance in wanted:
+        to = rules.piece_lengths(distance, segment, align)[2]
+        if to in rounded:
+            raise OptionsError(
+                f"--distances {rounded[to]} and {distance} both round to {to} bp with --align "
+                f"{align}: give one of them"
+            )
+        rounded[to] = distance
 
 
 def n_free_stretches(genome) -> list[str]:
@@ -154,6 +181,7 @@ def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
     for name, value in (("--segment", segment), ("--trials", trials), ("--align", align)):
         if value < 1:
             raise OptionsError(f"{name} must be at least 1, got {value}")
+    check_rounding(settings["distances"], segment, align)
     excluded: Counter = Counter()
     folder = config_folder(out, settings["config"])
     rows = recall_rows(

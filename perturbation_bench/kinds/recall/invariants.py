@@ -5,17 +5,21 @@ A row of distance ``d`` and target ``A`` of ``s = target_bp`` bases, its context
 ``L`` (``rules.py``: ``[lead][A' or C][D]``):
 
 - ``window_as_built``: ``len(A) = s`` and ``L + s = window_bp``, and ``L`` and ``s`` are whole
-  ``align``-mers;
+  ``align``-mers (``align`` at least 1);
 - ``contexts_differ_in_copy``: the two contexts are equal outside ``[L - d - s, L - d)``, the
-  span of the copy ``A'`` (so they share the ``d`` bases before the target and the lead);
-- ``copy_as_named``: ``A'``, the repeat context there, is ``A`` (``exact``), its reverse
-  complement (``revcomp``) or ``A`` with substitutions only (``mutate:P``).
+  span of the copy ``A'`` (so they share the ``d`` bases before the target and the lead), and
+  differ within it (where they do not, the copy advantage is 0 by construction);
+- ``copy_as_named``: ``copy`` and ``control`` are values ``build recall`` takes
+  (``rules.parse_copy``, ``rules.CONTROLS``), and ``A'``, the repeat context there, is ``A``
+  (``exact``), its reverse complement (``revcomp``) or ``A`` with substitutions only
+  (``mutate:P``: its length; which bases a draw changed is not held).
 """
 
 from __future__ import annotations
 
 from perturbation_bench.dataset.invariants import Invariant
 from perturbation_bench.dna import reverse_complement
+from perturbation_bench.kinds.recall.rules import CONTROLS, parse_copy
 from perturbation_bench.kinds.recall.shape import CONTEXTS, TARGET
 
 _KIND = ("recall",)
@@ -30,7 +34,8 @@ def copy_span(row: dict) -> tuple[int, int]:
 def _window_as_built(row: dict) -> bool:
     length, segment, align = len(row[CONTEXTS[0]]), row["target_bp"], row["align"]
     return (
-        len(row[TARGET]) == segment
+        align >= 1
+        and len(row[TARGET]) == segment
         and length + segment == row["window_bp"]
         and length % align == segment % align == 0
     )
@@ -39,18 +44,22 @@ def _window_as_built(row: dict) -> bool:
 def _contexts_differ_in_copy(row: dict) -> bool:
     start, end = copy_span(row)
     repeat, control = (row[name] for name in CONTEXTS)
-    return len(repeat) == len(control) and (repeat[:start], repeat[end:]) == (
-        control[:start],
-        control[end:],
-    )
+    outside = (repeat[:start], repeat[end:]) == (control[:start], control[end:])
+    return len(repeat) == len(control) and outside and repeat[start:end] != control[start:end]
 
 
 def _copy_as_named(row: dict) -> bool:
     start, end = copy_span(row)
     copy, target = row[CONTEXTS[0]][start:end], row[TARGET]
-    if row["copy"].startswith("mutate:"):
+    try:
+        named, _ = parse_copy(row["copy"])
+    except ValueError:
+        return False
+    if row["control"] not in CONTROLS:
+        return False
+    if named == "mutate":
         return len(copy) == len(target)
-    return copy == {"exact": target, "revcomp": reverse_complement(target)}.get(row["copy"])
+    return copy == (reverse_complement(target) if named == "revcomp" else target)
 
 
 def invariants() -> list[Invariant]:
@@ -61,5 +70,5 @@ def invariants() -> list[Invariant]:
             "window_as_built", (*columns, "window_bp", "align"), _window_as_built, kinds=_KIND
         ),
         Invariant("contexts_differ_in_copy", columns, _contexts_differ_in_copy, kinds=_KIND),
-        Invariant("copy_as_named", (*columns, "copy"), _copy_as_named, kinds=_KIND),
+        Invariant("copy_as_named", (*columns, "copy", "control"), _copy_as_named, kinds=_KIND),
     ]

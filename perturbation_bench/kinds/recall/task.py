@@ -23,7 +23,7 @@ The loader checks each file as the core checks any (``pairs/files.py``: the cont
 length per row, letters ACGTN) and refuses, naming the file and the row, a row that holds a
 letter other than A/C/G/T or whose contexts or target are not whole k-mers of the run's preset (rebuild with ``--align``
 its k-mer size); and the settings a context and a continuation cannot take: ``rc_average``,
-overlapping k-mers, ``context_bp`` (a crop) and ``scoring=embedding``.
+overlapping k-mers, ``context_bp`` (a crop), ``scoring=embedding`` and ``scoring=pll``.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ def _refuse_settings(settings, task_context_bp) -> None:
         (formatting.kmer_overlap, "overlapping k-mers (the preset's text of a context)"),
         (task_context_bp or settings.context_bp, "context_bp (a recall window is never cropped)"),
         (active_scoring() == "embedding", "scoring=embedding (the task reads log-likelihoods)"),
+        (active_scoring() == "pll", "scoring=pll (a pseudo-log-likelihood reads a whole window)"),
     ]
     for taken, what in refused:
         if taken:

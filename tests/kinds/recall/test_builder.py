@@ -8,6 +8,7 @@ import pytest
 from perturbation_bench.cli import main
 from perturbation_bench.dna import reverse_complement
 from perturbation_bench.errors import OptionsError
+from perturbation_bench.kinds.recall.builder import distances
 from perturbation_bench.kinds.recall.rules import parse_copy, piece_lengths
 
 from .recall_doubles import build
@@ -77,6 +78,16 @@ def test_a_distance_longer_than_every_stretch_is_excluded_and_counted(tmp_path, 
 def test_a_copy_option_out_of_range_is_refused(text):
     with pytest.raises(ValueError, match="exact, revcomp or mutate:P"):
         parse_copy(text)
+
+
+def test_distances_given_twice_or_rounded_to_one_are_refused(tmp_path):
+    """Nothing merged in silence: 64 twice, or 60 and 64 that --align 6 both makes 60."""
+    with pytest.raises(OptionsError, match="--distances: 64 is given twice"):
+        distances("64, 256,64")
+    with pytest.raises(OptionsError, match="--distances 60 and 64 both round to 60 bp"):
+        build(tmp_path, distances=(60, 64), align=6)
+    _, rows, _ = build(tmp_path / "apart", distances=(60, 66), align=6)
+    assert sorted({row["distance"] for row in rows}) == [60, 66]
 
 
 def test_build_refuses_bad_options_in_one_line(tmp_path):

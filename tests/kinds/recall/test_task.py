@@ -76,3 +76,17 @@ def test_settings_a_context_cannot_take_are_refused(tmp_path, metadata, refused)
     data, _, _ = build(tmp_path)
     with pytest.raises(OptionsError, match=f"perturbation_recall does not take {refused}"):
         run(UniformLM(), data, **metadata)
+
+
+@pytest.mark.parametrize("scoring", ["pll", "embedding"])
+def test_a_scoring_that_reads_whole_windows_is_refused_when_the_task_loads(tmp_path, scoring):
+    """dna-mlm's pll and embedding read windows, not a target after a context: refused when the
+    task loads (as ``check`` loads it), before any request is scored."""
+    from perturbation_bench.active_models import as_scoring
+
+    data, _, _ = build(tmp_path)
+    with (
+        as_scoring("dna-mlm", scoring),
+        pytest.raises(OptionsError, match=f"scoring={scoring}"),
+    ):
+        run(UniformLM(), data)

@@ -36,22 +36,46 @@ def _flip(base: str) -> str:
     return "A" if base != "A" else "C"
 
 
-def _break(row: dict, invariant: str) -> None:
+def _with_base_flipped(text: str, at: int) -> str:
+    return text[:at] + _flip(text[at]) + text[at + 1 :]
+
+
+def _break(row: dict, how: str) -> None:
     start, end = copy_span(row)
-    if invariant == "window_as_built":
+    if how == "window_bp":
         row["window_bp"] += 1
-    elif invariant == "contexts_differ_in_copy":  # one base of D, the control's only
-        control = row["context_control"]
-        row["context_control"] = control[:end] + _flip(control[end]) + control[end + 1 :]
-    else:  # an exact copy relabelled as the reverse complement
+    elif how == "align 0":
+        row["align"] = 0
+    elif how == "a base of D":  # the control's only
+        row["context_control"] = _with_base_flipped(row["context_control"], end)
+    elif how == "control = repeat":  # copy advantage 0 by construction
+        row["context_control"] = row["context_repeat"]
+    elif how == "revcomp label":  # on an exact copy
         assert row["context_repeat"][start:end] != reverse_complement(row["target"])
         row["copy"] = "revcomp"
+    elif how == "a base of the copy":
+        row["context_repeat"] = _with_base_flipped(row["context_repeat"], start)
+    else:
+        row["copy" if how == "copy mutate:banana" else "control"] = how.split()[-1]
 
 
-@pytest.mark.parametrize("invariant", sorted(RECALL_CHECKS))
-def test_a_row_broken_on_purpose_breaks_its_invariant_only(tmp_path, invariant):
+BREAKS = {
+    "window_bp": "window_as_built",
+    "align 0": "window_as_built",
+    "a base of D": "contexts_differ_in_copy",
+    "control = repeat": "contexts_differ_in_copy",
+    "revcomp label": "copy_as_named",
+    "a base of the copy": "copy_as_named",
+    "copy mutate:banana": "copy_as_named",
+    "control foo": "copy_as_named",
+}
+"""A row broken on purpose -> the invariant it breaks."""
+
+
+@pytest.mark.parametrize(("how", "invariant"), sorted(BREAKS.items()))
+def test_a_row_broken_on_purpose_breaks_its_invariant_only(tmp_path, how, invariant):
     data, rows, _ = build(tmp_path)
-    _break(rows[4], invariant)
+    _break(rows[4], how)
     path = data / "rc" / "broken.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
     checks, _ = validate(path)
@@ -88,3 +112,12 @@ def test_a_pair_task_given_a_recall_config_names_the_recall_task(tmp_path):
         DataValidationError, match=r"a recall file: its task is perturbation_recall"
     ):
         load_pairs("rc", task_data_dir=str(data))
+
+
+def test_a_recall_file_without_a_column_its_task_reads_fails_the_file_check(tmp_path):
+    """No SKIP for a file the task would refuse: validate fails it, naming the column."""
+    _, rows, _ = build(tmp_path)
+    path = tmp_path / "no_distance.parquet"
+    pq.write_table(pa.Table.from_pylist(rows).drop_columns(["distance"]), path)
+    checks, _ = validate(path)
+    assert checks[0].broken == 1 and "missing column(s) distance" in checks[0].first
