@@ -234,8 +234,11 @@ def test_data_parallel_rank_is_the_global_process_index():
         process_index=3, local_process_index=1, num_processes=4, device="cpu"
     )
     model._device = "cpu"
+    use_global_rank(model, {"tp_plan": "auto"}, "dna-hf")  # one model over the processes
+    assert not hasattr(model, "_rank")
     use_global_rank(model, {}, "dna-hf")
     assert (model._rank, model._world_size) == (3, 4)
+    use_global_rank(object(), {}, "dna-hf")  # no accelerator: nothing to shard
 
 
 def test_unknown_tokens_stop_the_run_with_the_fix(tiny_models, pair_data):

@@ -8,7 +8,14 @@ import pytest
 from perturbation_bench.kinds.footprints.shape import BACKGROUND, SHAPE
 from perturbation_bench.pairs.identity import pair_id
 from perturbation_bench.pairs.kinds import KIND, copies, margin_fields, shape_of
-from perturbation_bench.pairs.shape import PAIR, PAIR_SHAPE, Comparison, Copy, DocumentShape
+from perturbation_bench.pairs.shape import (
+    PAIR,
+    PAIR_SHAPE,
+    Comparison,
+    Copy,
+    DocumentShape,
+    Request,
+)
 
 
 @pytest.mark.parametrize(
@@ -47,3 +54,29 @@ def test_what_enters_a_pair_s_id_is_what_its_kind_declares():
     assert variants.pair_id("AC", "AG", row) == pair_id("AC", "AG", "R1")
     assert variants.pair_id("AC", "AG", {}) == pair_id("AC", "AG")
     assert footprints.pair_id("AC", "AG", row) == pair_id("AC", "AG") != pair_id("AC", "AG", "R1")
+
+
+@pytest.mark.parametrize(
+    "requests",
+    [
+        (Request("a", "t"),),  # one: nothing to compare
+        (Request("a", "t"), Request("b", "t"), Request("c", "t")),  # three
+        (Request("a", "t"), Request("b", "u")),  # two continuations: not one lm-eval choice set
+    ],
+)
+def test_a_shape_of_requests_asks_two_with_one_continuation(requests):
+    with pytest.raises(ValueError, match="asks two, with one continuation"):
+        DocumentShape(requests=requests)
+    with pytest.raises(ValueError, match="holds no copies"):
+        DocumentShape(requests=requests[:1] * 2, copies=(Copy("b", "b"),))
+
+
+def test_a_shape_of_requests_reads_its_columns_in_place_of_the_pair_s():
+    shape = DocumentShape(columns=("d",), requests=(Request("a", "t"), Request("b", "t")))
+    assert (shape.contexts, shape.sequence_columns) == (("a", "b"), ("a", "b", "t"))
+    assert shape.checked_columns == ("a", "b", "t", "d")
+    assert (
+        PAIR_SHAPE.checked_columns
+        == ("original_sequence", "sequence")
+        == PAIR_SHAPE.sequence_columns
+    )

@@ -84,6 +84,7 @@ def test_distances_given_twice_or_rounded_to_one_are_refused(tmp_path):
     """Nothing merged in silence: 64 twice, or 60 and 64 that --align 6 both makes 60."""
     with pytest.raises(OptionsError, match="--distances: 64 is given twice"):
         distances("64, 256,64")
+    assert distances("1,64") == (1, 64)
     with pytest.raises(OptionsError, match="--distances 60 and 64 both round to 60 bp"):
         build(tmp_path, distances=(60, 64), align=6)
     _, rows, _ = build(tmp_path / "apart", distances=(60, 66), align=6)
@@ -95,3 +96,16 @@ def test_build_refuses_bad_options_in_one_line(tmp_path):
         build(tmp_path, copy="mutate:x")
     with pytest.raises(OptionsError, match="--trials must be at least 1"):
         build(tmp_path, trials=0)
+
+
+def test_a_row_the_build_makes_wrong_is_refused_naming_it_and_the_invariant(tmp_path):
+    from perturbation_bench.errors import DataValidationError
+    from perturbation_bench.kinds.recall.builder import check_row
+
+    _, rows, _ = build(tmp_path)
+    check_row(rows[0])
+    rows[0]["window_bp"] += 6
+    with pytest.raises(
+        DataValidationError, match=f"^recall row {rows[0]['benchmark_id']}: breaks window_as_built$"
+    ):
+        check_row(rows[0])

@@ -121,3 +121,32 @@ def test_a_recall_file_without_a_column_its_task_reads_fails_the_file_check(tmp_
     pq.write_table(pa.Table.from_pylist(rows).drop_columns(["distance"]), path)
     checks, _ = validate(path)
     assert checks[0].broken == 1 and "missing column(s) distance" in checks[0].first
+
+
+def test_the_file_check_holds_a_recall_file_to_the_preset_s_k_mer(tmp_path):
+    """A 3-base target is shorter than one 6-mer; the file is read with only the columns asked
+    for and those its check reads."""
+    data, rows, _ = build(tmp_path)
+    rows[1]["target"] = "ACG"
+    path = tmp_path / "short.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    assert read_pair_file(path, kmer_size=3, columns=[]).column_names == [
+        "context_repeat", "context_control", "target", "distance", "copy", "control", "trial"
+    ]  # fmt: skip
+    with pytest.raises(DataValidationError, match="row 1: 'target' is shorter than one 6-mer"):
+        read_pair_file(path, kmer_size=6)
+
+
+def test_a_recall_task_given_a_file_without_a_column_names_its_build_not_a_pair_task(tmp_path):
+    from perturbation_bench.errors import OptionsError
+
+    from .recall_doubles import UniformLM, run
+
+    data, rows, _ = build(tmp_path)
+    (path,) = (data / "rc").glob("*.parquet")
+    pq.write_table(pa.Table.from_pylist(rows).drop_columns(["trial"]), path)
+    with pytest.raises(
+        OptionsError,
+        match=r"'perturbation-bench build recall'; this file has no trial column\(s\)$",
+    ):
+        run(UniformLM(), data)
