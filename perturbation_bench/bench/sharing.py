@@ -3,7 +3,8 @@
 Every row scores the same pairs with the same random model through ``dna-hf``, sharing off
 (``share_prefix=false``) and the default (``share_prefix=auto``: shared or plain, whichever
 its first shared batch measured faster), each in a fresh process, three times, alternating
-plain and default, the best of the three kept for each. It reports pairs/s, the default's
+plain and default and which goes first (A B B A A B: :func:`run_order`), the best of the three
+kept for each. It reports pairs/s, the default's
 speed-up, the way ``auto`` chose with both times it measured, the decoder passes of each (with
 those of batch 1), the ideal speed-up and the plan's, the largest LL difference, and the peak
 memory each run added while scoring. Scenarios:
@@ -78,7 +79,8 @@ SCENARIOS = [
     Scenario("6-mer 2 kb random p bf16", "6-mer", 256, 6, 2052, None, patch=12, dtype="bfloat16"),
 ]
 REPEATS = 3
-"""Runs of each row, alternating plain and default; the best of them is reported."""
+"""Runs of each row, alternating plain and default and which runs first (:func:`run_order`); the
+best of them is reported."""
 
 
 def scenario_pairs(scenario: Scenario, n: int) -> list[dict]:
@@ -177,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
                 metadata["preset"] = "carbon"
             best = [None, None]  # plain, default: the fastest of REPEATS runs each
             for repeat in range(REPEATS):
-                for way, (method, model_args) in enumerate(_rows(scenario)):
+                for way, (method, model_args) in run_order(_rows(scenario), repeat):
                     print(
                         f"measuring {scenario.name} ({repeat + 1}/{REPEATS}): {method} "
                         f"{model_args} ...",
@@ -207,6 +209,14 @@ def run(args: argparse.Namespace) -> int:
             "MISMATCH: default and plain scores differ by more than the bound (sharing_choice.agree)"
         )
     return 0 if agree else 1
+
+
+def run_order(rows: list, repeat: int) -> list:
+    """``(way, row)`` of the plain and the default row in the order repeat ``repeat`` runs them:
+    plain first on even repeats, default first on odd ones (A B B A ...), so that neither way
+    always runs second, after the other warmed or loaded the machine."""
+    order = list(enumerate(rows))
+    return order[::-1] if repeat % 2 else order
 
 
 def _rows(scenario: Scenario) -> list[tuple[str, dict]]:

@@ -45,6 +45,18 @@ def test_small_benchmark_runs_all_three_methods_and_they_agree(capsys):
     assert "the three causal methods give accuracy" in out
 
 
+def test_sharing_bench_alternates_which_way_runs_first():
+    """A B B A A B: over an even number of repeats each way runs first as often as second, and
+    each keeps its own slot (plain 0, default 1) whatever the order."""
+    from perturbation_bench.bench.sharing import run_order
+
+    rows = ["plain", "default"]
+    orders = [run_order(rows, repeat) for repeat in range(4)]
+    assert [[row for _, row in order] for order in orders[:2]] == [rows, rows[::-1]]
+    assert all(dict(order) == {0: "plain", 1: "default"} for order in orders)
+    assert sum(order[0][1] == "plain" for order in orders) == 2
+
+
 def test_sharing_bench_ideals_follow_the_plan():
     from perturbation_bench.bench.sharing import (
         SCENARIOS,
