@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import in_fresh_process, measure
+from perturbation_bench.errors import OptionsError
+from perturbation_bench.wording import did_you_mean
 
 CONFIG = "syn_human"
 
@@ -167,6 +169,13 @@ def add_arguments(parser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Measure every scenario and print the table; 1 if default and plain scores disagree."""
+    names = [s.name for s in SCENARIOS]
+    unknown = [name for name in args.scenario if name not in names]
+    if unknown:
+        raise OptionsError(
+            f"--scenario {unknown[0]!r}: not a sharing scenario{did_you_mean(unknown[0], names)} "
+            f"(the scenarios: {', '.join(names)})"
+        )
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     rows, agree = [], True
     with tempfile.TemporaryDirectory(prefix="pb-sharing-") as scratch:

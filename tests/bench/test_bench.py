@@ -13,6 +13,7 @@ import pytest
 
 from perturbation_bench.bench import throughput as bench
 from perturbation_bench.bench.throughput import Measurement, format_table
+from perturbation_bench.cli import main
 from perturbation_bench.fixtures.random_pairs import random_pair_table, random_pairs, write_parquet
 from perturbation_bench.pairs.outcome import pairwise_accuracy
 
@@ -55,6 +56,15 @@ def test_sharing_bench_alternates_which_way_runs_first():
     assert [[row for _, row in order] for order in orders[:2]] == [rows, rows[::-1]]
     assert all(dict(order) == {0: "plain", 1: "default"} for order in orders)
     assert sum(order[0][1] == "plain" for order in orders) == 2
+
+
+def test_an_unknown_sharing_scenario_is_refused_naming_the_nearest(capsys):
+    """Not an empty table: one line, before any model is built."""
+    assert main(["bench", "--sharing", "--scenario", "6-mer randm p"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "--scenario '6-mer randm p': not a sharing scenario (did you mean '6-mer random p'" in err
+    )
 
 
 def test_sharing_bench_ideals_follow_the_plan():
