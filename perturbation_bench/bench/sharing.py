@@ -169,14 +169,7 @@ def add_arguments(parser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Measure every scenario and print the table; 1 if default and plain scores disagree."""
-    names = [s.name for s in SCENARIOS]
-    unknown = [name for name in args.scenario if name not in names]
-    if unknown:
-        raise OptionsError(
-            f"--scenario {unknown[0]!r}: not a sharing scenario{did_you_mean(unknown[0], names)} "
-            f"(the scenarios: {', '.join(names)})"
-        )
-    chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
+    chosen = chosen_scenarios(args.scenario)
     rows, agree = [], True
     with tempfile.TemporaryDirectory(prefix="pb-sharing-") as scratch:
         for scenario in chosen:
@@ -218,6 +211,22 @@ def run(args: argparse.Namespace) -> int:
             "MISMATCH: default and plain scores differ by more than the bound (sharing_choice.agree)"
         )
     return 0 if agree else 1
+
+
+def chosen_scenarios(wanted: list[str]) -> list[Scenario]:
+    """The scenarios ``--scenario`` names, in table order (every one where it names none).
+
+    Raises:
+        OptionsError: a name that is not a scenario's, with the nearest and every name.
+    """
+    names = [s.name for s in SCENARIOS]
+    unknown = [name for name in wanted if name not in names]
+    if unknown:
+        raise OptionsError(
+            f"--scenario {unknown[0]!r}: not a sharing scenario{did_you_mean(unknown[0], names)} "
+            f"(the scenarios: {', '.join(names)})"
+        )
+    return [s for s in SCENARIOS if not wanted or s.name in wanted]
 
 
 def run_order(rows: list, repeat: int) -> list:
