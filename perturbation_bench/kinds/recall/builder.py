@@ -10,7 +10,10 @@ For each distance ``d`` of ``--distances`` and each trial ``t < --trials``, one 
 
 Windows are drawn from the genome's N-free stretches (every maximal run of A/C/G/T, upper
 case). A distance whose window is longer than the longest stretch is excluded with all its
-trials (named in ``_excluded.tsv``); rows read = distances x trials = written + excluded.
+trials, and a trial whose control piece equals the copy (a genome repeat of period ``s + d``
+under ``--control native``: its copy advantage is 0 by construction) is excluded alone, each
+counted in ``_excluded.tsv`` by distance and reason; rows read = distances x trials = written +
+excluded.
 ``--align K`` rounds every piece to whole K-mers (``rules.piece_lengths``; 6 for the 6-mer
 presets), so a preset that reads K-mers tokenizes the target the same after both contexts; the
 build holds each row to the kind's invariants (``invariants.py``, as ``validate`` does).
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.kinds.recall import rules
-from perturbation_bench.kinds.recall.invariants import invariants
+from perturbation_bench.kinds.recall.invariants import copy_span, invariants
 
 
 def add_arguments(parser) -> None:
@@ -121,9 +124,14 @@ def check_row(row: dict) -> None:
             raise DataValidationError(f"recall row {row['benchmark_id']}: breaks {check.name}")
 
 
+TOO_LONG = "window_longer_than_longest_n_free_stretch"
+CONTROL_IS_COPY = "control_equals_copy"
+"""The reasons a build excludes rows (module docstring)."""
+
+
 def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, seed, excluded):
-    """Every row of each distance of ``wanted`` (module docstring); a distance that does not
-    fit the longest stretch is counted in ``excluded`` (reason -> rows) and skipped."""
+    """Every row of each distance of ``wanted`` (module docstring); the rows excluded are
+    counted in ``excluded`` ((distance, reason) -> rows) and skipped."""
     import numpy as np
     from tqdm import tqdm
 
@@ -132,7 +140,7 @@ def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, 
         lengths = rules.piece_lengths(distance, segment, align)
         window = rules.window_bp(distance, segment)
         if sum(lengths) + lengths[1] > stretches.longest():
-            excluded[distance] = trials
+            excluded[distance, TOO_LONG] = trials
             continue
         rng = np.random.default_rng([seed, window, distance])
         aux = np.random.default_rng([seed, window, distance, 1])
@@ -149,8 +157,20 @@ def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, 
                 "align": align,
                 "random_seed": seed,
             }
+            start, end = copy_span(row)
+            if row["context_repeat"][start:end] == row["context_control"][start:end]:
+                excluded[distance, CONTROL_IS_COPY] += 1
+                continue
             check_row(row)
             yield row
+
+
+def by_reasons(excluded: Counter) -> dict[str, int]:
+    """The rows ``excluded`` ((distance, reason) -> rows) counts, per reason."""
+    counts: Counter = Counter()
+    for (_, reason), rows in excluded.items():
+        counts[reason] += rows
+    return dict(counts)
 
 
 def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
@@ -161,7 +181,7 @@ def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
 
     Raises:
         OptionsError: a copy, control, segment, trial count or alignment out of range.
-        DataValidationError: no row was made (every distance longer than the longest stretch).
+        DataValidationError: no row was made (every row excluded), naming the reasons.
     """
     from perturbation_bench import __version__
     from perturbation_bench.pairs.layout import (
@@ -190,16 +210,16 @@ def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
     )  # fmt: skip
     path, written = write_pairs(folder, rows)
     read = len(settings["distances"]) * trials
+    by_reason = by_reasons(excluded)
     if not written:
         raise DataValidationError(
-            f"no recall row was made: every distance's window is longer than the genome's "
-            f"longest N-free stretch ({stretches.longest()} bp)"
+            f"no recall row was made: {', '.join(f'{n} {r}' for r, n in by_reason.items())} (the "
+            f"genome's longest N-free stretch: {stretches.longest()} bp)"
         )
-    reason = "window_longer_than_longest_n_free_stretch"
     report = {
         "read": read,
         "written_rows": written,
-        "excluded": {reason: sum(excluded.values())} if excluded else {},
+        "excluded": by_reason,
         "longest_stretch_bp": stretches.longest(),
         "settings": {
             **{k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
@@ -208,6 +228,6 @@ def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
     }
     write_report(folder, report)
     write_excluded(
-        folder, ("distance", "rows", "reason"), [(d, n, reason) for d, n in excluded.items()]
+        folder, ("distance", "rows", "reason"), [(d, n, r) for (d, r), n in excluded.items()]
     )
     return path, report

@@ -109,3 +109,26 @@ def test_a_row_the_build_makes_wrong_is_refused_naming_it_and_the_invariant(tmp_
         DataValidationError, match=f"^recall row {rows[0]['benchmark_id']}: breaks window_as_built$"
     ):
         check_row(rows[0])
+
+
+def test_a_trial_whose_native_control_equals_its_copy_is_excluded_and_counted(tmp_path):
+    """A tandem repeat of period s + d: the bases before D are the target itself, so the two
+    windows are one (copy advantage 0 by construction). Such trials are excluded and counted,
+    the others written: read = written + excluded, and validate passes every written row."""
+    import random
+
+    from perturbation_bench.dataset.validate import validate
+    from perturbation_bench.kinds.recall.builder import build_recall
+    from perturbation_bench.kinds.recall.rules import Stretches
+
+    rng = random.Random(5)
+    unit = "".join(rng.choice("ACGT") for _ in range(128))  # s + d = 64 + 64
+    stretches = ["".join(rng.choice("ACGT") for _ in range(6000)), unit * 60]
+    settings = {"config": "rc", "distances": (64,), "segment": 64, "trials": 40, "copy": "exact",
+                "control": "native", "align": 1, "seed": 0}  # fmt: skip
+    _, report = build_recall(Stretches(stretches), settings, tmp_path)
+    excluded = report["excluded"]["control_equals_copy"]
+    assert 0 < excluded < 40 and report["written_rows"] + excluded == report["read"] == 40
+    assert f"64\t{excluded}\tcontrol_equals_copy" in (tmp_path / "rc" / "_excluded.tsv").read_text()
+    checks, rows = validate(tmp_path / "rc")
+    assert rows == report["written_rows"] and not [c.name for c in checks if c.broken]
