@@ -22,7 +22,6 @@ import pyarrow.parquet as pq
 
 from perturbation_bench.dataset.invariants import Invariant, invariants
 from perturbation_bench.errors import DataSourceError, DataValidationError
-from perturbation_bench.pairs.fields import SEQUENCE_COLUMNS
 from perturbation_bench.pairs.files import read_pair_file
 from perturbation_bench.pairs.kinds import KINDS, kind_of
 from perturbation_bench.pairs.layout import PARQUET_GLOB
@@ -42,7 +41,7 @@ def sequence_fields() -> tuple[str, ...]:
     (``pairs/shape.py``: the pair's, its further copies, a kind's requests) and a motif pair's
     repeat."""
     columns = (name for kind in KINDS for name in kind.document.sequence_columns)
-    return (*dict.fromkeys([*SEQUENCE_COLUMNS, *columns]), "actual_motif")
+    return (*dict.fromkeys(columns), "actual_motif")
 
 
 def _rows(files: list[Path]) -> Iterator[tuple[Path, int, set[str], dict]]:

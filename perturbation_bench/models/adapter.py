@@ -34,7 +34,7 @@ from perturbation_bench.arguments import (
 )
 from perturbation_bench.errors import UnsupportedTaskError, install_excepthook
 from perturbation_bench.families import MODELS
-from perturbation_bench.models.model_arguments import check_model_arguments, check_scoring
+from perturbation_bench.models.model_arguments import check_model_arguments
 from perturbation_bench.models.provenance import Provenance
 from perturbation_bench.models.result_store import ResultStore, source_identity
 from perturbation_bench.models.tokens import UnknownTokenCounter
@@ -81,9 +81,7 @@ class PackageModel:
             if isinstance(value, str):
                 check_model_source(value, argument)
                 check_remote_code(value, trust_remote_code)
-        values = check_model_arguments(self.model_name, given)
-        if scoring is not None:
-            check_scoring(self.model_name, scoring)
+        values = check_model_arguments(self.model_name, given)  # scoring among them
         if batch_size is not None:
             check_batch_size(batch_size)
         return values

@@ -55,7 +55,6 @@ from perturbation_bench.models.causal_plan import Piece, check_stride, token_win
 from perturbation_bench.models.causal_scoring import CausalScorer
 from perturbation_bench.models.document_cache import DocumentCache
 from perturbation_bench.models.embedding_scoring import (
-    EMBEDDING_ARGUMENTS,
     EmbeddingScore,
     check_layer,
 )
@@ -163,9 +162,7 @@ class DnaHFLM(CausalModelScores, RandomWeightsHF, PackageModel, HFLM):
             )
         return {
             "random_seed": random_seed(model_args["random_init"], model_args["seed"], model_args),
-            "embedding": EmbeddingScore.from_arguments(
-                model_args["scoring"], *(model_args[name] for name in EMBEDDING_ARGUMENTS)
-            ),
+            "embedding": EmbeddingScore.of_model_arguments(model_args),
             "share_prefix": sharing_mode(model_args["share_prefix"]),
             "dedupe": truth(model_args["dedupe"], "dedupe"),
         }

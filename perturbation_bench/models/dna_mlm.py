@@ -27,7 +27,6 @@ from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
 from perturbation_bench.models.architecture import check_checkpoint, register_plugin
 from perturbation_bench.models.embedding_scoring import (
-    EMBEDDING_ARGUMENTS,
     EmbeddingScore,
     EmbeddingScorer,
     check_layer,
@@ -167,9 +166,7 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         (``EmbeddingScore.from_arguments``) and ``dedupe`` (``PackageModel.argument_values``)."""
         return {
             "random_seed": random_seed(model_args["random_init"], model_args["seed"]),
-            "embedding": EmbeddingScore.from_arguments(
-                model_args["scoring"], *(model_args[name] for name in EMBEDDING_ARGUMENTS)
-            ),
+            "embedding": EmbeddingScore.of_model_arguments(model_args),
             "dedupe": truth(model_args["dedupe"], "dedupe"),
         }
 

@@ -77,6 +77,14 @@ class EmbeddingScore:
     layer: str | int = "last"
 
     @classmethod
+    def of_model_arguments(cls, model_args) -> EmbeddingScore | None:
+        """:meth:`from_arguments` of a model's ``scoring`` and :data:`EMBEDDING_ARGUMENTS`
+        (every one present in ``model_args``, None where not given)."""
+        return cls.from_arguments(
+            model_args["scoring"], *(model_args[name] for name in EMBEDDING_ARGUMENTS)
+        )
+
+    @classmethod
     def from_arguments(cls, scoring: str, distance=None, pooling=None, layer=None):
         """The score the model arguments ask for; None unless ``scoring`` is ``embedding``.
 

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.models.adapter import PackageModel, PairsOnly, registered
-from perturbation_bench.models.markov_chain import MAX_ORDER, chain_for
+from perturbation_bench.models.markov_chain import chain_for, chain_settings
 from perturbation_bench.models.parallel import DataParallel
 from perturbation_bench.pairs.conventions import bare_start
 
@@ -43,24 +43,12 @@ class KmerMarkovLM(PackageModel, PairsOnly, DataParallel, LM):
 
     @classmethod
     def argument_values(cls, model_args: dict) -> dict:
-        """``fasta`` given, ``order`` a whole number from 0 to ``MAX_ORDER`` and ``pseudocount``
-        a number > 0 (``PackageModel.argument_values``)."""
+        """``fasta`` given, ``order`` and ``pseudocount`` as the chain takes them
+        (``markov_chain.chain_settings``; ``PackageModel.argument_values``)."""
         if not model_args["fasta"]:
             raise OptionsError("kmer-markov needs the genome to count: --model_args fasta=PATH")
-        order, pseudocount = str(model_args["order"]).strip(), model_args["pseudocount"]
-        if isinstance(model_args["order"], bool) or not order.isdigit() or int(order) > MAX_ORDER:
-            raise OptionsError(
-                f"kmer-markov: order must be a whole number from 0 to {MAX_ORDER}, got {order!r}"
-            )
-        try:
-            pseudocount = float(pseudocount)
-        except (TypeError, ValueError):
-            pseudocount = -1.0
-        if not pseudocount > 0:
-            raise OptionsError(
-                f"kmer-markov: pseudocount must be a number > 0, got {model_args['pseudocount']!r}"
-            )
-        return {"order": int(order), "pseudocount": pseudocount}
+        order, pseudocount = chain_settings(model_args["order"], model_args["pseudocount"])
+        return {"order": order, "pseudocount": pseudocount}
 
     def loglikelihood(self, requests, disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(LL, False)`` per request, in order."""

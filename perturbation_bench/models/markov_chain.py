@@ -75,6 +75,27 @@ def reverse_complement_index(k: int) -> np.ndarray:
     return out
 
 
+def chain_settings(order, pseudocount) -> tuple[int, float]:
+    """``order`` as a whole number from 0 to :data:`MAX_ORDER` and ``pseudocount`` as a number
+    above 0, from numbers or their text (model arguments).
+
+    Raises:
+        OptionsError: either out of range or not a number.
+    """
+    text = str(order).strip()
+    if isinstance(order, bool) or not text.isdigit() or int(text) > MAX_ORDER:
+        raise OptionsError(
+            f"kmer-markov: order must be a whole number from 0 to {MAX_ORDER}, got {text!r}"
+        )
+    try:
+        value = float(pseudocount)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not value > 0:
+        raise OptionsError(f"kmer-markov: pseudocount must be a number > 0, got {pseudocount!r}")
+    return int(text), value
+
+
 class MarkovChain:
     """Counts ``tables[j - 1]`` of every j-mer (j = 1 .. order + 1) and the probabilities above."""
 
@@ -83,10 +104,7 @@ class MarkovChain:
             raise OptionsError(
                 f"need {order + 1} count tables for order {order}, got {len(tables)}"
             )
-        if pseudocount <= 0:
-            raise OptionsError(f"pseudocount must be positive, got {pseudocount}")
-        self.order = order
-        self.pseudocount = float(pseudocount)
+        self.order, self.pseudocount = chain_settings(order, pseudocount)
         self.tables = tables
         self._log_probs = [self._table_log_probs(t) for t in tables]
 
@@ -103,8 +121,7 @@ class MarkovChain:
         import pyfaidx
         from tqdm import tqdm
 
-        if not 0 <= order <= MAX_ORDER:
-            raise OptionsError(f"kmer-markov: order must be between 0 and {MAX_ORDER}, got {order}")
+        order, pseudocount = chain_settings(order, pseudocount)
         try:
             genome = pyfaidx.Fasta(str(fasta), as_raw=True)
         except (OSError, ValueError, pyfaidx.FastaIndexingError) as err:
