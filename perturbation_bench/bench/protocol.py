@@ -112,6 +112,10 @@ def matmul_parameters(model) -> int:
     return total + (embeddings.numel() if head is not None and head.weight is embeddings else 0)
 
 
+READS_OPTIONS_OF = ("throughput",)
+"""The benchmarks whose options this one reads too (``commands/bench.py``)."""
+
+
 def add_arguments(parser) -> None:
     """The ``bench --protocol`` options (the model, data, device, dtype and batch size are the
     throughput benchmark's)."""

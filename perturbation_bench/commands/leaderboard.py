@@ -24,7 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read every run once, write the leaderboard, print where it is, what is ranked and why
     each other task is not."""
-    from perturbation_bench.report.leaderboard import leaderboard, not_ranked_because, ranked_tasks
+    from perturbation_bench.report.leaderboard import (
+        best_line,
+        leaderboard,
+        not_ranked_because,
+        ranked_tasks,
+    )
     from perturbation_bench.report.leaderboard_files import write_leaderboard
     from perturbation_bench.report.output_folder import check_output_folder
     from perturbation_bench.wording import counted
@@ -37,10 +42,5 @@ def run(args: argparse.Namespace) -> int:
     for task in tasks:
         if task not in shared:
             print(f"not ranked: {task}: {not_ranked_because(task, rows)}")
-    best = (
-        f"best mean rank over {counted(len(shared), 'shared task')}: {rows[0]['name']}"
-        if shared
-        else "no task scored by every run with one metric on one data: nothing ranked"
-    )
-    print(f"{counted(len(rows), 'run')}, {counted(len(tasks), 'task')}; {best}")
+    print(f"{counted(len(rows), 'run')}, {counted(len(tasks), 'task')}; {best_line(rows, shared)}")
     return 0

@@ -56,6 +56,8 @@ class Invariant:
     broken: int = 0
     first: str | None = None
     skipped_because: str = ""
+    applicable: bool = True
+    """False when the dataset holds rows but none of this invariant's kinds."""
 
 
 def _window_size(row: dict) -> bool:

@@ -7,7 +7,8 @@ place of the pair's); a file that breaks them is reported with its row and reaso
 are not checked further. Then each invariant is checked on every row (files are streamed in
 record batches); one line per invariant says how many rows break it, with the first such row. An
 invariant whose columns a dataset lacks, or that needs a FASTA that was not given, is reported
-as skipped, never as passed. Positions are 0-based, half-open. Sequences are compared in upper
+as skipped, never as passed; an invariant of kinds the dataset holds no row of is listed once
+as not applicable (a syn dataset has no recall rows to check). Positions are 0-based, half-open. Sequences are compared in upper
 case, as the tasks read them: a soft-masked (lower-case) base is a base.
 
 The invariants and their rules are in ``invariants.py``.
@@ -80,10 +81,11 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
     from tqdm import tqdm
 
     rules, passing = check_pair_rules(parquet_files(path))
-    checks, n_rows = invariants(fasta), 0
+    checks, n_rows, kinds_seen = invariants(fasta), 0, set()
     for path_, row, columns, record in tqdm(_rows(passing), desc="validating", unit="row"):
         n_rows += 1
         kind = kind_of(columns)
+        kinds_seen.add(kind)
         for check in checks:
             if check.holds is None:
                 continue
@@ -101,6 +103,7 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
                     detail = f": {check.explain(record)}" if check.explain else ""
                     check.first = f"{path_} row {row}{detail}"
     for check in checks:
+        check.applicable = not n_rows or bool(kinds_seen.intersection(check.kinds))
         if not check.checked and not check.skipped_because:
             check.skipped_because = (
                 "no rows: every file failed pair_rules" if rules.broken else "no rows"
@@ -109,9 +112,9 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
 
 
 def report(checks: list[Invariant], n_rows: int) -> str:
-    """One line per check."""
+    """One line per applicable check, then one naming the checks of kinds the dataset lacks."""
     lines = []
-    for check in checks:
+    for check in (c for c in checks if c.applicable):
         if check.checked == 0:
             lines.append(f"SKIP {check.name}: not checked ({check.skipped_because})")
         elif check.broken:
@@ -121,5 +124,8 @@ def report(checks: list[Invariant], n_rows: int) -> str:
             )
         else:
             lines.append(f"PASS {check.name}: 0 of {check.checked} {check.unit} break it")
+    elsewhere = [c.name for c in checks if not c.applicable]
+    if elsewhere:
+        lines.append(f"n/a (no rows of their kinds): {', '.join(elsewhere)}")
     lines.append(f"{n_rows} rows checked")
     return "\n".join(lines)

@@ -52,7 +52,8 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
         tokenizer: tokenizer folder or hub id (default: ``pretrained``).
         dtype: weight dtype (``float32``, ``bfloat16``, ``float16``, ``auto``); the
             log-softmax is float32 whatever it is.
-        device: ``cuda``, ``cuda:1``, ``cpu`` (default: cuda if available).
+        device: ``cuda``, ``cuda:1``, ``cpu`` (default, and for CUDA on a machine without it:
+            cuda if available, else cpu; ``parallel.usable_device``).
         batch_size: inputs per forward pass (an int; ``auto`` means 8).
         max_length: tokens per input (default: the tokenizer's ``model_max_length``, else the
             config's ``max_position_embeddings``).
@@ -115,7 +116,6 @@ class DnaMaskedLM(PackageModel, PairsOnly, DataParallel, LM):
                 "scoring": scoring,
             },
         )
-        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._device = self._start_data_parallel(device)
         self.batch_size = 8 if str(batch_size).startswith("auto") else int(batch_size)
         trust_remote_code = truth(trust_remote_code, "trust_remote_code")

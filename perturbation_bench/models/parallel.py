@@ -19,6 +19,24 @@ import torch
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
 
+def usable_device(device: str | None) -> str:
+    """The device to score on, read as lm-eval's ``hf`` model reads ``--device``: ``device``
+    itself, except None and a CUDA device on a machine without CUDA (lm-eval's command line
+    passes ``cuda:0`` when ``--device`` is not given), which give ``cuda`` if available, else
+    ``cpu``; the second with a warning that names both."""
+    fallback = "cuda" if torch.cuda.is_available() else "cpu"
+    if device is None:
+        return fallback
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        log.warning(
+            "device %s: this machine has no CUDA device; scoring on cpu (lm_eval passes cuda:0 "
+            "when --device is not given; --device cpu says it)",
+            device,
+        )
+        return "cpu"
+    return str(device)
+
+
 def join_process_group(device) -> None:
     """Under a multi-process launch without a GPU to use, join the gloo group (idempotent)."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
@@ -74,7 +92,9 @@ class DataParallel:
     class that is not HFLM; call :meth:`_start_data_parallel` in ``__init__``."""
 
     def _start_data_parallel(self, device) -> torch.device:
-        """Join the launch's processes, if any; set rank and world size; return the device."""
+        """Join the launch's processes, if any; set rank and world size; return the device
+        (:func:`usable_device`)."""
+        device = usable_device(device)
         join_process_group(device)
         self.accelerator = None
         self._rank, self._world_size = 0, 1

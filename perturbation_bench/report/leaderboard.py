@@ -17,7 +17,9 @@ range (``[0, 1]``; ``[-1, 1]`` for a correlation) where lm-eval wrote a standard
 
 A floor's row (``families.floor_kind``: a ``kmer-markov`` run, a composition floor; a
 ``random_init=true`` run, a random-weights floor) is ranked with the others and says which floor
-it is (the ``floor`` column), so a model's place reads against them.
+it is (the ``floor`` column), so a model's place reads against them. The headline
+(:func:`best_line`) names the best *model*, never a floor: every model tied with it, and every
+floor ranked at or above it, which says the models learned nothing those floors lack.
 
 A row is named as the report names it (``run_names.py``: the model and what tells it apart from
 the other runs of that model), from the identity the results file records (the lm-eval model,
@@ -225,3 +227,30 @@ def ranked_tasks(tasks: list[str], rows: list[dict]) -> list[str]:
     return [
         task for task in tasks if all((row["tasks"].get(task) or {}).get("rank") for row in rows)
     ]
+
+
+def best_line(rows: list[dict], shared: list[str]) -> str:
+    """What is best (module docstring): the model of best mean rank over the ``shared`` tasks,
+    never a floor while any model ran; every run tied with it is named, and every floor at or
+    above its mean rank."""
+    from perturbation_bench.wording import counted
+
+    if not shared:
+        return "no task scored by every run with one metric on one data: nothing ranked"
+    models = [row for row in rows if not row["floor"]] or rows
+    top = models[0]["mean_rank"]
+    tied = [row["name"] for row in models if row["mean_rank"] == top]
+    line = f"best mean rank over {counted(len(shared), 'shared task')}: {some(tied)}"
+    line += f" (tied at {top:g})" if len(tied) > 1 else ""
+    if models is rows:
+        return line + " (every run is a floor)"
+    return line + _floors_at_or_above(rows, top)
+
+
+def _floors_at_or_above(rows: list[dict], mean_rank: float) -> str:
+    above = [
+        f"{row['name']} ({row['floor']})"
+        for row in rows
+        if row["floor"] and row["mean_rank"] <= mean_rank
+    ]
+    return f"; a floor ranks at or above it: {some(above)}" if above else ""

@@ -258,3 +258,51 @@ def test_protocol_rows_time_their_passes_and_score_as_the_reference(tmp_path):
     )
     cells = without_reference.splitlines()[2].split(" | ")
     assert cells[5:7] == ["n/a", "n/a"] and cells[-2:] == ["n/a", "n/a |"]
+
+
+def _set_away_from_default(action: argparse.Action) -> list[str]:
+    """Command-line words that give ``action`` a value other than its default."""
+    if action.nargs == 0:
+        return [action.option_strings[0]]
+    values = [str(choice) for choice in action.choices or ("7", "8")]
+    value = next(v for v in values if v != str(action.default))
+    return [action.option_strings[0], value]
+
+
+def test_every_option_of_a_benchmark_not_run_is_refused_never_ignored():
+    """The rule over every benchmark's every option: set with another benchmark chosen, it is
+    refused by name (two flags as such); set with its own benchmark, or one that declares it
+    reads it (``READS_OPTIONS_OF``), it is accepted."""
+    from perturbation_bench.cli import command_parser
+    from perturbation_bench.commands.bench import FLAGGED, _module, chosen_benchmark
+    from perturbation_bench.errors import OptionsError
+
+    parser = command_parser()
+    owned = parser.parse_args(["bench"]).bench_options
+    assert set(owned) == {"throughput", *FLAGGED.values()}
+    flag_of = {module: [f"--{flag}"] for flag, module in FLAGGED.items()}
+    flag_of["protocol"] = ["--protocol", "gpu"]
+    refused = accepted = 0
+    for chosen in owned:
+        reads = {chosen, *getattr(_module(chosen), "READS_OPTIONS_OF", ())}
+        for owner, actions in owned.items():
+            for action in actions:
+                words = _set_away_from_default(action)
+                is_flag = words[0].lstrip("-") in FLAGGED
+                if words == flag_of.get(chosen) or (is_flag and chosen == "throughput"):
+                    continue  # the chosen flag itself; a flag alone chooses its own benchmark
+                args = parser.parse_args(["bench", *flag_of.get(chosen, []), *words])
+                if owner in reads:
+                    assert chosen_benchmark(args) == chosen
+                    accepted += 1
+                    continue
+                with pytest.raises(OptionsError) as refusal:
+                    chosen_benchmark(args)
+                said = str(refusal.value)
+                if is_flag:
+                    assert said.startswith("bench runs one benchmark at a time;"), said
+                else:
+                    assert f"{action.option_strings[0]} (an option of " in said, said
+                refused += 1
+    assert refused > 100 and accepted > 20
+    assert chosen_benchmark(parser.parse_args(["bench", "--protocol", "gpu", "--pairs", "3"]))

@@ -25,6 +25,16 @@ def test_built_dataset_passes_validate_against_the_genome(built, genome_files, k
     others = {c.name for c in checks[1:] if kind not in c.kinds}  # other kinds' invariants
     assert {"flanks_identical", "insert_at_centre", "copy_as_named"} <= others
     assert skipped == ({"patch_is_repeat"} if kind == "syn" else {"synonymous_only"}) | others
+    lines = report(checks, n_rows).splitlines()
+    not_applicable = {c.name for c in checks if not c.applicable}
+    assert not_applicable == others | (
+        {"patch_is_repeat"} if kind == "syn" else {"synonymous_only"}
+    )
+    assert not [line for line in lines if line.split(":")[0].split()[-1] in not_applicable]
+    assert lines[-2] == "n/a (no rows of their kinds): " + ", ".join(
+        c.name for c in checks if c.name in not_applicable
+    )
+    assert lines[-1] == f"{n_rows} rows checked"
 
 
 def break_row(table_rows, invariant, row):

@@ -90,7 +90,8 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
     assert len(markdown) == 2 + 5 and "syn_human" in markdown[0]
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 0
     out = capsys.readouterr().out
-    assert "5 runs, 2 tasks; best mean rank over 2 shared tasks" in out
+    assert "5 runs, 2 tasks; best mean rank over 2 shared tasks: " in out
+    assert out.rstrip().endswith(" (every run is a floor)")  # five kmer-markov orders
     written = [line.removeprefix("wrote ") for line in out.splitlines() if line.startswith("wrote")]
     assert [Path(p).name for p in written] == [
         "leaderboard.csv",
@@ -425,3 +426,38 @@ def test_a_floor_s_row_says_which_floor_it_is_in_the_csv_and_the_markdown(tmp_pa
     text = (tmp_path / "board" / "leaderboard.md").read_text()
     assert "| ckpt random_init=True seed=42 (floor: random weights) |" in text
     assert "| kmer-markov (floor: composition) |" in text
+
+
+def _ranked(*rows: tuple[str, float, str | None]) -> list[dict]:
+    return [{"name": name, "mean_rank": rank, "floor": floor} for name, rank, floor in rows]
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        (
+            _ranked(("m1", 1.0, None), ("kmer", 2.0, "composition")),
+            "best mean rank over 2 shared tasks: m1",
+        ),
+        (
+            _ranked(("kmer", 1.0, "composition"), ("m1", 1.5, None), ("m2", 2.0, None)),
+            "best mean rank over 2 shared tasks: m1; a floor ranks at or above it: "
+            "kmer (composition)",
+        ),
+        (
+            _ranked(("a", 1.5, None), ("b", 1.5, None), ("r", 1.5, "random weights")),
+            "best mean rank over 2 shared tasks: a, b (tied at 1.5); a floor ranks at or above "
+            "it: r (random weights)",
+        ),
+        (
+            _ranked(("k", 1.0, "composition"), ("r", 2.0, "random weights")),
+            "best mean rank over 2 shared tasks: k (every run is a floor)",
+        ),
+    ],
+)
+def test_the_headline_names_the_best_model_never_a_floor(rows, said):
+    """Rows as ``leaderboard`` returns them, best mean rank first."""
+    from perturbation_bench.report.leaderboard import best_line
+
+    assert best_line(rows, ["t1", "t2"]) == said
+    assert best_line(rows, []).endswith("nothing ranked")
