@@ -5,7 +5,8 @@ First every file must pass the rules the tasks apply when they load data (``pair
 lengths, letters ACGTN; a kind whose documents are requests holds its requests' sequences in
 place of the pair's); a file that breaks them is reported with its row and reason, and its rows
 are not checked further. Then each invariant is checked on every row (files are streamed in
-record batches); one line per invariant says how many rows break it, with the first such row. An
+record batches), and no row may repeat an earlier row's pair in its config (``distinct_pairs``);
+one line per invariant says how many rows break it, with the first such row. An
 invariant whose columns a dataset lacks, or that needs a FASTA that was not given, is reported
 as skipped, never as passed; an invariant of kinds the dataset holds no row of is listed once
 as not applicable (a syn dataset has no recall rows to check). Positions are 0-based, half-open. Sequences are compared in upper
@@ -24,7 +25,7 @@ import pyarrow.parquet as pq
 from perturbation_bench.dataset.invariants import Invariant, invariants
 from perturbation_bench.errors import DataSourceError, DataValidationError
 from perturbation_bench.pairs.files import read_pair_file
-from perturbation_bench.pairs.kinds import KINDS, kind_of
+from perturbation_bench.pairs.kinds import KIND, KINDS, kind_of
 from perturbation_bench.pairs.layout import PARQUET_GLOB
 
 
@@ -82,26 +83,16 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
 
     rules, passing = check_pair_rules(parquet_files(path))
     checks, n_rows, kinds_seen = invariants(fasta), 0, set()
+    distinct = DistinctPairs()
     for path_, row, columns, record in tqdm(_rows(passing), desc="validating", unit="row"):
         n_rows += 1
         kind = kind_of(columns)
         kinds_seen.add(kind)
+        pair = (path_.parent, KIND[kind].document.row_pair_id(record))
+        distinct.count(pair, f"{path_} row {row}")
         for check in checks:
-            if check.holds is None:
-                continue
-            missing = [c for c in check.columns if c not in columns]
-            if kind not in check.kinds:
-                check.skipped_because = f"applies to {'/'.join(check.kinds)} datasets only"
-                continue
-            if missing:
-                check.skipped_because = f"missing columns: {', '.join(missing)}"
-                continue
-            check.checked += 1
-            if not check.holds(record):
-                check.broken += 1
-                if check.first is None:
-                    detail = f": {check.explain(record)}" if check.explain else ""
-                    check.first = f"{path_} row {row}{detail}"
+            _apply(check, kind, columns, record, f"{path_} row {row}")
+    checks = [distinct, *checks]
     for check in checks:
         check.applicable = not n_rows or bool(kinds_seen.intersection(check.kinds))
         if not check.checked and not check.skipped_because:
@@ -109,6 +100,45 @@ def validate(path: str | Path, fasta: str | Path | None = None) -> tuple[list[In
                 "no rows: every file failed pair_rules" if rules.broken else "no rows"
             )
     return [rules, *checks], n_rows
+
+
+def _apply(check: Invariant, kind: str, columns: set[str], record: dict, where: str) -> None:
+    """Check one row against ``check`` where its kind and columns allow, counting the result."""
+    if check.holds is None:
+        return
+    missing = [c for c in check.columns if c not in columns]
+    if kind not in check.kinds:
+        check.skipped_because = f"applies to {'/'.join(check.kinds)} datasets only"
+        return
+    if missing:
+        check.skipped_because = f"missing columns: {', '.join(missing)}"
+        return
+    check.checked += 1
+    if not check.holds(record):
+        check.broken += 1
+        if check.first is None:
+            detail = f": {check.explain(record)}" if check.explain else ""
+            check.first = f"{where}{detail}"
+
+
+class DistinctPairs(Invariant):
+    """``distinct_pairs``: no row repeats an earlier row's pair (its id,
+    ``shape.DocumentShape.row_pair_id``, the rule the builds drop a ``duplicate_pair`` by)
+    within its config (the folder of its file, which one task reads whole); a repeat would count
+    one pair twice. Memory: an id per distinct pair."""
+
+    def __init__(self):
+        super().__init__("distinct_pairs", (), None, kinds=tuple(k.name for k in KINDS))
+        self.seen: dict[tuple[Path, str], str] = {}
+
+    def count(self, pair: tuple[Path, str], where: str) -> None:
+        """Count the row at ``where`` whose ``(config folder, pair id)`` is ``pair``."""
+        self.checked += 1
+        if pair not in self.seen:
+            self.seen[pair] = where
+            return
+        self.broken += 1
+        self.first = self.first or f"{where} repeats the pair of {self.seen[pair]}"
 
 
 def report(checks: list[Invariant], n_rows: int) -> str:

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from perturbation_bench.errors import OptionsError
-from perturbation_bench.pairs.fields import ORIGINAL, PERTURBED
 from perturbation_bench.pairs.kinds import KIND
 
 PARQUET_GLOB = "*.parquet"
@@ -100,7 +99,7 @@ def unique_pairs(
     rows: Iterator[dict], excluded: Counter, kind: str, on_duplicate=None, on_conflict=None
 ):
     """``rows`` of pairs of ``kind`` less the repeats of an earlier row's pair (its id,
-    ``shape.DocumentShape.pair_id``: ``original_sequence``, ``sequence`` and what else the
+    ``shape.DocumentShape.row_pair_id``: ``original_sequence``, ``sequence`` and what else the
     kind declares, a variant's ``assay``), the first kept: ``duplicate_pair``
     (e.g. isoforms of two genes sharing the changed exon), handed to ``on_duplicate(row)``, or
     ``conflicting_label`` where its ``label`` differs from the earlier row's (a missing label
@@ -109,7 +108,7 @@ def unique_pairs(
     seen: dict = {}
     shape = KIND[kind].document
     for row in rows:
-        digest = shape.pair_id(row[ORIGINAL], row[PERTURBED], row)
+        digest = shape.row_pair_id(row)
         if digest not in seen:
             seen[digest] = row.get("label")
             yield row

@@ -139,6 +139,14 @@ class DocumentShape:
         """The id of a pair of this shape: its sequences and ``row``'s :attr:`identity`."""
         return pair_id(original, perturbed, *(row.get(name) for name in self.identity))
 
+    def row_pair_id(self, row) -> str:
+        """:meth:`pair_id` of a file's row: its pair's two sequences, or for a shape of requests
+        the continuation twice (the document's pair, whose contexts differ)."""
+        if self.requests is not None:
+            target = row[self.requests[0].continuation]
+            return self.pair_id(target, target, row)
+        return self.pair_id(row[SEQUENCE_COLUMNS[0]], row[SEQUENCE_COLUMNS[1]], row)
+
     @property
     def margins(self) -> tuple[str, ...]:
         """The sample fields of its comparisons after the pair's."""

@@ -207,3 +207,30 @@ def test_a_window_whose_genome_end_is_off_by_one_does_not_match_the_genome(
     failing = {c.name: c.first for c in checks if c.broken}
     assert set(failing) == {"window_size", "matches_genome"}
     assert failing["matches_genome"].endswith(f"{broken} row 2")
+
+
+@pytest.mark.parametrize("kind", ["syn", "motif"])
+def test_a_pair_repeated_within_a_config_fails_distinct_pairs_and_across_configs_passes(
+    built, tmp_path, capsys, kind
+):
+    """The builds drop a repeated pair (``duplicate_pair``); validate holds a dataset made by
+    hand to the same rule, per config: one task reads a config whole, so a repeat counts one
+    pair twice, while two configs may share a pair."""
+    table = pq.read_table(built[kind])
+    rows = table.to_pylist()
+    repeated = tmp_path / "one" / kind / "test.parquet"
+    repeated.parent.mkdir(parents=True)
+    pq.write_table(table.from_pylist([*rows, dict(rows[2])], schema=table.schema), repeated)
+    assert main(["validate", str(tmp_path / "one")]) == 1
+    line = next(x for x in capsys.readouterr().out.splitlines() if "distinct_pairs" in x)
+    assert line == (
+        f"FAIL distinct_pairs: 1 of {len(rows) + 1} rows break it (first: {repeated} row "
+        f"{len(rows)} repeats the pair of {repeated} row 2)"
+    )
+    for config in ("a", "b"):
+        shared = tmp_path / "two" / config / "test.parquet"
+        shared.parent.mkdir(parents=True)
+        pq.write_table(table, shared)
+    checks, n_rows = validate(tmp_path / "two")
+    distinct = next(c for c in checks if c.name == "distinct_pairs")
+    assert (distinct.checked, distinct.broken, n_rows) == (2 * len(rows), 0, 2 * len(rows))

@@ -28,7 +28,7 @@ def test_a_built_config_passes_every_recall_invariant_on_every_row(tmp_path, opt
     checks, n_rows = validate(data)
     assert n_rows == len(rows) == 6
     ran = {c.name: c for c in checks if c.checked}
-    assert set(ran) == {"pair_rules", *RECALL_CHECKS}, report(checks, n_rows)
+    assert set(ran) == {"pair_rules", "distinct_pairs", *RECALL_CHECKS}, report(checks, n_rows)
     assert all(ran[name].checked == 6 and not ran[name].broken for name in RECALL_CHECKS)
 
 
@@ -150,3 +150,16 @@ def test_a_recall_task_given_a_file_without_a_column_names_its_build_not_a_pair_
         match=r"'perturbation-bench build recall'; this file has no trial column\(s\)$",
     ):
         run(UniformLM(), data)
+
+
+def test_a_repeated_recall_row_fails_distinct_pairs_naming_both_rows(tmp_path):
+    """Its pair is the target after two contexts, named by its ``benchmark_id``: a row written
+    twice would count one trial twice; a trial of another distance (another id) is no repeat."""
+    data, rows, _ = build(tmp_path)
+    path = next(data.rglob("*.parquet"))
+    table = pq.read_table(path)
+    pq.write_table(pa.Table.from_pylist([*rows, rows[4]], schema=table.schema), path)
+    checks, n_rows = validate(data)
+    distinct = next(c for c in checks if c.name == "distinct_pairs")
+    assert (distinct.checked, distinct.broken, n_rows) == (7, 1, 7)
+    assert distinct.first == f"{path} row 6 repeats the pair of {path} row 4"
