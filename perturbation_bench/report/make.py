@@ -117,9 +117,7 @@ def make_report(
     check_floors_apply(pairs, floors)
     notes += check_shards(pairs, provenance)
     notes += check_same_data(pairs, allow_different_data)
-    for column in by:
-        if pairs[column].isna().all():
-            notes.append(f"--by {column}: no sample has this column")
+    _check_strata(pairs, by)
     pairs.to_parquet(out / "pairs.parquet", index=False)
     inputs = Inputs(
         pairs=pairs,
@@ -172,3 +170,32 @@ def saturation_maps(pairs, out: Path, features=()) -> list[str]:
         variant_plots.saturation_map(rows, region, out / f"saturation_{k + 1}.png", features)
         names.append(f"saturation_{k + 1}.png")
     return names
+
+
+def _check_strata(pairs, by) -> None:
+    """Refuse a ``--by`` column that no sample of the runs holds (a misspelt name, or a column the
+    pair files lack), naming the nearest of the columns they hold (:func:`held_columns`)."""
+    from perturbation_bench.errors import OptionsError
+    from perturbation_bench.wording import did_you_mean
+
+    for column in by:
+        if pairs[column].isna().all():
+            held = held_columns(pairs)
+            raise OptionsError(
+                f"--by {column}: no sample of these runs holds this column"
+                f"{did_you_mean(column, held)}; a --by column is a column of the pair files the "
+                "runs scored"
+            )
+
+
+def held_columns(pairs) -> list[str]:
+    """The columns a ``--by`` could name: those of the report's pairs that hold a value, and the
+    document fields of each samples file's first sample."""
+    from perturbation_bench.report.runs import find_run
+    from perturbation_bench.report.samples import first_doc_fields
+
+    held = [name for name in pairs.columns if pairs[name].notna().any()]
+    for folder in pairs["run"].unique():
+        for path in find_run(folder).samples.values():
+            held += first_doc_fields(path)
+    return sorted(set(held))

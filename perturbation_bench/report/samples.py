@@ -129,6 +129,17 @@ def stream_sample_pairs(
             }
 
 
+def first_doc_fields(path: Path) -> list[str]:
+    """The document fields of the first sample of the samples file ``path`` (none if it has no
+    readable first sample: reading it whole names the line)."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        return list(json.loads(first)["doc"])
+    except (ValueError, KeyError, TypeError):
+        return []
+
+
 def _score(doc: dict, score: VariantScore | None, filtered) -> float:
     """The variant score ``s`` of a sample (``pairs/scores.VariantScore.value``; a pair task's,
     ``llr``), from its comparisons (a four-allele score's two: the pair, then the two other

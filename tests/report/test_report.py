@@ -358,3 +358,20 @@ def test_a_report_replaces_an_earlier_report_s_files_and_keeps_others(tmp_path):
     make_report([tmp_path / "run"], out, n_boot=50)
     assert not (out / "stale.png").exists() and (out / "notes.txt").read_text() == "mine"
     assert (out / MANIFEST).read_text().splitlines() == first
+
+
+def test_a_by_column_no_sample_holds_is_refused_naming_the_nearest(tmp_path, capsys):
+    """A misspelt ``--by`` is an error, not a report without the strata asked for; a column the
+    samples hold is taken."""
+    docs = [{"gene_name": f"G{i % 3}"} for i in range(12)]
+    run = write_run(tmp_path / "run", "perturbation_syn_human", [(-1.0, -2.0)] * 12, docs=docs)
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out), "--by", "gene_nme"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "--by gene_nme: no sample of these runs holds this column (did you mean 'gene_name'?); "
+        "a --by column is a column of the pair files the runs scored" in err
+    )
+    data = make_report([run], tmp_path / "taken", by=["gene_name"], n_boot=20)
+    strata = {(row["value"], row["n"]) for row in data["strata"] if row["column"] == "gene_name"}
+    assert strata == {(f"G{i}", 4) for i in range(3)}
