@@ -6,14 +6,16 @@ window's canonical K-mers absent from the genome). For every paired task, run an
 pairs with both counts, with ``d = novel(perturbed) - novel(original)``:
 
 - accuracy by novelty bin: the pairs binned by ``d`` (:data:`BINS`: ``d <= 0``, ``1-3``,
-  ``4-15``, ``16-63``, ``>= 64``), each bin's number of pairs, accuracy and Wilson 95% interval;
+  ``4-15``, ``16-63``, ``>= 64``), each bin's number of pairs, accuracy and 95% intervals by
+  cluster (``summaries.accuracy``: the cluster bootstrap, shown, and Wilson's at the effective
+  n, the clusters the report's ``--cluster`` rule draws: a gene's pairs move together);
   a model that only recognises what it has seen is right where ``d`` is large and at chance
   where it is 0;
 - the membership floor: the rule "prefer the window with fewer novel k-mers", right on a pair
   when ``novel(original) < novel(perturbed)``, a tie (equal counts) counted as a failure, as a
   model's tie is; its accuracy beside the model's, and the model's accuracy on the pairs the
-  rule gets wrong or ties (where membership does not decide), with its Wilson 95% interval
-  (:func:`accuracy_cell`; thin under ``summaries.THIN_PAIRS`` pairs).
+  rule gets wrong or ties (where membership does not decide), with the same intervals (thin
+  under ``summaries.THIN_PAIRS`` pairs or clusters).
 """
 
 from __future__ import annotations
@@ -24,8 +26,7 @@ import numpy as np
 import pandas as pd
 
 from perturbation_bench.pairs.fields import NOVELTY_COLUMN, novelty_columns
-from perturbation_bench.report.statistics import wilson_interval
-from perturbation_bench.report.summaries import THIN_PAIRS
+from perturbation_bench.report.summaries import accuracy
 
 BINS = ((-math.inf, 0, "<= 0"), (1, 3, "1-3"), (4, 15, "4-15"), (16, 63, "16-63"),
         (64, math.inf, ">= 64"))  # fmt: skip
@@ -51,7 +52,7 @@ def _annotated(pairs: pd.DataFrame):
             yield task, model, k, group, d
 
 
-def novelty_bins(pairs: pd.DataFrame) -> list[dict]:
+def novelty_bins(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
     """Accuracy by novelty bin (module docstring), one row per task, run, K and bin."""
     out = []
     for task, model, k, group, d in _annotated(pairs):
@@ -59,11 +60,11 @@ def novelty_bins(pairs: pd.DataFrame) -> list[dict]:
             inside = (d >= low) & (d <= high)
             if inside.any():
                 row = {"task": task, "model": model, "k": k, "bin": label}
-                out.append(row | accuracy_cell(group.loc[inside, "correct"] == 1))
+                out.append(row | accuracy(group.loc[inside], seed, n_boot))
     return out
 
 
-def membership_floor(pairs: pd.DataFrame) -> list[dict]:
+def membership_floor(pairs: pd.DataFrame, seed: int = 0, n_boot: int = 2000) -> list[dict]:
     """The membership floor beside each run (module docstring), one row per task, run and K."""
     out = []
     for task, model, k, group, d in _annotated(pairs):
@@ -78,27 +79,19 @@ def membership_floor(pairs: pd.DataFrame) -> list[dict]:
                 "membership_accuracy": float(member_right.mean()),
                 "membership_ties": int((d == 0).sum()),
                 "model_accuracy": float(model_right.mean()),
-                "beyond_membership": accuracy_cell(model_right[~member_right]),
+                "beyond_membership": accuracy(group.loc[~member_right], seed, n_boot),
             }
         )
     return out
 
 
-def accuracy_cell(correct: pd.Series) -> dict:
-    """The accuracy of ``correct`` (1 = right) with its n, Wilson 95% interval and whether it is
-    thin (under ``summaries.THIN_PAIRS`` pairs)."""
-    k, n = int(correct.sum()), len(correct)
-    return {
-        "n": n,
-        "pairwise_acc": k / n if n else math.nan,
-        "wilson_95": list(wilson_interval(k, n)) if n else [math.nan, math.nan],
-        "thin": n < THIN_PAIRS,
-    }
-
-
 def _cell(part: dict) -> str:
-    low, high = part["wilson_95"]
-    return f"{part['pairwise_acc']:.3f} [{low:.3f}, {high:.3f}] ({part['n']})"
+    low, high = part["bootstrap_95"]
+    thin = ", thin" if part["thin"] else ""
+    return (
+        f"{part['pairwise_acc']:.3f} [{low:.3f}, {high:.3f}] ({part['n']}; "
+        f"{part['n_clusters']} by {part['cluster_unit']}{thin})"
+    )
 
 
 def markdown(bins: list[dict], floor: list[dict]) -> list[str]:
@@ -111,7 +104,8 @@ def markdown(bins: list[dict], floor: list[dict]) -> list[str]:
         "",
         "d = novel k-mers of the perturbed window - of the original (absent from the genome, "
         "`annotate novelty`). Membership floor: prefer the window with fewer novel k-mers, ties "
-        "wrong; beyond: the model's accuracy where that rule is wrong or ties (Wilson 95%).",
+        "wrong; beyond: the model's accuracy where that rule is wrong or ties. Intervals: 95% "
+        "bootstrap over clusters (n; clusters by unit, `--cluster`).",
         "",
         "| model | task | k | n | membership floor (ties) | model acc | beyond membership (n) |",
         "|---|---|---|---|---|---|---|",
