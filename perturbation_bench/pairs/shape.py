@@ -27,6 +27,8 @@ read it from there:
                    file holds these columns in place of the pair's (``files.py``): one length
                    per row across its contexts, letters of ``dna.LETTERS``. None: the pair's
                    requests (``requests.py``)
+    compared       how its logs name the two log-likelihoods of its pair, ``LL(first)`` and
+                   ``LL(second)``: ``original`` and ``perturbed`` unless it says
 
 A sequence of a comparison is named ``original``, ``perturbed`` or a copy's ``name``; a
 comparison after the first records ``LL(first) - LL(second)`` in the sample field ``margin``.
@@ -95,6 +97,7 @@ class DocumentShape:
     identity: tuple[str, ...] = ()
     invariants: str | None = None
     requests: tuple[Request, ...] | None = None
+    compared: tuple[str, str] = (ORIGINAL_NAME, PERTURBED_NAME)
 
     def __post_init__(self) -> None:
         if self.requests is not None:

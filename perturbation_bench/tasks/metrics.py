@@ -22,6 +22,7 @@ import logging
 from perturbation_bench.active_models import active_model, document_share
 from perturbation_bench.families import reads_bases
 from perturbation_bench.pairs.outcome import pair_outcome
+from perturbation_bench.pairs.shape import PAIR_SHAPE
 
 log = logging.getLogger(f"lm_eval.{__name__}")  # lm-eval's handler and --verbosity apply
 
@@ -39,38 +40,42 @@ def pair_metrics(ll_original: float, ll_perturbed: float) -> dict[str, float]:
     }
 
 
-def report_ties(config: str | None, tied: int, pairs: int) -> None:
+def report_ties(
+    config: str | None, tied: int, pairs: int, compared: tuple[str, str] = PAIR_SHAPE.compared
+) -> None:
     """Log the share ``tied / pairs`` of one task's tied pairs (this process's, under data
-    parallelism: each process says its own) above :data:`TIE_WARNING_THRESHOLD`."""
+    parallelism: each process says its own) above :data:`TIE_WARNING_THRESHOLD`; ``compared``:
+    the names of the pair's two log-likelihoods (``shape.DocumentShape.compared``)."""
     if not pairs or tied / pairs <= TIE_WARNING_THRESHOLD:
         return
     _, world_size = document_share() or (0, 1)
     held = " held by this process" if world_size > 1 else ""
     where = f"perturbation-bench {config or 'task'}: {tied} of {pairs} pairs{held} tie"
+    where += " (LL({}) == LL({}) exactly)".format(*compared)
     model = active_model()
     if reads_bases(model):
         log.info(
-            "%s (LL(original) == LL(perturbed) exactly), as expected of %s: a chain of order K "
-            "gives sequences with the same (K+1)-mer counts and first K bases the same LL. "
-            "Every tie counts as wrong.",
+            "%s, as expected of %s: a chain of order K reads each base from the K bases before "
+            "it only, so two inputs whose scored bases have the same K bases before each score "
+            "the same (sequences with the same (K+1)-mer counts and first K bases; a target "
+            "after two contexts that end alike). Every tie counts as wrong.",
             where,
             model,
         )
     elif model is not None:
         log.warning(
-            "%s (LL(original) == LL(perturbed) exactly). %s takes every log-softmax in float32 "
-            "and sums in float64, so these ties are the model's own (identical sequences, or a "
-            "model that does not see the change); every tie counts as wrong.",
+            "%s. %s takes every log-softmax in float32 and sums in float64, so these ties are the "
+            "model's own (identical sequences, or a model that does not see the change); every "
+            "tie counts as wrong.",
             where,
             model,
         )
     else:
         log.warning(
-            "%s (LL(original) == LL(perturbed) exactly), and every tie counts as wrong. With "
-            "half-precision weights this is usually rounding, not the model: lm-eval's hf model "
-            "sums the log-probs of ~8k tokens in the model dtype, where neighbouring "
-            "representable values near 10,000 are 64 nats apart in bf16. Re-run with "
-            "softmax_dtype=float32 in --model_args (or use --model dna-hf). Pairs whose two "
-            "sequences are identical also tie.",
+            "%s, and every tie counts as wrong. With half-precision weights this is usually "
+            "rounding, not the model: lm-eval's hf model sums the log-probs of ~8k tokens in the "
+            "model dtype, where neighbouring representable values near 10,000 are 64 nats apart "
+            "in bf16. Re-run with softmax_dtype=float32 in --model_args (or use --model dna-hf). "
+            "Pairs whose two sequences are identical also tie.",
             where,
         )

@@ -27,6 +27,7 @@ from lm_eval.api.filter import Filter
 
 from perturbation_bench.errors import PairingError
 from perturbation_bench.pairs.fields import TOKEN_COUNTS
+from perturbation_bench.pairs.kinds import shape_of
 from perturbation_bench.pairs.requests import strand_average
 from perturbation_bench.pairs.settings import settings_of
 from perturbation_bench.tasks.document_requests import (
@@ -78,8 +79,10 @@ class PairFilter(Filter):
             tied += compared[0].original == compared[0].perturbed
             pairs += 1
             first = group.stop
-        settings = settings_of(docs[0]) if docs else None
-        report_ties(settings.config if settings else None, tied, pairs)
+        if docs:
+            settings = settings_of(docs[0])
+            config = settings.config if settings else None
+            report_ties(config, tied, pairs, shape_of(docs[0]).compared)
         return paired
 
 

@@ -52,7 +52,10 @@ def test_ties_are_reported_once_per_task_naming_it_with_the_models_reading(
             (record,) = records
             assert record.levelname == level
             message = record.getMessage()
-            assert message.startswith(f"perturbation-bench syn_zebrafish: {tied} of 101 pairs tie")
+            assert message.startswith(
+                f"perturbation-bench syn_zebrafish: {tied} of 101 pairs tie (LL(original) == "
+                "LL(perturbed) exactly)"
+            )
             assert says in message and not_said not in message
 
 

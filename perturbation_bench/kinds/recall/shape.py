@@ -26,6 +26,7 @@ SHAPE = DocumentShape(
     identity=("benchmark_id", "copy", "control"),
     invariants="perturbation_bench.kinds.recall.invariants:invariants",
     requests=REQUESTS,
+    compared=("A | repeat", "A | control"),
 )
 CONTEXTS = SHAPE.contexts
 """The two contexts, in request order: the repeat window's first."""

@@ -31,9 +31,14 @@ def test_each_row_asks_its_target_after_the_repeat_then_the_control_context(tmp_
     assert len(model.asked) == 2 * len(rows)
 
 
-def test_a_uniform_model_scores_exactly_zero_and_ties_every_row(tmp_path):
+def test_a_uniform_model_scores_exactly_zero_and_ties_every_row(tmp_path, caplog):
+    """The tie log names the two log-likelihoods as the recall shape does, not as a pair's."""
     data, _, _ = build(tmp_path, copy="revcomp", control="foreign")
-    result = run(UniformLM(), data)
+    with caplog.at_level("WARNING", logger="lm_eval.perturbation_bench.tasks.metrics"):
+        result = run(UniformLM(), data)
+    (said,) = [r.getMessage() for r in caplog.records if "pairs tie" in r.getMessage()]
+    assert ": 6 of 6 pairs tie (LL(A | repeat) == LL(A | control) exactly)" in said
+    assert "original" not in said
     assert metric(result, "copy_advantage") == 0.0
     assert metric(result, "margin") == 0.0
     assert metric(result, "tie_rate") == 1.0
