@@ -15,6 +15,9 @@ column; a numeric column of more than :data:`MAX_VALUES` values, such as a dista
 - ``auroc_eq``: the AUROC of ``s`` replaced by its percentile in its stratum,
   ``(midrank - 1/2) / n_k`` (:func:`equalized`): the score with its distribution made the
   same in every stratum, its order inside each kept;
+- ``within_95``, ``auroc_eq_95``: their 95% percentile intervals over bootstrap resamples that
+  draw the positives and the negatives apart, as the task's AUROC interval
+  (``statistics.stratified_bootstrap``, the report's ``--seed`` and ``--bootstrap``);
 - ``share`` and ``share_upper`` (:func:`share_bounds`): with ``s_within = 1 - (within - 1/2) /
   (auroc - 1/2)`` and ``s_eq = 1 - (auroc_eq - 1/2) / (auroc - 1/2)``, ``clip(min, 0, 1)`` and
   ``clip(max, 0, 1)``: the lower and upper bound of the share of the AUROC above chance that
@@ -34,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from perturbation_bench.report.statistics import percentile_interval, stratified_bootstrap
 from perturbation_bench.report.variant_markdown import number_cell
 from perturbation_bench.report.variant_metrics import labelled
 
@@ -46,13 +50,11 @@ DISTANCE_BINS = 5
 
 def within_auroc(labels, scores, strata) -> float:
     """``sum_k U_k / sum_k P_k N_k`` (module docstring); NaN where no stratum has both classes."""
-    frame = pd.DataFrame(
-        {"y": np.asarray(labels, dtype=bool), "s": np.asarray(scores, dtype=float)}
-    )
-    frame["k"] = np.asarray(strata, dtype=object)
-    ranks = frame.groupby("k")["s"].rank(method="average")
-    cells = frame.assign(r=ranks.where(frame["y"], 0.0)).groupby("k")
-    positives, total, rank_sum = cells["y"].sum(), cells.size(), cells["r"].sum()
+    labels = np.asarray(labels, dtype=bool)
+    rank, codes, _ = _ranks_within(scores, strata)
+    positives = np.bincount(codes, weights=labels)
+    total = np.bincount(codes).astype(float)
+    rank_sum = np.bincount(codes, weights=np.where(labels, rank, 0.0))
     pairs = float((positives * (total - positives)).sum())
     u = float((rank_sum - positives * (positives + 1) / 2).sum())
     return u / pairs if pairs > 0 else math.nan
@@ -60,10 +62,45 @@ def within_auroc(labels, scores, strata) -> float:
 
 def equalized(scores, strata) -> np.ndarray:
     """Each score's percentile in its stratum, ``(midrank - 1/2) / n_k``."""
-    frame = pd.DataFrame({"s": np.asarray(scores, dtype=float)})
-    frame["k"] = np.asarray(strata, dtype=object)
-    grouped = frame.groupby("k")["s"]
-    return ((grouped.rank(method="average") - 0.5) / grouped.transform("size")).to_numpy()
+    rank, codes, sizes = _ranks_within(scores, strata)
+    return (rank - 0.5) / sizes[codes]
+
+
+def _ranks_within(scores, strata) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rank, code, sizes)``: each score's 1-based rank in its stratum, ties given their mean
+    rank; each row's stratum code; each stratum's size (``scores`` not empty)."""
+    scores = np.asarray(scores, dtype=float)
+    codes = pd.factorize(np.asarray(strata))[0]
+    order = np.lexsort((scores, codes))
+    code, score = codes[order], scores[order]
+    new_stratum = np.r_[True, code[1:] != code[:-1]]
+    new_run = new_stratum | np.r_[True, score[1:] != score[:-1]]
+    at = np.arange(len(order))
+    position = at - np.maximum.accumulate(np.where(new_stratum, at, 0))  # 0-based in the stratum
+    run = np.cumsum(new_run) - 1
+    rank = np.empty(len(order))
+    rank[order] = position[new_run][run] + (np.bincount(run)[run] + 1) / 2
+    return rank, codes, np.bincount(codes)
+
+
+def equalized_auroc(labels, scores, strata) -> float:
+    """``auroc_eq``: the AUROC of :func:`equalized` scores (module docstring)."""
+    return within_auroc(labels, equalized(scores, strata), np.zeros(len(scores)))
+
+
+def bootstrap_95(reading, labels, scores, strata, seed: int, n_boot: int) -> list[float]:
+    """The 95% percentile interval of ``reading(labels, scores, strata)`` over resamples that
+    draw the positives and the negatives apart (module docstring)."""
+    scores = np.asarray(scores, dtype=float)
+    strata = pd.factorize(np.asarray(strata, dtype=object))[0]  # codes: fast to regroup
+
+    def resampled(labels_drawn, rows):
+        rows = rows.astype(int)
+        return reading(labels_drawn, scores[rows], strata[rows])
+
+    rows = np.arange(len(scores))
+    replicates = stratified_bootstrap(resampled, labels, rows, seed=seed, n_boot=n_boot)
+    return list(percentile_interval(replicates))
 
 
 def share_bounds(auroc: float, within: float, auroc_eq: float) -> tuple:
@@ -114,7 +151,7 @@ def stratum_values(frame: pd.DataFrame, column: str) -> pd.Series:
     return values.astype(str)
 
 
-def confounder_table(pairs: pd.DataFrame, by=()) -> list[dict]:
+def confounder_table(pairs: pd.DataFrame, by=(), seed: int = 0, n_boot: int = 2000) -> list[dict]:
     """Per model, labelled task and stratum column: the readings of the module docstring."""
     from perturbation_bench.pairs.ranking import auroc
 
@@ -130,7 +167,7 @@ def confounder_table(pairs: pd.DataFrame, by=()) -> list[dict]:
             raw = auroc(list(y), list(s))
             if math.isnan(raw):
                 continue  # one class of label: nothing to rank
-            within, eq = within_auroc(y, s, strata), auroc(list(y), list(equalized(s, strata)))
+            within, eq = within_auroc(y, s, strata), equalized_auroc(y, s, strata)
             share, upper = share_bounds(raw, within, eq)
             added, plus, alone = gain(y, s, strata, group["chrom"].to_numpy())
             out.append(
@@ -143,7 +180,9 @@ def confounder_table(pairs: pd.DataFrame, by=()) -> list[dict]:
                     "n_positive": int(y.sum()),
                     "auroc": raw,
                     "within": within,
+                    "within_95": bootstrap_95(within_auroc, y, s, strata, seed, n_boot),
                     "auroc_eq": eq,
+                    "auroc_eq_95": bootstrap_95(equalized_auroc, y, s, strata, seed, n_boot),
                     "share": share,
                     "share_upper": upper,
                     "gain": added,
@@ -163,7 +202,8 @@ def markdown(rows: list[dict]) -> list[str]:
         "## Confounders held fixed",
         "",
         "Per stratum column: the AUROC, the AUROC within strata (positives against negatives of "
-        "their own stratum, pooled), auroc_eq (the score as its percentile in its stratum), the "
+        "their own stratum, pooled), auroc_eq (the score as its percentile in its stratum), each "
+        "with its 95% bootstrap interval (positives and negatives drawn apart), the "
         "share of AUROC - 0.5 the stratum explains [lower, upper bound] (n/a: AUROC within "
         f"{MIN_MARGIN} of chance), and the gain: out-of-fold AUROC of stratum + score minus "
         "stratum alone, folds by chromosome.",
@@ -176,8 +216,13 @@ def markdown(rows: list[dict]) -> list[str]:
         share = "n/a" if r["share"] is None else f"[{r['share']:.3f}, {r['share_upper']:.3f}]"
         lines.append(
             f"| {r['model']} | {r['task']} | {r['column']} ({r['strata']}) | {r['n']} "
-            f"({r['n_positive']}) | {number_cell(r['auroc'])} | {number_cell(r['within'])} | "
-            f"{number_cell(r['auroc_eq'])} | {share} | {number_cell(r['gain'])} "
+            f"({r['n_positive']}) | {number_cell(r['auroc'])} | "
+            f"{_with_interval(r['within'], r['within_95'])} | "
+            f"{_with_interval(r['auroc_eq'], r['auroc_eq_95'])} | {share} | {number_cell(r['gain'])} "
             f"({number_cell(r['auroc_stratum'])}) |"
         )
     return lines
+
+
+def _with_interval(value: float, bounds: list[float]) -> str:
+    return f"{number_cell(value)} [{number_cell(bounds[0])}, {number_cell(bounds[1])}]"

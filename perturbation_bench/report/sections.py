@@ -211,7 +211,7 @@ SECTIONS = (
             variant_markdown.markdown, under="variants", draw=_draw_ranking,
             notes=lambda summary, *rest: variant_metrics.thin_notes(summary)),
     Section("confounders held fixed", "labelled variant tasks with a stratum column",
-            ("confounders",), lambda i: (confounders.confounder_table(i.pairs, i.by),),
+            ("confounders",), lambda i: (confounders.confounder_table(i.pairs, i.by, i.seed, i.n_boot),),
             confounders.markdown, under="variants"),
     Section("variant correlations", "variant tasks with quantitative labels",
             ("correlations", "correlation_strata"),

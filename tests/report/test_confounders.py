@@ -111,7 +111,9 @@ def test_the_report_rows_per_stratum_column():
         model="m", task="t", pair_id=[f"{i:04x}" for i in range(400)]
     )
     frame["distance"] = np.arange(400) * 7  # numeric, many values: quintile bins
-    rows = confounder_table(frame.rename(columns={"stratum": "consequence"}), by=["distance"])
+    rows = confounder_table(
+        frame.rename(columns={"stratum": "consequence"}), by=["distance"], n_boot=100
+    )
     assert [(r["column"], r["strata"]) for r in rows] == [("consequence", 4), ("distance", 5)]
     row = rows[0]
     y, s, k = frame["label"], frame["score"], frame["stratum"]
@@ -122,6 +124,9 @@ def test_the_report_rows_per_stratum_column():
         share_bounds(row["auroc"], row["within"], row["auroc_eq"])
     )
     assert row["gain"] == pytest.approx(row["auroc_stratum_plus_score"] - row["auroc_stratum"])
+    for reading in ("within", "auroc_eq"):
+        low, high = row[f"{reading}_95"]
+        assert low < row[reading] < high
 
 
 def test_the_report_holds_the_section_for_a_labelled_task_with_consequences(tmp_path):
@@ -141,3 +146,49 @@ def test_the_report_holds_the_section_for_a_labelled_task_with_consequences(tmp_
     assert row["auroc"] == pytest.approx(report["variants"]["summary"][0]["auroc"])
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "## Confounders held fixed" in markdown and "| consequence (2) | 24 (12) |" in markdown
+
+
+def test_the_intervals_hold_what_every_resample_must_give_and_narrow_with_more_variants():
+    """A score of the stratum alone is at chance within strata in every resample, and so is its
+    auroc_eq: intervals [0.5, 0.5]; a score that separates the labels is 1 in every resample;
+    a noisy score's interval holds its value and is about half as wide on four times the
+    variants (0.7 allows the bootstrap's own noise)."""
+    from perturbation_bench.report.confounders import bootstrap_95, equalized_auroc
+
+    frame = random_variants(seed=5)
+    y, k = frame["label"], frame["stratum"]
+    alone = frame["stratum"].map({"a": 3.0, "b": 0.0, "c": 1.0, "d": 2.0})
+    assert bootstrap_95(within_auroc, y, alone, k, 0, 200) == [0.5, 0.5]
+    assert bootstrap_95(equalized_auroc, y, alone, k, 0, 200) == [0.5, 0.5]
+    separating = np.where(y, 1.0, -1.0)
+    assert bootstrap_95(within_auroc, y, separating, k, 0, 200) == [1.0, 1.0]
+    widths = []
+    for n in (400, 1600):
+        noisy = random_variants(seed=6, n=n)
+        args = (noisy["label"], noisy["score"], noisy["stratum"])
+        low, high = bootstrap_95(within_auroc, *args, 0, 400)
+        assert low < within_auroc(*args) < high
+        widths.append(high - low)
+    assert widths[1] < 0.7 * widths[0]
+
+
+def test_the_worked_example_of_the_reports_page():
+    """docs/reports.md: AUROC 25 of 35 pairs, within (4 + 3) of (8 + 5), auroc_eq 37 of 70, share
+    bounds from those; on 12 variants within's interval holds chance."""
+    variants = pd.DataFrame(
+        {
+            "consequence": ["missense"] * 6 + ["synonymous"] * 6,
+            "label": [1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+            "score": [5.0, 4.0, 3.5, 2.0, 3.0, 4.5, 1.5, 2.5, 1.0, 0.5, 0.0, 2.2],
+            "chrom": ["1", "2", "3", "1", "2", "3"] * 2,
+        }
+    ).assign(model="m", task="t", pair_id=[f"{i:02d}" for i in range(12)])
+    (row,) = confounder_table(variants)
+    assert (row["auroc"], row["within"], row["auroc_eq"]) == pytest.approx(
+        (25 / 35, 7 / 13, 37 / 70)
+    )
+    assert (row["share"], row["share_upper"]) == pytest.approx(
+        share_bounds(25 / 35, 7 / 13, 37 / 70)
+    )
+    low, high = row["within_95"]
+    assert low < 0.5 < high
