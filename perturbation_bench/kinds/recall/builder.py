@@ -11,8 +11,10 @@ For each distance ``d`` of ``--distances`` and each trial ``t < --trials``, one 
 Windows are drawn from the genome's N-free stretches (every maximal run of A/C/G/T, upper
 case). A distance whose window is longer than the longest stretch is excluded with all its
 trials, and a trial whose control piece equals the copy (a genome repeat of period ``s + d``
-under ``--control native``: its copy advantage is 0 by construction) is excluded alone, each
-counted in ``_excluded.tsv`` by distance and reason; rows read = distances x trials = written +
+under ``--control native``: its copy advantage is 0 by construction) is excluded alone, and so
+is a trial that drew the same target and contexts as an earlier one (``duplicate_pair``, by the
+kind's pair identity, ``shape.py``: a small or repetitive genome, many trials), each counted
+in ``_excluded.tsv`` by distance and reason; rows read = distances x trials = written +
 excluded.
 ``--align K`` rounds every piece to whole K-mers (``rules.piece_lengths``; 6 for the 6-mer
 presets), so a preset that reads K-mers tokenizes the target the same after both contexts; the
@@ -27,6 +29,7 @@ from pathlib import Path
 from perturbation_bench.errors import DataValidationError, OptionsError
 from perturbation_bench.kinds.recall import rules
 from perturbation_bench.kinds.recall.invariants import copy_span, invariants
+from perturbation_bench.kinds.recall.shape import SHAPE
 
 
 def add_arguments(parser) -> None:
@@ -126,6 +129,7 @@ def check_row(row: dict) -> None:
 
 TOO_LONG = "window_longer_than_longest_n_free_stretch"
 CONTROL_IS_COPY = "control_equals_copy"
+DUPLICATE = "duplicate_pair"
 """The reasons a build excludes rows (module docstring)."""
 
 
@@ -136,6 +140,7 @@ def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, 
     from tqdm import tqdm
 
     copy_name = f"mutate:{rate:g}" if copy == "mutate" else copy
+    seen: set[str] = set()
     for distance in tqdm(wanted, desc="recall", unit="distance"):
         lengths = rules.piece_lengths(distance, segment, align)
         window = rules.window_bp(distance, segment)
@@ -161,8 +166,24 @@ def recall_rows(stretches, wanted, trials, segment, copy, rate, control, align, 
             if row["context_repeat"][start:end] == row["context_control"][start:end]:
                 excluded[distance, CONTROL_IS_COPY] += 1
                 continue
+            pair = SHAPE.row_pair_id(row)
+            if pair in seen:
+                excluded[distance, DUPLICATE] += 1
+                continue
+            seen.add(pair)
             check_row(row)
             yield row
+
+
+def rounding(distances, segment: int, align: int) -> str:
+    """``--segment 3 -> 6, distance 64 -> 60, ...``: each piece length ``align`` changes
+    (``rules.piece_lengths``); empty where none changes."""
+    lengths = [("--segment", segment), *(("distance", distance) for distance in distances)]
+    return ", ".join(
+        f"{name} {length} -> {rules.round_to(length, align)}"
+        for name, length in lengths
+        if rules.round_to(length, align) != length
+    )
 
 
 def by_reasons(excluded: Counter) -> dict[str, int]:

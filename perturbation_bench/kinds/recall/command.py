@@ -37,4 +37,7 @@ def run(args: argparse.Namespace) -> str:
         f"{counted(report['written_rows'], 'row')} of {report['read']} to {path}"
     )
     say_excluded(report["excluded"])
+    rounded = builder.rounding(settings["distances"], args.segment, args.align)
+    if rounded:
+        print(f"--align {args.align} rounds {rounded} (the rows hold the rounded lengths)")
     return args.config

@@ -18,9 +18,10 @@ the genome before that, ``C`` the control piece and ``A'`` the earlier copy of `
 
 The window is the smallest power of two of at least ``d + 2 s + 512`` bases
 (``window = 2 ** bit_length(d + 2 s + 511)``) and ``lead = window - 2 s - d``; with an
-alignment ``a`` (the k-mer size of a preset that reads k-mers) each of lead, ``s`` and ``d`` is
-rounded down to a multiple of ``a``, at least ``a`` (``round_to``), so both contexts are whole
-k-mers and the target's tokens are the same after either.
+alignment ``a`` (the k-mer size of a preset that reads k-mers) ``s`` and ``d`` are rounded down
+to a multiple of ``a``, at least ``a`` (``round_to``), and then the lead, ``window - 2 s - d`` of
+the rounded pieces, so both contexts are whole k-mers, the target's tokens are the same after
+either, and the pieces never hold more than ``window`` bases.
 
 Draws: per distance, ``rng = default_rng([seed, window, d])`` draws each trial's window
 (:func:`sample_window`) and ``aux = default_rng([seed, window, d, 1])`` what the options add (a
@@ -63,9 +64,13 @@ def window_bp(distance: int, segment: int) -> int:
 
 
 def piece_lengths(distance: int, segment: int, align: int) -> tuple[int, int, int]:
-    """``(lead, segment, distance)`` in bases, each rounded to ``align`` (module docstring)."""
-    lead = window_bp(distance, segment) - 2 * segment - distance
-    return round_to(lead, align), round_to(segment, align), round_to(distance, align)
+    """``(lead, segment, distance)`` in bases, each rounded to ``align`` (module docstring): the
+    segment and the distance first, then the lead down to what the window leaves, so the pieces
+    never outgrow :func:`window_bp` (a segment rounded up to one ``align``-mer takes its bases
+    from the lead)."""
+    window = window_bp(distance, segment)
+    segment, distance = round_to(segment, align), round_to(distance, align)
+    return round_to(window - 2 * segment - distance, align), segment, distance
 
 
 def parse_copy(text: str) -> tuple[str, float]:

@@ -7,7 +7,9 @@ and ``validate`` read its sequences (``pairs/files.py``) and lm-eval asks them
 the target twice (``original_sequence`` = ``sequence`` = ``A``, no changed span): what differs is
 the context, so the pair's two log-likelihoods are ``LL(A | repeat)`` and ``LL(A | control)``,
 and the core's pairwise accuracy, ties, margin and samples read them as any pair's. A pair's
-identity is its target, its ``benchmark_id`` (``recall:<distance>:<trial>``), copy and control.
+identity is its content: the target and its two contexts (never its ``benchmark_id``, which
+names the trial, not what is scored), so two trials that drew the same windows are one pair
+(``build recall`` keeps the first, ``validate``'s ``distinct_pairs`` fails the second).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ FIELDS = ("distance", "copy", "control", "trial")
 SHAPE = DocumentShape(
     columns=FIELDS,
     sample_fields=("distance", "copy", "control", "trial", "target_bp"),
-    identity=("benchmark_id", "copy", "control"),
+    identity=tuple(request.context for request in REQUESTS),
     invariants="perturbation_bench.kinds.recall.invariants:invariants",
     requests=REQUESTS,
     compared=("A | repeat", "A | control"),

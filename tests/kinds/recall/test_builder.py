@@ -132,3 +132,63 @@ def test_a_trial_whose_native_control_equals_its_copy_is_excluded_and_counted(tm
     assert f"64\t{excluded}\tcontrol_equals_copy" in (tmp_path / "rc" / "_excluded.tsv").read_text()
     checks, rows = validate(tmp_path / "rc")
     assert rows == report["written_rows"] and not [c.name for c in checks if c.broken]
+
+
+def test_trials_that_draw_the_same_windows_are_one_pair_kept_once_and_counted(tmp_path):
+    """A genome with room for a window at three offsets only: 20 trials draw at most three
+    distinct (target, contexts); each repeat is excluded as duplicate_pair, read = written +
+    excluded, and validate's distinct_pairs passes every written row. A row copied with only its
+    trial and benchmark_id changed is the same pair to validate."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from perturbation_bench.dataset.validate import validate
+    from perturbation_bench.kinds.recall.builder import build_recall
+    from perturbation_bench.kinds.recall.rules import Stretches, piece_lengths
+
+    lengths = piece_lengths(64, 64, 1)
+    rng = random.Random(7)
+    stretch = "".join(rng.choice("ACGT") for _ in range(sum(lengths) + lengths[1] + 2))
+    settings = {"config": "rc", "distances": (64,), "segment": 64, "trials": 20, "copy": "exact",
+                "control": "native", "align": 1, "seed": 0}  # fmt: skip
+    path, report = build_recall(Stretches([stretch, stretch[::-1]]), settings, tmp_path)
+    rows = pq.read_table(path).to_pylist()
+    duplicates = report["excluded"]["duplicate_pair"]
+    assert duplicates > 0 and report["written_rows"] + sum(report["excluded"].values()) == 20
+    contents = {(r["target"], r["context_repeat"], r["context_control"]) for r in rows}
+    assert len(contents) == len(rows) == report["written_rows"]
+    checks, _ = validate(tmp_path / "rc")
+    distinct = next(c for c in checks if c.name == "distinct_pairs")
+    assert (distinct.checked, distinct.broken) == (len(rows), 0)
+    renamed = rows[0] | {"trial": 99, "benchmark_id": "recall:64:99"}
+    table = pq.read_table(path)
+    pq.write_table(pa.Table.from_pylist([*rows, renamed], schema=table.schema), path)
+    checks, _ = validate(tmp_path / "rc")
+    distinct = next(c for c in checks if c.name == "distinct_pairs")
+    assert distinct.broken == 1 and distinct.first.endswith(f"repeats the pair of {path} row 0")
+
+
+@pytest.mark.parametrize("align", [1, 3, 6])
+def test_rounded_pieces_are_whole_k_mers_and_never_outgrow_the_window(align):
+    """Over distances and segments that round down, and segments under one k-mer that round up
+    (3 -> 6 under --align 6): every piece a positive multiple of align, the segment and the
+    distance each within one k-mer of what was asked, the pieces' sum at most the window."""
+    from perturbation_bench.kinds.recall.rules import window_bp
+
+    for distance in (1, 5, 64, 100, 1000, 4099):
+        for segment in (1, 3, 5, 64, 257):
+            lead, s, d = piece_lengths(distance, segment, align)
+            assert all(piece % align == 0 and piece >= align for piece in (lead, s, d))
+            assert abs(s - segment) < align and abs(d - distance) < align
+            assert lead + 2 * s + d <= window_bp(distance, segment)
+
+
+def test_the_build_says_what_align_rounds():
+    from perturbation_bench.kinds.recall.builder import rounding
+
+    assert (
+        rounding((64, 96, 100), 3, 6) == "--segment 3 -> 6, distance 64 -> 60, distance 100 -> 96"
+    )
+    assert rounding((60, 96), 64, 1) == ""
