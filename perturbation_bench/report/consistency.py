@@ -82,7 +82,7 @@ def check_same_data(pairs: pd.DataFrame, allow_different: bool = False) -> list[
         by_model = group.groupby("model", sort=False)["data"].agg(
             lambda v: ", ".join(sorted({str(x) for x in v if x is not None})) or None
         )
-        parted = apart({model: (None, data) for model, data in by_model.items()})
+        parted = apart({model: (None, data, None) for model, data in by_model.items()})
         if not parted:
             continue
         found = "; ".join(f"{model}: {data}" for model, data in sorted(by_model.items()))

@@ -25,8 +25,9 @@ A row is named as the report names it (``run_names.py``: the model and what tell
 the other runs of that model), from the identity the results file records (the lm-eval model,
 its arguments, this package's scorer and task settings), or by ``--name FOLDER=LABEL``. Runs
 are ranked only on the *shared* tasks: those every run scored, with one metric on one data
-identity (``comparability.apart``, the rule the report compares by: the data is the ``sha256:``
-each run's results record for the task). Per shared task, 1 = best, ties share the best rank, by
+identity and all of it (``comparability.apart``, the rule the report compares by: the data is the
+``sha256:`` each run's results record for the task; a run with ``--limit`` scored only its first
+pairs, so it is apart from runs that scored every pair). Per shared task, 1 = best, ties share the best rank, by
 the value (by ``|rho|`` for a correlation, whose sign depends on what the label measures); a
 row's mean rank is over the shared tasks. The other tasks are listed apart with their values, no
 rank and the reason (the runs that did not score it; each run apart and why); with no shared task
@@ -106,6 +107,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
                 *cell,
                 (counts.get(task) or {}).get("effective"),
                 (recorded.get(task) or {}).get("data"),
+                config.get("limit"),
             )
             for task, results in sorted((data.get("results") or {}).items())
             if task.startswith("perturbation_") and (cell := headline(results)) is not None
@@ -184,10 +186,10 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
             for row, entry in zip(rows, entries, strict=True)
             if task in entry["cells"]
         }
-        parted = apart({key: (cell[0], cell[4]) for key, (_, cell) in scored.items()})
+        parted = apart({key: (cell[0], cell[4], cell[5]) for key, (_, cell) in scored.items()})
         ranked = len(scored) == len(rows) and not parted
         shared |= {task} if ranked else set()
-        for key, (row, (metric, value, stderr, n, data)) in scored.items():
+        for key, (row, (metric, value, stderr, n, data, _)) in scored.items():
             low, high = interval(metric, value, stderr, n)
             better = sum(_merit(other) > _merit((metric, value)) for _, other in scored.values())
             row["tasks"][task] = {

@@ -12,32 +12,32 @@ from perturbation_bench.pairs.settings import TaskSettings
 from perturbation_bench.report.comparability import apart
 from perturbation_bench.report.make import make_report
 
-AUPRC_AA = ("auprc", "sha256:" + "a" * 64)
+AUPRC_AA = ("auprc", "sha256:" + "a" * 64, None)
 
 
 def test_runs_of_one_metric_on_one_data_are_one_column():
     assert apart({"a": AUPRC_AA, "b": AUPRC_AA, "c": AUPRC_AA}) == {}
-    assert apart({"a": (None, None), "b": (None, None)}) == {}
+    assert apart({"a": (None, None, None), "b": (None, None, None)}) == {}
 
 
 def test_the_column_is_what_most_runs_share_and_the_others_say_why():
-    cells = {"x": ("spearman", "sha256:" + "c" * 64), "a": AUPRC_AA, "b": AUPRC_AA}
+    cells = {"x": ("spearman", "sha256:" + "c" * 64, 8.0), "a": AUPRC_AA, "b": AUPRC_AA}
     assert apart(cells) == {
         "x": f"another metric (spearman, not auprc); other data (sha256:{'c' * 12}, "
-        f"not sha256:{'a' * 12})"
+        f"not sha256:{'a' * 12}); another part of it (--limit 8, not every pair)"
     }
 
 
 @pytest.mark.parametrize("order", [("a", "b"), ("b", "a")])
 def test_a_tie_keeps_the_earliest_runs_column(order):
-    cells = {"a": AUPRC_AA, "b": ("auprc", "sha256:" + "b" * 64)}
+    cells = {"a": AUPRC_AA, "b": ("auprc", "sha256:" + "b" * 64, None)}
     first, second = order
     assert list(apart({run: cells[run] for run in order})) == [second]
     assert first not in apart({run: cells[run] for run in order})
 
 
 def test_a_run_that_recorded_no_data_is_apart_from_one_that_did():
-    assert apart({"a": AUPRC_AA, "b": AUPRC_AA, "old": ("auprc", None)}) == {
+    assert apart({"a": AUPRC_AA, "b": AUPRC_AA, "old": ("auprc", None, None)}) == {
         "old": f"other data (no data identity recorded, not sha256:{'a' * 12})"
     }
 

@@ -27,16 +27,17 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 
 
 def write_results(
-    folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00", provenance=None
+    folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00", provenance=None, limit=None
 ) -> None:
     """A results file of ``model`` with ``tasks``: ``task -> (accuracy, n)``; ``provenance``:
-    what this package's models record under ``config.perturbation_bench``."""
+    what this package's models record under ``config.perturbation_bench``; ``limit``: the
+    ``--limit`` it ran with."""
     folder.mkdir(parents=True, exist_ok=True)
     results = {
         "results": {task: {"pairwise_acc,pairs": acc, "pairwise_acc_stderr,pairs": 0.2}
                     for task, (acc, _) in tasks.items()},
         "n-samples": {task: {"original": n, "effective": n} for task, (_, n) in tasks.items()},
-        "config": {"model": "dna-hf", "model_args": f"pretrained={model}",
+        "config": {"model": "dna-hf", "model_args": f"pretrained={model}", "limit": limit,
                    "perturbation_bench": provenance or {}},
     }  # fmt: skip
     (folder / f"results_{name}.json").write_text(json.dumps(results))
@@ -461,3 +462,22 @@ def test_the_headline_names_the_best_model_never_a_floor(rows, said):
 
     assert best_line(rows, ["t1", "t2"]) == said
     assert best_line(rows, []).endswith("nothing ranked")
+
+
+def test_a_run_of_the_first_pairs_only_is_not_ranked_against_runs_of_every_pair(tmp_path, capsys):
+    """--limit 8 scores the first 8 pairs: on one data identity it is apart from the runs that
+    scored all 24, with the reason, and the task is listed, not ranked."""
+    data = {"tasks": {"perturbation_syn_human": {"data": "sha256:" + "a" * 64}}}
+    for name, acc, n, limit in (("a", 0.6, 24, None), ("b", 0.7, 24, None), ("c", 0.9, 8, 8)):
+        write_results(
+            tmp_path / name / "m", name, {"perturbation_syn_human": (acc, n)}, provenance=data,
+            limit=limit,
+        )  # fmt: skip
+    folders = [str(tmp_path / name) for name in "abc"]
+    assert main(["leaderboard", *folders, "--out", str(tmp_path / "board")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "not ranked: perturbation_syn_human: c apart: another part of it (--limit 8, not every "
+        "pair)" in out
+    )
+    assert "nothing ranked" in out
