@@ -15,5 +15,6 @@ module owns its options (``add_arguments``) and its run (``run``); ``commands/be
   pairs, and its peak memory;
 - ``measuring.py``: one method measured in a process of its own (its scores, time and peak
   memory), which the benchmarks share;
-- ``inputs.py``: the random models and pairs the benchmarks score when given none.
+- ``inputs.py``: the random models and pairs the benchmarks score when given none;
+- ``options.py``: the types of their integer options, each refused below its least value.
 """

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import Measurement, compare_lls, in_fresh_process, measure
+from perturbation_bench.bench.options import count
 from perturbation_bench.bench.saturation_scan import CONFIG, TASK, prepare
 
 PRESET, KMER = "nucleotide_transformer", 6
@@ -41,13 +42,13 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--embedding-bp",
-        type=int,
+        type=count,
         default=100,
         help="with --embedding: bases scanned (%(default)s)",
     )
     parser.add_argument(
         "--embedding-batch-size",
-        type=int,
+        type=count,
         default=8,
         help="with --embedding: batch size (%(default)s)",
     )

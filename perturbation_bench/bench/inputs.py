@@ -6,6 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from perturbation_bench.errors import OptionsError
+
+LENGTH, KMER_LENGTH = 8192, 8196
+"""``--length`` when not given: of random pairs; of random pairs read as 6-mers."""
+
 
 def random_causal_model(folder: Path, args: argparse.Namespace) -> Path:
     """A random single-nucleotide Llama of ``args.layers`` and ``args.hidden``, long enough for
@@ -61,3 +66,19 @@ def random_data(folder: Path, args: argparse.Namespace) -> Path:
 
     write_parquet(random_pairs(args.pairs, args.length, seed=0), folder, args.config)
     return folder
+
+
+def sequence_length(args: argparse.Namespace) -> int:
+    """``--length``, or when not given its default: whole 6-mers for the random pairs of a run
+    without ``--model``, which reads them as 6-mers.
+
+    Raises:
+        OptionsError: a ``--length`` of no whole 6-mers without ``--model``.
+    """
+    length = args.length or (LENGTH if args.model else KMER_LENGTH)
+    if not args.model and length % 6:
+        raise OptionsError(
+            f"--protocol without --model reads random pairs as 6-mers: --length must be a "
+            f"multiple of 6 (e.g. {KMER_LENGTH}), got {length}"
+        )
+    return length

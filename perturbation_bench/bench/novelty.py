@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import in_fresh_process
+from perturbation_bench.bench.options import count
 
 RECORD_MB = 50
 LINE = 60
@@ -40,11 +41,11 @@ def add_arguments(parser) -> None:
         help="instead: annotate novelty's time and memory (perturbation_bench/bench/novelty.py)",
     )
     parser.add_argument(
-        "--novelty-genome-mb", type=int, default=200, help="genome Mb (%(default)s)"
+        "--novelty-genome-mb", type=count, default=200, help="genome Mb (%(default)s)"
     )
-    parser.add_argument("--novelty-pairs", type=int, default=2000, help="pairs (%(default)s)")
-    parser.add_argument("--novelty-bp", type=int, default=8192, help="window bp (%(default)s)")
-    parser.add_argument("--novelty-k", type=int, default=21, help="k (%(default)s)")
+    parser.add_argument("--novelty-pairs", type=count, default=2000, help="pairs (%(default)s)")
+    parser.add_argument("--novelty-bp", type=count, default=8192, help="window bp (%(default)s)")
+    parser.add_argument("--novelty-k", type=count, default=21, help="k (%(default)s)")
 
 
 def write_genome(path: Path, megabases: int, seed: int = 0):

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import Measurement, compare_lls, in_fresh_process, measure
+from perturbation_bench.bench.options import count
 
 CONFIG, LENGTH, PATCH, HIDDEN, LAYERS = "controls", 350, 150, 256, 4
 
@@ -35,12 +36,14 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="instead: dna-mlm scoring=pll against a plain loop (perturbation_bench/bench/pll.py)",
     )
-    parser.add_argument("--pll-pairs", type=int, default=16, help="with --pll: pairs (%(default)s)")
     parser.add_argument(
-        "--pll-bp", type=int, default=LENGTH, help="with --pll: window bp (%(default)s)"
+        "--pll-pairs", type=count, default=16, help="with --pll: pairs (%(default)s)"
     )
     parser.add_argument(
-        "--pll-batch-size", type=int, default=32, help="with --pll: batch size (%(default)s)"
+        "--pll-bp", type=count, default=LENGTH, help="with --pll: window bp (%(default)s)"
+    )
+    parser.add_argument(
+        "--pll-batch-size", type=count, default=32, help="with --pll: batch size (%(default)s)"
     )
 
 

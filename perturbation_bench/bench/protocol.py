@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from perturbation_bench.bench.inputs import random_data, random_kmer_model
+from perturbation_bench.bench.inputs import random_data, random_kmer_model, sequence_length
 from perturbation_bench.bench.measuring import (
     TASK,
     counting_passes,
@@ -47,6 +47,7 @@ from perturbation_bench.bench.measuring import (
     passes_line,
     peak_bytes,
 )
+from perturbation_bench.bench.options import count
 
 PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0}
 """Dense bf16 peak (TFLOP/s, no sparsity) by a word in the CUDA device's name."""
@@ -126,7 +127,10 @@ def add_arguments(parser) -> None:
         "(perturbation_bench/bench/protocol.py)",
     )
     parser.add_argument(
-        "--repeats", type=int, default=3, help="with --protocol: timed passes per row (%(default)s)"
+        "--repeats",
+        type=count,
+        default=3,
+        help="with --protocol: timed passes per row (%(default)s)",
     )
     parser.add_argument(
         "--rows",
@@ -146,13 +150,7 @@ def add_arguments(parser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Measure every row and print the table; 1 if a row's decisions differ from float32's on
     more than 5% of the pairs."""
-    if args.repeats < 1:
-        raise SystemExit(f"--repeats must be at least 1, got {args.repeats}")
-    if not args.model and args.length % 6:
-        raise SystemExit(
-            f"--protocol without --model reads random pairs as 6-mers: --length must be a "
-            f"multiple of 6 (e.g. 8196), got {args.length}"
-        )
+    args.length = sequence_length(args)
     with tempfile.TemporaryDirectory(prefix="pb-protocol-") as scratch:
         model = args.model or str(random_kmer_model(Path(scratch) / "model", args))
         data_dir = args.data_dir or str(random_data(Path(scratch) / "data", args))

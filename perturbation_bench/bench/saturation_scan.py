@@ -36,6 +36,7 @@ from perturbation_bench.bench.measuring import (
     in_fresh_process,
     measure,
 )
+from perturbation_bench.bench.options import count
 from perturbation_bench.dna import BASES
 from perturbation_bench.pairs.scores import SCORE
 
@@ -95,13 +96,13 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--saturation-bp",
-        type=int,
+        type=count,
         default=200,
         help="with --saturation: bases scanned (%(default)s)",
     )
     parser.add_argument(
         "--saturation-repeats",
-        type=int,
+        type=count,
         default=3,
         help="with --saturation: runs of each model and dedupe setting, the fastest kept (%(default)s)",
     )

@@ -40,6 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from perturbation_bench.bench.options import at_least, count
 from perturbation_bench.bench.stage_clock import CONFIG, MEMORY_STAGES, STAGES
 
 DEFAULT_SIZES = "20000x8192,20000x1024"
@@ -61,10 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --scale: PAIRSxBP,... (default %(default)s)",
     )
     parser.add_argument(
-        "--processes", type=int, default=1, help="with --scale: processes (%(default)s)"
+        "--processes", type=count, default=1, help="with --scale: processes (%(default)s)"
     )
     parser.add_argument(
-        "--order", type=int, default=3, help="with --scale: kmer-markov order (%(default)s)"
+        "--order", type=at_least(0), default=3, help="with --scale: kmer-markov order (%(default)s)"
     )
     parser.add_argument("--fasta", help="with --scale: genome to count (default: random 1 Mb)")
     parser.add_argument(

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import in_fresh_process, measure
+from perturbation_bench.bench.options import count
 from perturbation_bench.errors import OptionsError
 from perturbation_bench.wording import did_you_mean
 
@@ -153,7 +154,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--sharing-pairs",
-        type=int,
+        type=count,
         default=8,
         help="with --sharing: pairs per scenario (%(default)s)",
     )

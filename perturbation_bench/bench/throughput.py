@@ -31,8 +31,15 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from perturbation_bench.bench.inputs import random_causal_model, random_data, random_masked_model
+from perturbation_bench.bench.inputs import (
+    KMER_LENGTH,
+    LENGTH,
+    random_causal_model,
+    random_data,
+    random_masked_model,
+)
 from perturbation_bench.bench.measuring import Measurement, in_fresh_process, measure
+from perturbation_bench.bench.options import count
 from perturbation_bench.pairs.outcome import pairwise_accuracy
 
 CAUSAL_METHODS = ("naive", "hf", "dna-hf")
@@ -49,10 +56,13 @@ def add_arguments(parser) -> None:
         "left out when --model is given without it)",
     )
     parser.add_argument(
-        "--pairs", type=int, default=24, help="number of pairs (default %(default)s)"
+        "--pairs", type=count, default=24, help="number of pairs (default %(default)s)"
     )
     parser.add_argument(
-        "--length", type=int, default=8192, help="bp per sequence (default %(default)s)"
+        "--length",
+        type=count,
+        help=f"bp per sequence (default {LENGTH}; {KMER_LENGTH} for --protocol's random 6-mer "
+        "pairs, whole 6-mers)",
     )
     parser.add_argument("--data-dir", help="score these pairs (hub layout) instead of random ones")
     parser.add_argument(
@@ -69,16 +79,17 @@ def add_arguments(parser) -> None:
         "--batch-size", default="4", help="lm-eval batch size (default %(default)s)"
     )
     parser.add_argument(
-        "--layers", type=int, default=4, help="random model: layers (default %(default)s)"
+        "--layers", type=count, default=4, help="random model: layers (default %(default)s)"
     )
     parser.add_argument(
-        "--hidden", type=int, default=256, help="random model: width (default %(default)s)"
+        "--hidden", type=count, default=256, help="random model: width (default %(default)s)"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Prepare models and data, measure each method, print the table; 1 if the causal methods'
     accuracies differ."""
+    args.length = args.length or LENGTH
     with tempfile.TemporaryDirectory(prefix="pb-bench-") as scratch:
         model = args.model or str(random_causal_model(Path(scratch) / "model", args))
         masked = args.masked_model or (

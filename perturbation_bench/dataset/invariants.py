@@ -39,6 +39,7 @@ from perturbation_bench.dataset.codons import load_codon_table
 from perturbation_bench.dna import SHUFFLE_ORDERS, kmer_counts
 from perturbation_bench.formats.fasta import Genome
 from perturbation_bench.pairs.kinds import KINDS
+from perturbation_bench.wording import some
 
 
 @dataclass
@@ -165,14 +166,6 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
     checks += [check for kind in KINDS for check in kind.invariants()]
     genome = Genome(fasta) if fasta is not None else None
 
-    def matches_genome(chrom, start, end, r):
-        return r[chrom] in genome and r["original_sequence"] == genome.fetch(
-            r[chrom],
-            r[start],
-            r[end] if end else r[start] + len(r["original_sequence"]),
-            r["strand"],
-        )
-
     for name, kinds, columns in (
         ("matches_genome", ("syn", "motif"), ("chr", "window_genome_start", "window_genome_end")),
         ("control_matches_genome", ("controls",), ("chrom", "window_start", None)),
@@ -181,9 +174,35 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
             Invariant(
                 name,
                 ("original_sequence", "strand", *filter(None, columns)),
-                functools.partial(matches_genome, *columns) if genome is not None else None,
+                functools.partial(_matches_genome, genome, *columns) if genome else None,
                 kinds=kinds,
+                explain=functools.partial(_genome_mismatch, genome, *columns),
                 skipped_because="" if genome is not None else "no --fasta given",
             )
         )
     return checks
+
+
+def _genome_window(genome: Genome, chrom: str, start: str, end: str | None, row: dict):
+    """The genome's bases where ``row`` (its columns ``chrom``, ``start``, ``end`` or its
+    length) says its window is, on its strand; None for a sequence the FASTA lacks."""
+    if row[chrom] not in genome:
+        return None
+    stop = row[end] if end else row[start] + len(row["original_sequence"])
+    return genome.fetch(row[chrom], row[start], stop, row["strand"])
+
+
+def _matches_genome(genome, chrom, start, end, row: dict) -> bool:
+    return row["original_sequence"] == _genome_window(genome, chrom, start, end, row)
+
+
+def _genome_mismatch(genome, chrom, start, end, row: dict) -> str:
+    """How a row breaks ``matches_genome``: the sequence the FASTA lacks, the lengths, or the
+    first base that differs."""
+    window, original = _genome_window(genome, chrom, start, end, row), row["original_sequence"]
+    if window is None:
+        return f"{chrom} {row[chrom]!r} is not a sequence of the FASTA ({some(genome.names)})"
+    if len(window) != len(original):
+        return f"the genome's window is {len(window)} bp, original_sequence {len(original)} bp"
+    at = next(i for i, (a, b) in enumerate(zip(window, original, strict=True)) if a != b)
+    return f"original_sequence differs from the genome's window first at base {at}"

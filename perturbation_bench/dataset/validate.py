@@ -32,6 +32,8 @@ from perturbation_bench.pairs.layout import PARQUET_GLOB
 def parquet_files(path: str | Path) -> list[Path]:
     """``path`` itself, or every ``*.parquet`` below it."""
     path = Path(path)
+    if not path.exists():
+        raise DataSourceError(f"{path}: no such file or folder")
     files = [path] if path.is_file() else sorted(path.rglob(PARQUET_GLOB))
     if not files:
         raise DataSourceError(f"no parquet files at {path}")

@@ -3,7 +3,8 @@
 
 A floor's row (``leaderboard.py``) says which floor it is: ``leaderboard.csv``'s ``floor``
 column, its name in the Markdown followed by ``(floor: KIND)``. The Markdown gives the ranked
-table over the shared tasks, then the tasks listed apart, each with
+table over the shared tasks (its ``rank`` 1 + the rows of a smaller mean rank: rows of one mean
+rank share it), then the tasks listed apart, each with
 the reason it is not ranked (``leaderboard.not_ranked_because``) and a cell per run that scored
 it. The figure has a panel per task and metric: a task whose runs hold two metrics is two
 panels, so that each axis names the one metric it draws; each run's value and interval, its n
@@ -52,6 +53,11 @@ def _write(tasks: list[str], rows: list[dict], out: Path) -> list[Path]:
     return [out / "leaderboard.csv", out / "leaderboard.md", out / "leaderboard.png"]
 
 
+def _place(row: dict, rows: list[dict]) -> int:
+    """1 + the rows of a smaller mean rank: rows of one mean rank share their place."""
+    return 1 + sum(other["mean_rank"] < row["mean_rank"] for other in rows)
+
+
 def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
     """The ranked table over the shared tasks, then the tasks listed apart, unranked, each with
     its reason (module docstring)."""
@@ -63,7 +69,8 @@ def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
             "| rank | run | mean rank | " + " | ".join(map(_short, shared)) + " |",
             "|---|---|---|" + "---|" * len(shared),
         ]
-        for place, row in enumerate(rows, start=1):
+        for row in rows:
+            place = _place(row, rows)
             cells = [_cell_text(row["tasks"][task]) for task in shared]
             lines.append(
                 f"| {place} | {_name(row)} | {row['mean_rank']:.2f} | " + " | ".join(cells) + " |"
@@ -71,7 +78,11 @@ def markdown(tasks: list[str], rows: list[dict]) -> list[str]:
     else:
         lines.append("No task was scored by every run with one metric on one data: nothing ranked.")
     if apart:
-        lines += ["", "Not ranked (a ranked column holds one metric on one data identity):", ""]
+        lines += [
+            "",
+            "Not ranked (a ranked column holds one metric on all of one data identity):",
+            "",
+        ]
         lines += [f"- {_short(task)}: {not_ranked_because(task, rows)}" for task in apart]
         lines += [
             "",

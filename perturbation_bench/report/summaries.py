@@ -187,7 +187,7 @@ def strata(
         lambda r: None if pd.isna(r) else ("5+" if r >= 5 else str(int(r)))
     )
     out = []
-    for column in (*STRATA, *by):
+    for column in dict.fromkeys((*STRATA, *by)):  # a --by column that is a stratum: once
         present = frame[frame[column].notna() & (frame[column].astype(str) != "nan")]
         for (model, task, value), group in present.groupby(["model", "task", column], sort=True):
             acc = accuracy(group, seed, n_boot)

@@ -306,3 +306,43 @@ def test_every_option_of_a_benchmark_not_run_is_refused_never_ignored():
                 refused += 1
     assert refused > 100 and accepted > 20
     assert chosen_benchmark(parser.parse_args(["bench", "--protocol", "gpu", "--pairs", "3"]))
+
+
+def test_every_integer_option_of_every_benchmark_is_refused_below_its_least_value():
+    """The rule over every benchmark's options: an integer is an ``options.at_least`` type, so
+    ``--sharing-pairs 0`` or ``--pairs -1`` is refused by the parser in one line naming the
+    option, never a run that starts measuring; its least value is accepted."""
+    from perturbation_bench.cli import command_parser
+
+    parser = command_parser()
+    owned = parser.parse_args(["bench"]).bench_options
+    counted = 0
+    for actions in owned.values():
+        for action in actions:
+            assert action.type is not int, f"{action.option_strings[0]}: use options.at_least"
+            minimum = getattr(action.type, "minimum", None)
+            if minimum is None:
+                continue
+            counted += 1
+            option = action.option_strings[0]
+            assert (
+                getattr(parser.parse_args(["bench", option, str(minimum)]), action.dest) == minimum
+            )
+            with pytest.raises(SystemExit) as refused:
+                parser.parse_args(["bench", option, str(minimum - 1)])
+            assert refused.value.code == 2
+    assert counted >= 19
+
+
+def test_the_protocol_s_random_pairs_default_to_whole_6_mers():
+    from perturbation_bench.bench.inputs import sequence_length
+    from perturbation_bench.errors import OptionsError
+
+    def args(length, model=None):
+        return argparse.Namespace(length=length, model=model)
+
+    assert sequence_length(args(None)) == 8196
+    assert sequence_length(args(None, "ckpt")) == 8192
+    assert sequence_length(args(8190)) == 8190
+    with pytest.raises(OptionsError, match=r"must be a multiple of 6 \(e\.g\. 8196\), got 8192$"):
+        sequence_length(args(8192))

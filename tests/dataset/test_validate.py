@@ -90,6 +90,10 @@ def test_validate_catches_one_broken_row_per_invariant(
         codon = rows[3]["original_sequence"][start : start + 3].upper()
         assert f"row 3: codon at {start}: {codon} (" in failing[invariant].first
         assert failing[invariant].first.endswith(") -> TAA (*)")
+    elif invariant == "matches_genome":  # the base changed in both sequences
+        assert failing[invariant].first.endswith(
+            "row 3: original_sequence differs from the genome's window first at base 0"
+        )
     else:
         assert failing[invariant].first.endswith("row 3")
     assert main(["validate", str(broken), "--fasta", str(genome_files[0])]) == 1
@@ -206,7 +210,24 @@ def test_a_window_whose_genome_end_is_off_by_one_does_not_match_the_genome(
     checks, _ = validate(broken, fasta=genome_files[0])
     failing = {c.name: c.first for c in checks if c.broken}
     assert set(failing) == {"window_size", "matches_genome"}
-    assert failing["matches_genome"].endswith(f"{broken} row 2")
+    length = len(rows[2]["original_sequence"])
+    assert failing["matches_genome"] == (
+        f"{broken} row 2: the genome's window is {length + 1} bp, original_sequence {length} bp"
+    )
+
+
+def test_a_row_on_a_sequence_the_fasta_lacks_says_so(built, genome_files, tmp_path):
+    table = pq.read_table(built["motif"])
+    rows = table.to_pylist()
+    rows[1]["chr"] = "chrUn_nowhere"
+    broken = tmp_path / "broken.parquet"
+    pq.write_table(table.from_pylist(rows, schema=table.schema), broken)
+    checks, _ = validate(broken, fasta=genome_files[0])
+    (genome,) = [c for c in checks if c.name == "matches_genome"]
+    assert genome.broken == 1
+    assert genome.first.startswith(
+        f"{broken} row 1: chr 'chrUn_nowhere' is not a sequence of the FASTA ("
+    )
 
 
 @pytest.mark.parametrize("kind", ["syn", "motif"])
@@ -234,3 +255,10 @@ def test_a_pair_repeated_within_a_config_fails_distinct_pairs_and_across_configs
     checks, n_rows = validate(tmp_path / "two")
     distinct = next(c for c in checks if c.name == "distinct_pairs")
     assert (distinct.checked, distinct.broken, n_rows) == (2 * len(rows), 0, 2 * len(rows))
+
+
+def test_a_path_that_does_not_exist_is_named_as_such_and_an_empty_folder_as_empty(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nowhere")]) == 2
+    assert f"{tmp_path / 'nowhere'}: no such file or folder" in capsys.readouterr().err
+    assert main(["validate", str(tmp_path)]) == 2
+    assert f"no parquet files at {tmp_path}" in capsys.readouterr().err

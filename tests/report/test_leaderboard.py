@@ -184,7 +184,7 @@ def test_runs_are_ranked_on_the_tasks_every_run_scored_and_the_rest_listed_apart
     ]
     assert lines[4:11] == [
         "",
-        "Not ranked (a ranked column holds one metric on one data identity):",
+        "Not ranked (a ranked column holds one metric on all of one data identity):",
         "",
         "- motif_human: not scored by a",
         "",
@@ -481,3 +481,13 @@ def test_a_run_of_the_first_pairs_only_is_not_ranked_against_runs_of_every_pair(
         "pair)" in out
     )
     assert "nothing ranked" in out
+
+
+def test_runs_of_one_mean_rank_share_their_place_in_the_markdown(tmp_path):
+    """Two runs tied at the top both place 1; the next places 3 (ties share the best rank, as a
+    task's ranks do)."""
+    for name, acc in (("a", 0.8), ("b", 0.8), ("c", 0.5)):
+        write_results(tmp_path / name / "m", name, {"perturbation_syn_human": (acc, 12)})
+    tasks, rows = leaderboard([str(tmp_path / name) for name in "abc"])
+    places = [line.split(" | ")[:2] for line in markdown(tasks, rows)[2:5]]
+    assert places == [["| 1", "a"], ["| 1", "b"], ["| 3", "c"]]

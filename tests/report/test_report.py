@@ -334,6 +334,8 @@ def test_exon_ranks_from_five_on_are_one_stratum_and_the_others_their_own():
         row["value"]: row["n"] for row in strata(pairs, n_boot=20) if row["column"] == "exon_rank"
     }
     assert rows == {"1": 1, "2": 1, "4": 1, "5+": 4}
+    again = [row for row in strata(pairs, ["exon_rank"], n_boot=20) if row["column"] == "exon_rank"]
+    assert {row["value"]: row["n"] for row in again} == rows and len(again) == 4  # --by a stratum
 
 
 def test_a_report_replaces_an_earlier_report_s_files_and_keeps_others(tmp_path):
