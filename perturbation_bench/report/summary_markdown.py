@@ -121,7 +121,9 @@ def comparisons(rows: list[dict]) -> list[str]:
 
 
 def strata(rows: list[dict]) -> list[str]:
-    """Accuracy per stratum value, few-pair strata marked."""
+    """Accuracy per stratum value, few-pair strata marked (nothing when no pair has a stratum)."""
+    if not rows:
+        return []
     lines = [
         "",
         "## Strata",

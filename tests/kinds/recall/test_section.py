@@ -38,5 +38,6 @@ def test_the_report_gives_copy_advantage_per_distance_with_its_interval(tmp_path
         assert row["pairwise_acc"] == np.mean([v > 0 for v in values])
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "## Long-range recall" in markdown and "| 256 | 4 |" in markdown
+    assert "## Strata" not in markdown  # recall rows have no stratum: no empty table
     assert (tmp_path / "report" / "recall.png").stat().st_size > 0
     assert (tmp_path / "report" / "recall.csv").exists()
