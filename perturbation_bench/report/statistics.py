@@ -172,8 +172,10 @@ def chromosome_bootstrap(rows, seed: int = 0, n_boot: int = 1000) -> np.ndarray:
 
 
 def percentile_interval(values, level: float = LEVEL) -> tuple[float, float]:
-    """The central ``level`` percentile interval of bootstrap replicates (NaN without any)."""
-    if not len(values):
+    """The central ``level`` percentile interval of bootstrap replicates, NaN replicates left
+    out (NaN without any other)."""
+    values = np.asarray(values, dtype=float)
+    if np.isnan(values).all():
         return math.nan, math.nan
     return _percentiles(values, level)
 
