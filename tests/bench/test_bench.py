@@ -300,7 +300,9 @@ def test_every_option_of_a_benchmark_not_run_is_refused_never_ignored():
                     chosen_benchmark(args)
                 said = str(refusal.value)
                 if is_flag:
-                    assert said.startswith("bench runs one benchmark at a time;"), said
+                    both = {flag_of[chosen][0], words[0]}
+                    given = " and ".join(f"--{f}" for f in FLAGGED if f"--{f}" in both)
+                    assert said == f"bench runs one benchmark at a time; {given} were given"
                 else:
                     assert f"{action.option_strings[0]} (an option of " in said, said
                 refused += 1
@@ -346,3 +348,15 @@ def test_the_protocol_s_random_pairs_default_to_whole_6_mers():
     assert sequence_length(args(8190)) == 8190
     with pytest.raises(OptionsError, match=r"must be a multiple of 6 \(e\.g\. 8196\), got 8192$"):
         sequence_length(args(8192))
+
+
+def test_an_option_of_another_benchmark_is_refused_in_one_line_naming_both(capsys):
+    assert main(["bench", "--sharing-pairs", "3"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(
+            "the throughput benchmark (bench without a flag) does not read --sharing-pairs (an option "
+            "of bench --sharing); drop each, or run the benchmark it belongs to"
+        )
+    )

@@ -262,3 +262,13 @@ def test_a_path_that_does_not_exist_is_named_as_such_and_an_empty_folder_as_empt
     assert f"{tmp_path / 'nowhere'}: no such file or folder" in capsys.readouterr().err
     assert main(["validate", str(tmp_path)]) == 2
     assert f"no parquet files at {tmp_path}" in capsys.readouterr().err
+
+
+def test_an_invariant_whose_columns_the_file_lacks_is_skipped_naming_them(built, tmp_path):
+    table = pq.read_table(built["syn"]).drop_columns(["phase_gtf"])
+    data = tmp_path / "syn_human"
+    data.mkdir()
+    pq.write_table(table, data / "test.parquet")
+    checks, _ = validate(data)
+    (codons,) = [c for c in checks if c.name == "codon_aligned"]
+    assert (codons.checked, codons.skipped_because) == (0, "missing columns: phase_gtf")

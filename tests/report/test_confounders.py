@@ -146,6 +146,10 @@ def test_the_report_holds_the_section_for_a_labelled_task_with_consequences(tmp_
     assert row["auroc"] == pytest.approx(report["variants"]["summary"][0]["auroc"])
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "## Confounders held fixed" in markdown and "| consequence (2) | 24 (12) |" in markdown
+    assert (
+        "| model | task | stratum (strata) | n (positives) | AUROC | within | auroc_eq | share "
+        "[lower, upper] | gain (stratum alone) |" in markdown.splitlines()
+    )
 
 
 def test_the_intervals_hold_what_every_resample_must_give_and_narrow_with_more_variants():
@@ -170,6 +174,16 @@ def test_the_intervals_hold_what_every_resample_must_give_and_narrow_with_more_v
         assert low < within_auroc(*args) < high
         widths.append(high - low)
     assert widths[1] < 0.7 * widths[0]
+    seeded = [bootstrap_95(within_auroc, *args, seed, 100) for seed in (0, 0, 1)]
+    assert seeded[0] == seeded[1] != seeded[2]  # the report's --seed reaches the draws
+
+
+def test_a_stratum_of_one_positive_and_one_negative_is_one_pair():
+    """P_k N_k = 1: the AUROC of that one pair, 1 ranked right, 0 wrong, 1/2 tied."""
+    assert within_auroc([True, False], [2.0, 1.0], ["a", "a"]) == 1.0
+    assert within_auroc([True, False], [1.0, 2.0], ["a", "a"]) == 0.0
+    assert within_auroc([True, False], [1.0, 1.0], ["a", "a"]) == 0.5
+    assert np.isnan(within_auroc([True, False], [1.0, 2.0], ["a", "b"]))
 
 
 def test_the_worked_example_of_the_reports_page():

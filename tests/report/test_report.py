@@ -374,6 +374,10 @@ def test_a_by_column_no_sample_holds_is_refused_naming_the_nearest(tmp_path, cap
         "--by gene_nme: no sample of these runs holds this column (did you mean 'gene_name'?); "
         "a --by column is a column of the pair files the runs scored" in err
     )
+    assert main(["report", str(run), "--out", str(out), "--by", "context_b"]) == 2
+    assert "(did you mean 'context_bp'?)" in capsys.readouterr().err  # a column of the pairs'
     data = make_report([run], tmp_path / "taken", by=["gene_name"], n_boot=20)
+    text = (tmp_path / "taken" / "report.md").read_text()
+    assert "## Strata" in text.splitlines() and "| gene_name | G0 | 4 (few) |" in text
     strata = {(row["value"], row["n"]) for row in data["strata"] if row["column"] == "gene_name"}
     assert strata == {(f"G{i}", 4) for i in range(3)}

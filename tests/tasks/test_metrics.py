@@ -150,3 +150,17 @@ def test_stderr_of_pairwise_acc_is_the_binomial_standard_error(identical_and_swa
     s = scores(identical_and_swapped["as_made"])
     p, n = s["pairwise_acc,pairs"], s["sample_len"]
     assert s["pairwise_acc_stderr,pairs"] == pytest.approx(math.sqrt(p * (1 - p) / (n - 1)))
+
+
+def test_under_data_parallelism_each_process_says_its_own_ties(monkeypatch, caplog):
+    from perturbation_bench.tasks.metrics import report_ties
+
+    monkeypatch.setattr("perturbation_bench.active_models._share", (1, 2))
+    with caplog.at_level(logging.INFO, logger="lm_eval.perturbation_bench.tasks.metrics"):
+        report_ties("syn_human", 5, 50)
+    assert "perturbation-bench syn_human: 5 of 50 pairs held by this process tie (" in caplog.text
+    caplog.clear()
+    monkeypatch.setattr("perturbation_bench.active_models._share", (0, 1))
+    with caplog.at_level(logging.INFO, logger="lm_eval.perturbation_bench.tasks.metrics"):
+        report_ties("syn_human", 5, 50)
+    assert "5 of 50 pairs tie (" in caplog.text and "held by" not in caplog.text

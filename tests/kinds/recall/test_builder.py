@@ -20,6 +20,9 @@ def test_the_target_and_the_bases_before_it_are_one_stretch_of_genome_in_both_wi
     _, rows, stretches = build(tmp_path)
     assert len(rows) == 6
     for row in rows:
+        assert (row["random_seed"], row["align"], row["copy"], row["control"]) == (
+            0, 1, "exact", "native",
+        )  # fmt: skip
         lead, segment, distance = piece_lengths(row["distance"], 64, 1)
         repeat, control, target = row["context_repeat"], row["context_control"], row["target"]
         assert len(repeat) == len(control) == lead + segment + distance
