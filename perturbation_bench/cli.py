@@ -48,9 +48,17 @@ COMMANDS = {
 """Subcommand -> its module and its help."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose refusal is one line, the usage left to ``--help``."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def command_parser() -> argparse.ArgumentParser:
-    """The parser of ``perturbation-bench`` and every subcommand's options."""
-    parser = argparse.ArgumentParser(
+    """The parser of ``perturbation-bench`` and every subcommand's options (each a
+    :class:`OneLineParser`)."""
+    parser = OneLineParser(
         prog="perturbation-bench",
         description="perturbation-bench for lm-evaluation-harness (DNA language models).",
     )

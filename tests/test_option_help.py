@@ -1,11 +1,14 @@
 """Every option of every ``perturbation-bench`` subcommand states its default in its help once,
 through argparse's ``%(default)s``, never as a copy of the value: a default changed in one place
-cannot leave its help saying the old one."""
+cannot leave its help saying the old one; and a command line the parser refuses is refused in
+one line."""
 
 from __future__ import annotations
 
 import argparse
 import re
+
+import pytest
 
 from perturbation_bench.cli import command_parser
 
@@ -47,3 +50,21 @@ def test_the_check_finds_a_restated_default():
     parser.add_argument("--rate", type=float, default=1.0, help="share (1)")
     parser.add_argument("--k", type=int, default=21, help="k (default %(default)s)")
     assert [o for _, o, a in options(parser) if restated(a)] == ["--window", "--rate"]
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["bench", "--pairs", "-1"], "perturbation-bench bench: error: argument --pairs: must be "
+         "at least 1, got -1 (see perturbation-bench bench --help)"),
+        (["validate"], "perturbation-bench validate: error: the following arguments are required: "
+         "path (see perturbation-bench validate --help)"),
+    ],
+)  # fmt: skip
+def test_a_refused_command_line_is_one_line_the_usage_left_to_help(argv, said, capsys):
+    from perturbation_bench.cli import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [said]

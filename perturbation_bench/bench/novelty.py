@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from perturbation_bench.bench.measuring import in_fresh_process
-from perturbation_bench.bench.options import count
+from perturbation_bench.bench.options import at_least, count
+from perturbation_bench.dataset.novelty import MAX_K
 
 RECORD_MB = 50
 LINE = 60
@@ -45,7 +46,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--novelty-pairs", type=count, default=2000, help="pairs (%(default)s)")
     parser.add_argument("--novelty-bp", type=count, default=8192, help="window bp (%(default)s)")
-    parser.add_argument("--novelty-k", type=count, default=21, help="k (%(default)s)")
+    parser.add_argument("--novelty-k", type=at_least(1, MAX_K), default=21, help="k (%(default)s)")
 
 
 def write_genome(path: Path, megabases: int, seed: int = 0):

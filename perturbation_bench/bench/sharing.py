@@ -160,7 +160,8 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument(
         "--sharing-batch-size",
-        default="8",
+        type=count,
+        default=8,
         help="with --sharing: lm-eval batch size of every row (%(default)s)",
     )
     parser.add_argument(
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
                         args.sharing_pairs,
                         "cpu",
                         scenario.dtype,
-                        args.sharing_batch_size,
+                        str(args.sharing_batch_size),
                         model_args,
                     )
                     print(f"  {run.seconds:.2f} s", flush=True)
@@ -206,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
             diff, same = scores_agree(best[0], best[1], scenario.dtype)
             agree = agree and same
             print(f"  max |dLL| {diff:.2e}", flush=True)
-    print(format_table(rows, int(args.sharing_batch_size)))
+    print(format_table(rows, args.sharing_batch_size))
     if not agree:
         print(
             "MISMATCH: default and plain scores differ by more than the bound (sharing_choice.agree)"

@@ -39,7 +39,7 @@ from perturbation_bench.bench.inputs import (
     random_masked_model,
 )
 from perturbation_bench.bench.measuring import Measurement, in_fresh_process, measure
-from perturbation_bench.bench.options import count
+from perturbation_bench.bench.options import batch_size, count
 from perturbation_bench.pairs.outcome import pairwise_accuracy
 
 CAUSAL_METHODS = ("naive", "hf", "dna-hf")
@@ -76,7 +76,10 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--dtype", default="float32", help="weight dtype (default %(default)s)")
     parser.add_argument(
-        "--batch-size", default="4", help="lm-eval batch size (default %(default)s)"
+        "--batch-size",
+        type=batch_size,
+        default="4",
+        help="lm-eval batch size, or auto (default %(default)s)",
     )
     parser.add_argument(
         "--layers", type=count, default=4, help="random model: layers (default %(default)s)"

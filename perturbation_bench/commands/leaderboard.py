@@ -39,8 +39,13 @@ def run(args: argparse.Namespace) -> int:
     for path in write_leaderboard(tasks, rows, args.out):
         print(f"wrote {path}")
     shared = ranked_tasks(tasks, rows)
-    for task in tasks:
-        if task not in shared:
-            print(f"not ranked: {task}: {not_ranked_because(task, rows)}")
+    unranked = [task for task in tasks if task not in shared]
+    for task in unranked:
+        print(f"not ranked: {task}: {not_ranked_because(task, rows)}")
+    if unranked:
+        print(
+            "a task is ranked over every run or none: leave out the runs named above to rank "
+            "the others on it"
+        )
     print(f"{counted(len(rows), 'run')}, {counted(len(tasks), 'task')}; {best_line(rows, shared)}")
     return 0

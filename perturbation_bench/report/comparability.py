@@ -5,9 +5,9 @@ A ranked column holds one metric on one dataset identity. Per task each run brin
 *metric* (the name of what it holds: ``pairwise_acc``, ``auprc``, ``spearman_macro``, ...; None
 where the caller computes one metric for every run from the samples, as the report does) and its
 *data* (the ``sha256:`` identity of the files it scored, as the task recorded it in the run's
-settings; None where the run recorded none) and its *part* (the ``--limit`` it ran with, which
-scores only the first pairs; None for every pair, and where the caller matches the runs' pairs
-one by one, as the report does). The ``(metric, data, part)`` that most runs share is the column
+settings; None where the run recorded none) and its *part* (:func:`scored_part`: the ``--limit``
+it ran with where that left pairs of the task unscored; None for every pair, and where the
+caller matches the runs' pairs one by one, as the report does). The ``(metric, data, part)`` that most runs share is the column
 (on a tie, that of the earliest run given); every other run is *apart*: it is never ranked or
 compared against the column, and the caller says so, with the reason this module gives. A run
 that recorded no data identity is apart from a column that has one: the same data cannot be
@@ -51,3 +51,15 @@ def _part(limit: float | None) -> str:
 def _data(identity: str | None) -> str:
     """A data identity as a message shows it: ``sha256:`` and its first 12 hex digits."""
     return "no data identity recorded" if identity is None else identity[: len("sha256:") + 12]
+
+
+def scored_part(limit: float | None, count: dict | None) -> float | None:
+    """A run's part of one task's data: its ``--limit`` where lm-eval's ``n-samples`` count of the
+    task shows it cut (``effective`` under ``original``), or where no count says otherwise;
+    None for a run of every pair (no limit, or one at least the task's pairs)."""
+    if limit is None:
+        return None
+    original, effective = (count or {}).get("original"), (count or {}).get("effective")
+    if original is None or effective is None:
+        return limit
+    return limit if effective < original else None

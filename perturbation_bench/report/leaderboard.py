@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from pathlib import Path
 
-from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 from perturbation_bench.families import floor_kind
-from perturbation_bench.report.comparability import apart
+from perturbation_bench.report.comparability import apart, scored_part
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.runs import parse_model_args, read_results_file
 from perturbation_bench.report.statistics import wilson_interval
@@ -107,7 +108,7 @@ def _run_entries(folder: str | Path) -> list[dict]:
                 *cell,
                 (counts.get(task) or {}).get("effective"),
                 (recorded.get(task) or {}).get("data"),
-                config.get("limit"),
+                scored_part(config.get("limit"), counts.get(task)),
             )
             for task, results in sorted((data.get("results") or {}).items())
             if task.startswith("perturbation_") and (cell := headline(results)) is not None
@@ -158,10 +159,11 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
 
     Raises:
         DataValidationError: two folders with one identity (naming both).
-        OptionsError: a ``--name`` folder that is none of ``folders``.
+        OptionsError: a folder given twice; a ``--name`` folder that is none of ``folders``.
     """
     from tqdm import tqdm
 
+    _check_given_once(folders)
     with tqdm(folders, desc="runs", unit="run") as progress:  # closed (a newline) on a refusal
         entries = [entry for folder in progress for entry in _run_entries(folder)]
     named = run_names(entries, labels_by_folder([e["folder"] for e in entries], names or {}))
@@ -171,8 +173,8 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
         if name in seen:
             raise DataValidationError(
                 f"{seen[name]} and {entry['folder']} are the same run identity ({name!r}): a "
-                "leaderboard row is one run; pass one of them (shards merge in perturbation-bench "
-                "report)"
+                "leaderboard row is one run; pass one of them, or name them apart with --name "
+                "FOLDER=LABEL (the shards of one run merge in perturbation-bench report)"
             )
         seen[name] = entry["folder"]
     rows = [
@@ -203,6 +205,12 @@ def leaderboard(folders, names: dict[str, str] | None = None) -> tuple[list[str]
     rows.sort(key=lambda row: (row["mean_rank"] is None, row["mean_rank"] or 0, row["name"]))
     every = sorted({task for row in rows for task in row["tasks"]})
     return sorted(every, key=lambda task: task not in shared), rows
+
+
+def _check_given_once(folders) -> None:
+    twice = [folder for folder, n in Counter(map(str, folders)).items() if n > 1]
+    if twice:
+        raise OptionsError(f"{some(twice)}: given more than once; a leaderboard row is one run")
 
 
 def not_ranked_because(task: str, rows: list[dict]) -> str:

@@ -19,6 +19,7 @@ from perturbation_bench.arguments import model_source
 from perturbation_bench.errors import DataSourceError
 from perturbation_bench.families import GIVEN, floor_kind, scoring_of
 from perturbation_bench.pairs.settings import TaskSettings, logged_settings
+from perturbation_bench.report.comparability import scored_part
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.samples import stream_sample_pairs
 
@@ -114,8 +115,9 @@ def find_run(folder: str | Path) -> Run:
 
 
 def _run_settings(folder: Path) -> tuple:
-    """Name base, ``--limit``, score scale, provenance, lm-eval model and model arguments from
-    the newest results file (the folder name, None, causal, {}, None, {} without one).
+    """Name base, ``--limit`` (where it left pairs of a task unscored,
+    ``comparability.scored_part``), score scale, provenance, lm-eval model and model arguments
+    from the newest results file (the folder name, None, causal, {}, None, {} without one).
 
     Raises:
         DataSourceError: the newest results file is not readable JSON (naming it): the run's
@@ -127,9 +129,11 @@ def _run_settings(folder: Path) -> tuple:
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
         scale = _scale(config.get("model"), provenance, model_args)
+        counts = data.get("n-samples") or {}
+        cut = [scored_part(config.get("limit"), counts.get(task)) for task in counts or [None]]
         return (
             short_name(model_args, config.get("model"), folder.name),
-            config.get("limit"),
+            next((limit for limit in cut if limit is not None), None),
             scale,
             provenance,
             config.get("model"),

@@ -333,7 +333,11 @@ def test_every_integer_option_of_every_benchmark_is_refused_below_its_least_valu
             with pytest.raises(SystemExit) as refused:
                 parser.parse_args(["bench", option, str(minimum - 1)])
             assert refused.value.code == 2
-    assert counted >= 19
+    assert counted >= 20
+    for words in (["--batch-size", "0"], ["--batch-size", "foo"], ["--sharing-batch-size", "0"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["bench", *words])
+    assert parser.parse_args(["bench", "--batch-size", "auto"]).batch_size == "auto"
 
 
 def test_the_protocol_s_random_pairs_default_to_whole_6_mers():

@@ -64,3 +64,19 @@ def test_the_report_refuses_by_the_same_rule_naming_the_run_apart(tmp_path):
         "kmer-markov order=4 syn_human:data=bb is apart: other data (sha256:bb, not sha256:aa)"
         in (str(refused.value))
     )
+
+
+@pytest.mark.parametrize(
+    "limit, count, part",
+    [
+        (None, {"original": 24, "effective": 24}, None),
+        (8, {"original": 24, "effective": 8}, 8),
+        (100, {"original": 24, "effective": 24}, None),  # every pair scored
+        (0.5, {"original": 24, "effective": 12}, 0.5),
+        (8, None, 8),  # no count: the limit stands
+    ],
+)
+def test_a_limit_is_a_part_of_the_data_only_where_it_left_pairs_unscored(limit, count, part):
+    from perturbation_bench.report.comparability import scored_part
+
+    assert scored_part(limit, count) == part

@@ -4,6 +4,8 @@ task's headline metric as lm-eval wrote it, its 1.96-stderr interval, ranks, and
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +13,7 @@ import pytest
 
 from dna_fixtures import evaluate, random_genome
 from perturbation_bench.cli import main
-from perturbation_bench.errors import DataSourceError, DataValidationError
+from perturbation_bench.errors import DataSourceError, DataValidationError, OptionsError
 from perturbation_bench.report.leaderboard import headline, leaderboard
 from perturbation_bench.report.leaderboard_files import markdown, write_leaderboard
 
@@ -27,16 +29,23 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 
 
 def write_results(
-    folder, model: str, tasks: dict, name: str = "2026-01-01T00-00-00", provenance=None, limit=None
+    folder,
+    model: str,
+    tasks: dict,
+    name: str = "2026-01-01T00-00-00",
+    provenance=None,
+    limit=None,
+    original=None,
 ) -> None:
     """A results file of ``model`` with ``tasks``: ``task -> (accuracy, n)``; ``provenance``:
     what this package's models record under ``config.perturbation_bench``; ``limit``: the
-    ``--limit`` it ran with."""
+    ``--limit`` it ran with; ``original``: each task's pairs before it (n by default)."""
     folder.mkdir(parents=True, exist_ok=True)
     results = {
         "results": {task: {"pairwise_acc,pairs": acc, "pairwise_acc_stderr,pairs": 0.2}
                     for task, (acc, _) in tasks.items()},
-        "n-samples": {task: {"original": n, "effective": n} for task, (_, n) in tasks.items()},
+        "n-samples": {task: {"original": original or n, "effective": n}
+                      for task, (_, n) in tasks.items()},
         "config": {"model": "dna-hf", "model_args": f"pretrained={model}", "limit": limit,
                    "perturbation_bench": provenance or {}},
     }  # fmt: skip
@@ -102,10 +111,19 @@ def test_five_runs_make_five_rows_with_the_metrics_lm_eval_wrote(five_runs, tmp_
     assert all(Path(p).is_file() for p in written)
 
 
-def test_the_same_run_twice_is_refused_naming_both_folders(five_runs):
+def test_the_same_run_twice_is_refused_naming_both_folders(five_runs, tmp_path):
+    """A folder given twice is said to be; two folders of one identity are named, with --name
+    as the way to keep both."""
     folder = str(five_runs[0][0])
-    with pytest.raises(DataValidationError, match="are the same run identity"):
+    with pytest.raises(OptionsError, match=f"^{re.escape(folder)}: given more than once; "):
         leaderboard([folder, folder])
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    with pytest.raises(DataValidationError, match="are the same run identity") as refused:
+        leaderboard([folder, str(copy)])
+    assert "name them apart with --name FOLDER=LABEL" in str(refused.value)
+    _, rows = leaderboard([folder, str(copy)], {str(copy): "again"})
+    assert sorted(row["name"] for row in rows)[0] == "again"
 
 
 def test_a_folder_without_results_is_named(tmp_path):
@@ -468,10 +486,15 @@ def test_a_run_of_the_first_pairs_only_is_not_ranked_against_runs_of_every_pair(
     """--limit 8 scores the first 8 pairs: on one data identity it is apart from the runs that
     scored all 24, with the reason, and the task is listed, not ranked."""
     data = {"tasks": {"perturbation_syn_human": {"data": "sha256:" + "a" * 64}}}
-    for name, acc, n, limit in (("a", 0.6, 24, None), ("b", 0.7, 24, None), ("c", 0.9, 8, 8)):
+    for name, acc, n, limit in (
+        ("a", 0.6, 24, None),
+        ("b", 0.7, 24, None),
+        ("c", 0.9, 8, 8),
+        ("d", 0.8, 24, 100),
+    ):
         write_results(
             tmp_path / name / "m", name, {"perturbation_syn_human": (acc, n)}, provenance=data,
-            limit=limit,
+            limit=limit, original=24,
         )  # fmt: skip
     folders = [str(tmp_path / name) for name in "abc"]
     assert main(["leaderboard", *folders, "--out", str(tmp_path / "board")]) == 0
@@ -481,6 +504,10 @@ def test_a_run_of_the_first_pairs_only_is_not_ranked_against_runs_of_every_pair(
         "pair)" in out
     )
     assert "nothing ranked" in out
+    assert "a task is ranked over every run or none: leave out the runs named above" in out
+    # --limit 100 on a task of 24 pairs scored every pair: ranked with the runs without one
+    _, rows = leaderboard([str(tmp_path / name) for name in "abd"])
+    assert [(row["name"], row["mean_rank"]) for row in rows] == [("d", 1.0), ("b", 2.0), ("a", 3.0)]
 
 
 def test_runs_of_one_mean_rank_share_their_place_in_the_markdown(tmp_path):

@@ -279,7 +279,12 @@ def test_runs_made_with_limit_are_noted(runs, tmp_path, capsys):
     shutil.copytree(runs[0], run)
     (results,) = run.glob("*/results_*.json")
     data = json.loads(results.read_text())
-    data["config"]["limit"] = 5
+    data["config"]["limit"] = 100  # at least every task's pairs: every pair scored, no note
+    results.write_text(json.dumps(data))
+    assert main(["report", str(run), "--out", str(tmp_path / "out"), "--bootstrap", "100"]) == 0
+    assert "run with --limit" not in capsys.readouterr().out
+    data["config"]["limit"] = 5  # as lm-eval counts a task it cut: 5 of its 24 pairs
+    next(iter(data["n-samples"].values()))["effective"] = 5
     results.write_text(json.dumps(data))
     assert main(["report", str(run), "--out", str(tmp_path / "out"), "--bootstrap", "100"]) == 0
     assert "run with --limit 5: only the first pairs" in capsys.readouterr().out

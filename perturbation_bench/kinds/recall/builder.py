@@ -186,6 +186,14 @@ def rounding(distances, segment: int, align: int) -> str:
     )
 
 
+def rows_by_distance(excluded: Counter, distances, trials: int) -> dict[int, int]:
+    """The rows written per distance asked: its trials less those ``excluded`` counts."""
+    out = dict.fromkeys(distances, trials)
+    for (distance, _), rows in excluded.items():
+        out[distance] -= rows
+    return out
+
+
 def by_reasons(excluded: Counter) -> dict[str, int]:
     """The rows ``excluded`` ((distance, reason) -> rows) counts, per reason."""
     counts: Counter = Counter()
@@ -240,6 +248,7 @@ def build_recall(stretches, settings: dict, out) -> tuple[Path, dict]:
     report = {
         "read": read,
         "written_rows": written,
+        "rows_by_distance": rows_by_distance(excluded, settings["distances"], trials),
         "excluded": by_reason,
         "longest_stretch_bp": stretches.longest(),
         "settings": {

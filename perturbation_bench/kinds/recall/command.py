@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> str:
         f"{counted(report['written_rows'], 'row')} of {report['read']} to {path}"
     )
     say_excluded(report["excluded"])
+    for distance, rows in report["rows_by_distance"].items():
+        if not rows:
+            print(f"warning: distance {distance} has no row: every trial was excluded")
     rounded = builder.rounding(settings["distances"], args.segment, args.align)
     if rounded:
         print(f"--align {args.align} rounds {rounded} (the rows hold the rounded lengths)")

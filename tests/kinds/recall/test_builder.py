@@ -3,6 +3,8 @@ the seeding, checked against the genome read here."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from perturbation_bench.cli import main
@@ -74,6 +76,10 @@ def test_a_distance_longer_than_every_stretch_is_excluded_and_counted(tmp_path, 
     assert "wrote 2 rows of 4" in printed
     assert "excluded 2 (window_longer_than_longest_n_free_stretch)" in printed
     assert "5000\t2\twindow_longer" in (out / "rc" / "_excluded.tsv").read_text()
+    assert "warning: distance 5000 has no row: every trial was excluded" in printed
+    assert "distance 64 has no row" not in printed
+    report = json.loads((out / "rc" / "_build_report.json").read_text())
+    assert report["rows_by_distance"] == {"64": 2, "5000": 0}
     assert (out / "perturbation_rc.yaml").exists()
 
 
