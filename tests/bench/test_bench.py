@@ -364,3 +364,18 @@ def test_an_option_of_another_benchmark_is_refused_in_one_line_naming_both(capsy
             "of bench --sharing); drop each, or run the benchmark it belongs to"
         )
     )
+
+
+@pytest.mark.parametrize(
+    "words, said",
+    [
+        (["--novelty", "--novelty-k", "40"], "argument --novelty-k: must be from 1 to 31, got 40"),
+        (["--pairs", "x"], "argument --pairs: not an integer: 'x'"),
+        (["--batch-size", "0"], "argument --batch-size: batch size must be a positive whole "
+         "number or auto, got '0'"),
+    ],
+)  # fmt: skip
+def test_an_option_out_of_its_range_is_refused_saying_the_range(words, said, capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", *words])
+    assert f"perturbation-bench bench: error: {said} (see" in capsys.readouterr().err

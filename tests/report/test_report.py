@@ -386,3 +386,23 @@ def test_a_by_column_no_sample_holds_is_refused_naming_the_nearest(tmp_path, cap
     assert "## Strata" in text.splitlines() and "| gene_name | G0 | 4 (few) |" in text
     strata = {(row["value"], row["n"]) for row in data["strata"] if row["column"] == "gene_name"}
     assert strata == {(f"G{i}", 4) for i in range(3)}
+
+
+@pytest.mark.parametrize(
+    "limit, effective, noted",
+    [(5, 5, True), (100, 12, False), (None, 12, False), (5, None, True)],
+)
+def test_a_limit_is_noted_only_where_it_left_pairs_unscored(tmp_path, limit, effective, noted):
+    """lm-eval's n-samples says how many of a task's pairs a --limit left: a limit of at least
+    the task's 12 pairs is no limit; without a count the limit stands."""
+    run = write_run(tmp_path / "run", "perturbation_syn_human", [(-1.0, -2.0)] * 12)
+    (results,) = run.glob("results_*.json")
+    data = json.loads(results.read_text())
+    data["config"]["limit"] = limit
+    if effective is not None:
+        data["n-samples"] = {"perturbation_syn_human": {"original": 12, "effective": effective}}
+    results.write_text(json.dumps(data))
+    notes = make_report([run], tmp_path / "out", n_boot=20)["notes"]
+    said = [note for note in notes if "run with --limit" in note]
+    assert said == ([f"{run}: run with --limit {limit:g}: only the first pairs of each task were "
+                     "scored, not the whole benchmark"] if noted else [])  # fmt: skip

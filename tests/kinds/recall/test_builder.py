@@ -80,6 +80,8 @@ def test_a_distance_longer_than_every_stretch_is_excluded_and_counted(tmp_path, 
     assert "distance 64 has no row" not in printed
     report = json.loads((out / "rc" / "_build_report.json").read_text())
     assert report["rows_by_distance"] == {"64": 2, "5000": 0}
+    assert report["settings"]["fasta"] == str(fasta)
+    assert "read 1 N-free stretch (longest 3000 bp); wrote 2 rows of 4" in printed
     assert (out / "perturbation_rc.yaml").exists()
 
 
