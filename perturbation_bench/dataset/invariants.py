@@ -174,7 +174,9 @@ def invariants(fasta: str | Path | None = None) -> list[Invariant]:
             Invariant(
                 name,
                 ("original_sequence", "strand", *filter(None, columns)),
-                functools.partial(_matches_genome, genome, *columns) if genome else None,
+                functools.partial(_matches_genome, genome, *columns)
+                if genome is not None
+                else None,
                 kinds=kinds,
                 explain=functools.partial(_genome_mismatch, genome, *columns),
                 skipped_because="" if genome is not None else "no --fasta given",

@@ -47,7 +47,7 @@ from perturbation_bench.report.comparability import apart, scored_part
 from perturbation_bench.report.run_names import identity, labels_by_folder, run_names, short_name
 from perturbation_bench.report.runs import parse_model_args, read_results_file
 from perturbation_bench.report.statistics import wilson_interval
-from perturbation_bench.wording import some
+from perturbation_bench.wording import counted, some
 
 HEADLINES = ("auprc", "auprc_macro", "spearman", "spearman_macro", "pairwise_acc")
 """The headline metric of a task: the first of these its results hold (module docstring)."""
@@ -243,8 +243,6 @@ def best_line(rows: list[dict], shared: list[str]) -> str:
     """What is best (module docstring): the model of best mean rank over the ``shared`` tasks,
     never a floor while any model ran; every run tied with it is named, and every floor at or
     above its mean rank."""
-    from perturbation_bench.wording import counted
-
     if not shared:
         return "no task scored by every run with one metric on one data: nothing ranked"
     models = [row for row in rows if not row["floor"]] or rows

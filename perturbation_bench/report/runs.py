@@ -129,11 +129,11 @@ def _run_settings(folder: Path) -> tuple:
         provenance = config.get("perturbation_bench") or {}
         model_args = parse_model_args(config.get("model_args"))
         scale = _scale(config.get("model"), provenance, model_args)
-        counts = data.get("n-samples") or {}
-        cut = [scored_part(config.get("limit"), counts.get(task)) for task in counts or [None]]
+        limit, counts = config.get("limit"), (data.get("n-samples") or {}).values()
+        cut = [scored_part(limit, count) for count in counts] or [scored_part(limit, None)]
         return (
             short_name(model_args, config.get("model"), folder.name),
-            next((limit for limit in cut if limit is not None), None),
+            next((part for part in cut if part is not None), None),
             scale,
             provenance,
             config.get("model"),
